@@ -1,0 +1,93 @@
+// 10_15_coarsened_sum: Fig 10.15, segmented sum with thread coarsening (any N).
+//
+// What changed from Fig 10.13: a block's segment grows to COARSE_FACTOR*2*BLOCK_DIM elements.
+// Each thread first adds its COARSE_FACTOR*2 elements, BLOCK_DIM apart (so each warp's loads stay
+// coalesced), into a register: every thread busy, no barrier, no shared memory (Fig 10.14). Only
+// then does the block run Fig 10.13's tree on one value per thread. When there are more blocks
+// than the GPU runs at once, the hardware would serialise them anyway; coarsening serialises them
+// more cheaply, paying for the under-used tree steps and the barriers once per COARSE_FACTOR
+// segments instead of once per segment (Fig 10.16). Too large a factor leaves too few blocks to
+// fill the GPU: 10_99_benchmark sweeps it.
+//
+// Build: cmake --build build --target 10_15_coarsened_sum
+// Run:   build/bin/10_15_coarsened_sum [--n 1000003] [--coarse 8] [--seed 1234] [--reps 20] [--csv]
+#include "reduction.cuh"
+
+using ch10::BLOCK_DIM;
+
+// Fig 10.15. As in 10_13, inputs past n count as 0.
+template <unsigned int COARSE_FACTOR>
+__global__ void coarsened_sum_kernel(const float* input, float* output, unsigned int n) {
+    __shared__ float input_s[BLOCK_DIM];
+    unsigned int segment = COARSE_FACTOR * 2 * blockDim.x * blockIdx.x;
+    unsigned int i = segment + threadIdx.x;
+    unsigned int t = threadIdx.x;
+    float sum = i < n ? input[i] : 0.0f;
+    for (unsigned int tile = 1; tile < COARSE_FACTOR * 2; ++tile) {
+        if (i + tile * BLOCK_DIM < n) {
+            sum += input[i + tile * BLOCK_DIM];
+        }
+    }
+    input_s[t] = sum;
+    for (unsigned int stride = blockDim.x / 2; stride >= 1; stride /= 2) {
+        __syncthreads();
+        if (t < stride) {
+            input_s[t] += input_s[t + stride];
+        }
+    }
+    if (t == 0) {
+        atomicAdd(output, input_s[0]);
+    }
+}
+
+template <unsigned int COARSE_FACTOR>
+unsigned int coarsened_sum_blocks(unsigned int n) {
+    return common::ceil_div(n, COARSE_FACTOR * 2 * BLOCK_DIM);
+}
+
+template <unsigned int COARSE_FACTOR>
+void coarsened_sum(const float* input, float* output, unsigned int n) {
+    CUDA_CHECK(cudaMemsetAsync(output, 0, sizeof(float)));
+    coarsened_sum_kernel<COARSE_FACTOR>
+        <<<coarsened_sum_blocks<COARSE_FACTOR>(n), BLOCK_DIM>>>(input, output, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// Rounding: 2*COARSE_FACTOR - 1 additions in the thread, log2(BLOCK_DIM) tree levels, then one
+// atomicAdd per block into the result.
+template <unsigned int COARSE_FACTOR>
+std::int64_t coarsened_sum_height(unsigned int n) {
+    return 2 * COARSE_FACTOR - 1 + ch10::ceil_log2(BLOCK_DIM) +
+           coarsened_sum_blocks<COARSE_FACTOR>(n);
+}
+
+#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark includes this file for the kernel alone
+int main(int argc, char** argv) {
+    common::Options opt;
+    opt.n = 1000003;
+    std::int64_t coarse = 8;
+    common::Cli cli("10_15_coarsened_sum",
+                    "Fig 10.15: each thread first adds COARSE_FACTOR*2 inputs");
+    cli.add_standard(opt, 1, ch10::kMaxN);
+    cli.add_choice("--coarse", &coarse, ch10::kCoarseFactors,
+                   "COARSE_FACTOR (a power of two up to 64)");
+    cli.parse_or_exit(argc, argv);
+    common::Reporter report(opt.csv);
+    const common::Device dev = common::require_gpu(report.text());
+
+    const unsigned int n = static_cast<unsigned int>(opt.n);
+    const bool in_place = false;
+    ch10::SumRunner runner(dev, opt, in_place);
+    const bool ok = ch10::with_coarse_factor(coarse, [&](auto factor) {
+        constexpr unsigned int CF = decltype(factor)::value;
+        auto launch = [n](float* input, float* output) { coarsened_sum<CF>(input, output, n); };
+        if (!runner.verify("Fig 10.15", coarsened_sum_height<CF>(n), in_place, launch))
+            return false;
+        // Bytes: the N inputs read once.
+        report.print({"10_15_coarsened_sum", "COARSE_FACTOR=" + std::to_string(CF), opt.n,
+                      runner.median_ms(in_place, launch), 4.0 * n, dev.peak_gbps});
+        return true;
+    });
+    return ok ? common::kExitOk : common::kExitWrong;
+}
+#endif

@@ -1,0 +1,174 @@
+// divergence_analysis.h: the book's counts for the single-block kernels (sections 10.5-10.7),
+// twice over:
+//  - book_*: the closed forms as printed, for a power-of-two N >= 64 (they assume N/64 full warps);
+//  - count_*: the same quantities counted by walking each kernel's loop warp by warp, for any N
+//    (with the bounds guard the programs add for N that is not 2 * blockDim.x).
+// Execution-resource efficiency = results committed by active threads / warp lanes consumed
+// (32 for every warp with at least one active thread in an iteration). Global memory requests =
+// distinct 128-byte segments each warp touches per load or store instruction.
+// divergence_analysis_test checks both against every number the book gives.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <set>
+
+namespace ch10 {
+
+struct Counts {
+    std::int64_t committed = 0;  // additions done by active threads
+    std::int64_t consumed = 0;   // warp lanes occupied while doing them
+    std::int64_t requests = 0;   // global memory requests
+};
+
+// ---- The book's closed forms (W = N/64 warps) -------------------------------------------------
+
+// Fig 10.6: (N/64*5 + N/64*1/2 + N/64*1/4 + ... + 1) * 32
+inline std::int64_t book_simple_consumed(std::int64_t n) {
+    std::int64_t warps = n / 64, sum = 5 * warps;
+    for (std::int64_t w = warps / 2; w >= 1; w /= 2)
+        sum += w;
+    return sum * 32;
+}
+// Fig 10.6: (N/64*5*2 + N/64*1 + N/64*1/2 + N/64*1/4 + ... + 1) * 3
+inline std::int64_t book_simple_requests(std::int64_t n) {
+    std::int64_t warps = n / 64, sum = warps * 5 * 2;
+    for (std::int64_t w = warps; w >= 1; w /= 2)
+        sum += w;
+    return sum * 3;
+}
+// Fig 10.9: (N/64*1 + N/64*1/2 + ... + 1 + 5*1) * 32
+inline std::int64_t book_convergent_consumed(std::int64_t n) {
+    std::int64_t sum = 5;
+    for (std::int64_t w = n / 64; w >= 1; w /= 2)
+        sum += w;
+    return sum * 32;
+}
+// Fig 10.9: ((N/64 + N/64*1/2 + ... + 1) + 5) * 3
+inline std::int64_t book_convergent_requests(std::int64_t n) {
+    return book_convergent_consumed(n) / 32 * 3;
+}
+// Fig 10.11: N/32 coalesced loads plus the one store of the result.
+inline std::int64_t book_shared_memory_requests(std::int64_t n) {
+    return n / 32 + 1;
+}
+// Both trees commit N - 1 additions (the book: N/64*(32+16+8+4+2+1) + N/64*1/2 + ... + 1).
+inline std::int64_t book_committed(std::int64_t n) {
+    return n - 1;
+}
+
+// ---- Counted from the kernels' loops ------------------------------------------------------------
+
+// Distinct 128-byte segments (32 floats) among the float indices one warp touches.
+inline std::int64_t segments(const std::set<std::int64_t>& indices) {
+    std::set<std::int64_t> seg;
+    for (std::int64_t i : indices)
+        seg.insert(i / 32);
+    return static_cast<std::int64_t>(seg.size());
+}
+
+inline std::int64_t block_threads(std::int64_t n) {  // the programs launch 2^k >= N/2 threads
+    std::int64_t threads = 1;
+    while (2 * threads < n)
+        threads *= 2;
+    return threads;
+}
+
+// Walks one iteration of a tree loop: active(t) says whether thread t adds, owner(t) which element
+// it owns; it reads input[owner] and input[owner + stride] and writes input[owner].
+template <class Active, class Owner>
+void count_iteration(std::int64_t threads, std::int64_t stride, Active active, Owner owner,
+                     Counts* c) {
+    for (std::int64_t warp = 0; warp * 32 < threads; ++warp) {
+        std::set<std::int64_t> own, partner;
+        for (std::int64_t t = warp * 32; t < std::min(threads, warp * 32 + 32); ++t) {
+            if (!active(t))
+                continue;
+            own.insert(owner(t));
+            partner.insert(owner(t) + stride);
+        }
+        if (own.empty())
+            continue;
+        c->committed += static_cast<std::int64_t>(own.size());
+        c->consumed += 32;
+        c->requests += 2 * segments(own) + segments(partner);  // read own, write own, read partner
+    }
+}
+
+// Fig 10.6: i = 2*threadIdx.x; stride = 1, 2, 4, ... <= blockDim.x; active if t % stride == 0.
+inline Counts count_simple_sum(std::int64_t n) {
+    Counts c;
+    const std::int64_t threads = block_threads(n);
+    for (std::int64_t stride = 1; stride <= threads; stride *= 2) {
+        count_iteration(
+            threads, stride, [&](std::int64_t t) { return t % stride == 0 && 2 * t + stride < n; },
+            [](std::int64_t t) { return 2 * t; }, &c);
+    }
+    return c;
+}
+
+// Fig 10.9: i = threadIdx.x; stride = blockDim.x, ..., 2, 1; active if t < stride.
+inline Counts count_convergent_sum(std::int64_t n) {
+    Counts c;
+    const std::int64_t threads = block_threads(n);
+    for (std::int64_t stride = threads; stride >= 1; stride /= 2) {
+        count_iteration(
+            threads, stride, [&](std::int64_t t) { return t < stride && t + stride < n; },
+            [](std::int64_t t) { return t; }, &c);
+    }
+    return c;
+}
+
+// Fig 10.11: each warp loads input[t] and input[t + blockDim.x] once; the tree then runs in shared
+// memory; thread 0 stores the result.
+inline std::int64_t count_shared_memory_requests(std::int64_t n) {
+    const std::int64_t threads = block_threads(n);
+    std::int64_t requests = 1;
+    for (std::int64_t warp = 0; warp * 32 < threads; ++warp) {
+        std::set<std::int64_t> first, second;
+        for (std::int64_t t = warp * 32; t < std::min(threads, warp * 32 + 32); ++t) {
+            if (t < n)
+                first.insert(t);
+            if (t + threads < n)
+                second.insert(t + threads);
+        }
+        requests += segments(first) + segments(second);
+    }
+    return requests;
+}
+
+// ---- What the single-block programs print ------------------------------------------------------
+
+inline bool book_formulas_apply(std::int64_t n) {
+    return n >= 64 && (n & (n - 1)) == 0;
+}
+
+// The counted values for this N, with the book's closed form beside each where it applies.
+// A zero `consumed` means the figure has no efficiency analysis (Fig 10.11).
+inline void print_counts(std::FILE* out, const char* figure, std::int64_t n, const Counts& counted,
+                         const Counts& book) {
+    const bool with_book = book_formulas_apply(n);
+    std::fprintf(out,
+                 "%s analysis for N = %lld (%lld threads), counted from the kernel's loop%s:\n",
+                 figure, static_cast<long long>(n), static_cast<long long>(block_threads(n)),
+                 with_book ? ", the book's formula beside it" : "");
+    if (counted.consumed > 0) {
+        std::fprintf(out, "  execution-resource efficiency %lld/%lld = %.1f%%",
+                     static_cast<long long>(counted.committed),
+                     static_cast<long long>(counted.consumed),
+                     100.0 * counted.committed / counted.consumed);
+        if (with_book)
+            std::fprintf(out, "   book: %lld/%lld = %.1f%%", static_cast<long long>(book.committed),
+                         static_cast<long long>(book.consumed),
+                         100.0 * book.committed / book.consumed);
+        std::fprintf(out, "\n");
+    }
+    std::fprintf(out, "  global memory requests        %lld",
+                 static_cast<long long>(counted.requests));
+    if (with_book)
+        std::fprintf(out, "   book: %lld", static_cast<long long>(book.requests));
+    std::fprintf(out, "\n");
+}
+
+}  // namespace ch10

@@ -1,0 +1,110 @@
+# add_example(): the one way a program enters the build and the test suite.
+#
+#   add_example(<name> CHAPTER <folder> HOST|GPU
+#               [SOURCE <file>]          default <name>.cu (GPU) or <name>.cpp (HOST)
+#               [LIBRARIES <target>...]
+#               [ARGS <arg>...]          arguments of the default test run (default: none)
+#               [RUNS "<args>"...]       extra test runs, one string of arguments each (odd sizes)
+#               [SANITIZE "<args>"]      arguments of the compute-sanitizer runs (GPU only)
+#               [NO_SANITIZE <tool>...]  sanitizer tools that do not support this program
+#               [EXAMPLE_ARGS <arg>...]  arguments for `run_examples` (default: none)
+#               [TEST_ONLY])             a test program (checks a helper): no usage test, and
+#                                        `run_examples` leaves it out
+#
+# Tests (names <folder>/<name>[/<run>]; labels: the chapter, then `host` or `gpu`):
+#   <name>           the default run; exit 0 passes, 77 (no GPU) is reported as skipped
+#   <name>/<run>     one per RUNS entry, named after its arguments ("--n 2047" -> n_2047)
+#   <name>/usage     an unknown flag, and a malformed --n (<name>/bad_value), must print usage
+#                    and exit 2: flags are parsed before the GPU is looked for, so these run
+#                    anywhere (label host)
+#   <name>/<tool>    memcheck, racecheck, synccheck, initcheck under compute-sanitizer, label
+#                    `sanitize`; registered only for GPU programs and where compute-sanitizer exists
+set(EXAMPLES_SANITIZER_TOOLS memcheck racecheck synccheck initcheck)
+set(_examples_dir "${CMAKE_CURRENT_LIST_DIR}")
+
+function(add_example name)
+  cmake_parse_arguments(PARSE_ARGV 1 EX "HOST;GPU;TEST_ONLY" "CHAPTER;SOURCE;SANITIZE"
+                        "LIBRARIES;ARGS;RUNS;NO_SANITIZE;EXAMPLE_ARGS")
+  if(NOT EX_CHAPTER OR EX_HOST STREQUAL EX_GPU)
+    message(FATAL_ERROR "add_example(${name}): give CHAPTER and exactly one of HOST or GPU")
+  endif()
+  if(EX_HOST)
+    set(kind host)
+    set(default_source ${name}.cpp)
+  else()
+    set(kind gpu)
+    set(default_source ${name}.cu)
+  endif()
+  if(NOT EX_SOURCE)
+    set(EX_SOURCE ${default_source})
+  endif()
+
+  add_executable(${name} ${EX_SOURCE})
+  target_link_libraries(${name} PRIVATE common ${EX_LIBRARIES})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
+
+  set(test_name "${EX_CHAPTER}/${name}")
+  add_test(NAME ${test_name} COMMAND ${name} ${EX_ARGS})
+  set(tests ${test_name})
+  foreach(run IN LISTS EX_RUNS)
+    string(REGEX REPLACE "[^A-Za-z0-9]+" "_" suffix "${run}")
+    string(REGEX REPLACE "^_+|_+$" "" suffix "${suffix}")
+    separate_arguments(run_args UNIX_COMMAND "${run}")
+    add_test(NAME ${test_name}/${suffix} COMMAND ${name} ${run_args})
+    list(APPEND tests ${test_name}/${suffix})
+  endforeach()
+  set_tests_properties(${tests} PROPERTIES LABELS "${EX_CHAPTER};${kind}" SKIP_RETURN_CODE 77)
+
+  if(NOT EX_TEST_ONLY)
+    foreach(bad_args IN ITEMS "usage|--no-such-flag" "bad_value|--n|not-a-number")
+      string(REPLACE "|" ";" bad_args "${bad_args}")
+      list(POP_FRONT bad_args suffix)
+      add_test(NAME ${test_name}/${suffix}
+               COMMAND ${CMAKE_COMMAND} -DEXPECTED_EXIT=2
+                       "-DCOMMAND=$<TARGET_FILE:${name}>;${bad_args}"
+                       -P "${_examples_dir}/ExpectExit.cmake")
+      set_tests_properties(${test_name}/${suffix} PROPERTIES LABELS "${EX_CHAPTER};host")
+    endforeach()
+  endif()
+
+  if(EX_GPU AND COMPUTE_SANITIZER)
+    separate_arguments(sanitize_args UNIX_COMMAND "${EX_SANITIZE}")
+    foreach(tool IN LISTS EXAMPLES_SANITIZER_TOOLS)
+      if(tool IN_LIST EX_NO_SANITIZE)
+        continue()
+      endif()
+      set(tool_args --tool ${tool} --error-exitcode 1)
+      if(tool STREQUAL "memcheck")
+        list(APPEND tool_args --leak-check full)
+      endif()
+      add_test(NAME ${test_name}/${tool}
+               COMMAND ${COMPUTE_SANITIZER} ${tool_args} $<TARGET_FILE:${name}> ${sanitize_args})
+      set_tests_properties(${test_name}/${tool} PROPERTIES LABELS "${EX_CHAPTER};sanitize"
+                                                           SKIP_RETURN_CODE 77)
+    endforeach()
+  endif()
+
+  if(EX_TEST_ONLY)
+    return()
+  endif()
+  string(REPLACE ";" " " example_args "${EX_EXAMPLE_ARGS}")
+  set_property(GLOBAL APPEND PROPERTY EXAMPLES_MANIFEST
+               "${EX_CHAPTER}|${name}|${kind}|$<TARGET_FILE:${name}>|${example_args}")
+  set_property(GLOBAL APPEND PROPERTY EXAMPLES_TARGETS ${name})
+endfunction()
+
+# Writes the list of programs, in the order they were added, and the `run_examples` target that
+# runs each one at its default size and prints a per-chapter summary (cmake/RunExamples.cmake).
+function(write_examples_manifest)
+  get_property(entries GLOBAL PROPERTY EXAMPLES_MANIFEST)
+  get_property(targets GLOBAL PROPERTY EXAMPLES_TARGETS)
+  list(JOIN entries "\n" content)
+  set(manifest "${CMAKE_BINARY_DIR}/examples_manifest.txt")
+  file(GENERATE OUTPUT "${manifest}" CONTENT "${content}\n")
+  add_custom_target(
+    run_examples
+    COMMAND ${CMAKE_COMMAND} "-DMANIFEST=${manifest}" -P "${_examples_dir}/RunExamples.cmake"
+    DEPENDS ${targets}
+    USES_TERMINAL
+    COMMENT "Running every example, chapter by chapter")
+endfunction()

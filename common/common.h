@@ -1,0 +1,319 @@
+// common.h: the host half of the helpers every example shares; it needs no CUDA.
+//   flags        Cli, Options: --n --seed --reps --csv --help plus each program's own flags
+//   inputs       random_floats / random_ints: seeded and identical on every platform
+//   verification check_close: stated tolerance, NaN/Inf always wrong, first mismatch reported
+//   results      Reporter: one result line per measurement, or CSV rows with --csv
+// common.cuh adds the CUDA half (error checks, device facts, buffers, event timing).
+#pragma once
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace common {
+
+// Exit codes shared by every program; CTest treats kExitSkip as "skipped".
+constexpr int kExitOk = 0;
+constexpr int kExitWrong = 1;  // wrong result, CUDA error, or a size the GPU cannot hold
+constexpr int kExitUsage = 2;
+constexpr int kExitSkip = 77;  // no CUDA device
+
+// ---------------------------------------------------------------------------------------------
+// Flags
+
+struct Options {
+    std::int64_t n = 0;  // problem size: each program sets its own default before parsing
+    std::int64_t seed = 1234;
+    std::int64_t reps = 20;  // timed repetitions; the median is reported
+    bool csv = false;
+};
+
+class Cli {
+  public:
+    enum class Status { kOk, kHelp, kError };
+
+    Cli(std::string program, std::string summary)
+        : program_(std::move(program)), summary_(std::move(summary)) {}
+
+    // --n (bounded by [n_min, n_max]), --seed, --reps, --csv.
+    void add_standard(Options& opt, std::int64_t n_min, std::int64_t n_max) {
+        add_int("--n", &opt.n, n_min, n_max, "problem size");
+        add_int("--seed", &opt.seed, 0, INT64_MAX, "seed of the random input");
+        add_int("--reps", &opt.reps, 1, 100000, "timed repetitions (median reported)");
+        add_flag("--csv", &opt.csv, "print results as CSV rows instead of result lines");
+    }
+    void add_int(const char* name, std::int64_t* value, std::int64_t min, std::int64_t max,
+                 const char* help) {
+        flags_.push_back({name, help, value, nullptr, min, max, {}});
+    }
+    // An integer that must be one of `choices`.
+    void add_choice(const char* name, std::int64_t* value, std::vector<std::int64_t> choices,
+                    const char* help) {
+        add_int(name, value, *std::min_element(choices.begin(), choices.end()),
+                *std::max_element(choices.begin(), choices.end()), help);
+        flags_.back().choices = std::move(choices);
+    }
+    void add_flag(const char* name, bool* value, const char* help) {
+        flags_.push_back({name, help, nullptr, value, 0, 0, {}});
+    }
+
+    // Parses without exiting, so that the parser itself can be tested. *error says what was wrong.
+    Status parse(int argc, const char* const* argv, std::string* error) const {
+        for (int a = 1; a < argc; ++a) {
+            std::string arg = argv[a];
+            if (arg == "--help" || arg == "-h")
+                return Status::kHelp;
+            std::string value;
+            const std::size_t eq = arg.find('=');
+            const bool inline_value = eq != std::string::npos;
+            if (inline_value) {
+                value = arg.substr(eq + 1);
+                arg.resize(eq);
+            }
+            const Flag* flag = find(arg);
+            if (flag == nullptr) {
+                *error = "unknown flag '" + arg + "'";
+                return Status::kError;
+            }
+            if (flag->boolean != nullptr) {
+                if (inline_value) {
+                    *error = arg + " takes no value";
+                    return Status::kError;
+                }
+                *flag->boolean = true;
+                continue;
+            }
+            if (!inline_value) {
+                if (a + 1 >= argc) {
+                    *error = arg + " needs a value";
+                    return Status::kError;
+                }
+                value = argv[++a];
+            }
+            if (!parse_int(value, *flag, flag->integer)) {
+                *error = arg + " needs " + flag->expects() + ", got '" + value + "'";
+                return Status::kError;
+            }
+        }
+        return Status::kOk;
+    }
+
+    // --help: usage on stdout, exit 0. A bad flag: the reason and usage on stderr, exit 2.
+    void parse_or_exit(int argc, const char* const* argv) const {
+        std::string error;
+        switch (parse(argc, argv, &error)) {
+            case Status::kOk:
+                return;
+            case Status::kHelp:
+                std::fputs(usage().c_str(), stdout);
+                std::exit(kExitOk);
+            case Status::kError:
+                std::fprintf(stderr, "%s: %s\n%s", program_.c_str(), error.c_str(),
+                             usage().c_str());
+                std::exit(kExitUsage);
+        }
+    }
+
+    std::string usage() const {
+        std::string text = "usage: " + program_ + " [flags]\n  " + summary_ + "\nflags:\n";
+        for (const Flag& f : flags_) {
+            std::string line = "  " + f.name;
+            if (f.integer != nullptr)
+                line += " <int>";
+            line.resize(std::max<std::size_t>(line.size() + 1, 22), ' ');
+            line += f.help;
+            if (f.integer != nullptr)
+                line += " (default " + std::to_string(*f.integer) + ")";
+            text += line + "\n";
+        }
+        return text + "  --help              this text\n";
+    }
+
+  private:
+    struct Flag {
+        std::string name;
+        std::string help;
+        std::int64_t* integer;
+        bool* boolean;
+        std::int64_t min, max;
+        std::vector<std::int64_t> choices;  // empty: any value in [min, max]
+
+        std::string expects() const {
+            if (choices.empty())
+                return "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+            std::string list;
+            for (std::int64_t c : choices)
+                list += (list.empty() ? "" : ", ") + std::to_string(c);
+            return "one of " + list;
+        }
+    };
+
+    const Flag* find(const std::string& name) const {
+        for (const Flag& f : flags_)
+            if (f.name == name)
+                return &f;
+        return nullptr;
+    }
+
+    // Whole-string decimal integer within [min, max]; "12abc", "", "1e6" and overflow are errors.
+    static bool parse_int(const std::string& s, const Flag& flag, std::int64_t* out) {
+        if (s.empty())
+            return false;
+        char* end = nullptr;
+        errno = 0;
+        const long long v = std::strtoll(s.c_str(), &end, 10);
+        if (errno != 0 || *end != '\0' || v < flag.min || v > flag.max)
+            return false;
+        if (!flag.choices.empty() &&
+            std::find(flag.choices.begin(), flag.choices.end(), v) == flag.choices.end())
+            return false;
+        *out = v;
+        return true;
+    }
+
+    std::string program_, summary_;
+    std::vector<Flag> flags_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Seeded inputs. SplitMix64 rather than <random>'s distributions, whose output differs between
+// standard libraries: the same --seed gives the same input everywhere.
+
+inline std::uint64_t splitmix64(std::uint64_t& state) {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// Uniform in [lo, hi): 24 random bits, so every value in [0, 1) is exact in float.
+inline std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo, float hi) {
+    std::vector<float> v(n);
+    std::uint64_t state = seed;
+    for (float& x : v) {
+        const float unit = static_cast<float>(splitmix64(state) >> 40) * 0x1.0p-24f;
+        x = lo + (hi - lo) * unit;
+    }
+    return v;
+}
+
+// Uniform integers in [lo, hi].
+inline std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi) {
+    std::vector<int> v(n);
+    std::uint64_t state = seed;
+    const std::uint64_t range = static_cast<std::uint64_t>(hi) - lo + 1;
+    for (int& x : v)
+        x = static_cast<int>(lo + static_cast<std::int64_t>(splitmix64(state) % range));
+    return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verification
+
+// An element passes when |got - want| <= abs + rel * |want|. Each program states why its numbers
+// are what they are.
+struct Tolerance {
+    double abs = 0.0;
+    double rel = 0.0;
+};
+
+// Compares got[0..n) with the reference want[0..n). NaN or Inf in got is always a mismatch. On
+// failure prints the first mismatch (index, values), the count and the largest error to stderr.
+template <class Got, class Want>
+bool check_close(const char* what, const Got* got, const Want* want, std::size_t n, Tolerance tol) {
+    std::size_t bad = 0, first = 0;
+    double max_err = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double g = static_cast<double>(got[i]);
+        const double w = static_cast<double>(want[i]);
+        const double err = std::fabs(g - w);
+        const bool ok = std::isfinite(g) && err <= tol.abs + tol.rel * std::fabs(w);
+        if (std::isfinite(g))
+            max_err = std::max(max_err, err);
+        if (!ok && bad++ == 0)
+            first = i;
+    }
+    if (bad == 0)
+        return true;
+    const double g = static_cast<double>(got[first]);
+    const double w = static_cast<double>(want[first]);
+    std::fprintf(stderr,
+                 "FAIL %s: first mismatch at index %zu: got %.9g, expected %.9g "
+                 "(|error| %.3g, tolerance %.3g); %zu of %zu wrong; largest finite error %.3g\n",
+                 what, first, g, w, std::fabs(g - w), tol.abs + tol.rel * std::fabs(w), bad, n,
+                 max_err);
+    return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing on the host (host-only programs). GPU programs use common::Timer in common.cuh.
+
+inline double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+template <class F>
+double host_median_ms(std::int64_t reps, F&& f) {
+    f();  // warm-up: page faults and caches
+    std::vector<double> ms;
+    for (std::int64_t r = 0; r < reps; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        const auto t1 = std::chrono::steady_clock::now();
+        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    return median(ms);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results: one line per measurement, or CSV with --csv. With --csv, the other text a program
+// prints goes to stderr (text()), so stdout holds nothing but CSV.
+
+struct Result {
+    std::string program;
+    std::string variant;  // kernel or configuration; may be empty
+    std::int64_t n;
+    double ms;         // median time
+    double bytes;      // bytes the operation must move at least (each program says which)
+    double peak_gbps;  // the device's peak memory bandwidth; 0 on the host
+};
+
+class Reporter {
+  public:
+    explicit Reporter(bool csv) : csv_(csv) {}
+
+    std::FILE* text() const { return csv_ ? stderr : stdout; }
+
+    void print(const Result& r) {
+        const double gbps = r.bytes / (r.ms * 1e6);
+        const double pct = r.peak_gbps > 0 ? 100.0 * gbps / r.peak_gbps : 0.0;
+        if (csv_) {
+            if (!header_done_)
+                std::puts("program,variant,n,ms,gb_per_s,pct_of_peak");
+            header_done_ = true;
+            std::printf("%s,%s,%" PRId64 ",%.6f,%.2f,%.2f\n", r.program.c_str(), r.variant.c_str(),
+                        r.n, r.ms, gbps, pct);
+            return;
+        }
+        std::string name = r.program + (r.variant.empty() ? "" : " " + r.variant);
+        std::printf("%-40s n=%-11" PRId64 " %10.4f ms %9.1f GB/s", name.c_str(), r.n, r.ms, gbps);
+        if (r.peak_gbps > 0)
+            std::printf("  %5.1f%% of peak %.0f GB/s", pct, r.peak_gbps);
+        std::printf("\n");
+    }
+
+  private:
+    bool csv_;
+    bool header_done_ = false;
+};
+
+}  // namespace common

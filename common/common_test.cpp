@@ -1,0 +1,115 @@
+// common_test: the shared helpers checked on the host (no GPU needed).
+// The flag parser's verdicts, check_close's tolerance and its NaN/Inf rule, the seeded inputs and
+// the median. Each program's <name>/usage and <name>/bad_value tests check the exit code 2 itself.
+#include <limits>
+
+#include "common.h"
+
+static int failures = 0;
+
+#define EXPECT(cond)                                                                       \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            std::fprintf(stderr, "%s:%d: EXPECT(%s) failed\n", __FILE__, __LINE__, #cond); \
+            ++failures;                                                                    \
+        }                                                                                  \
+    } while (0)
+
+using common::Cli;
+
+static Cli::Status parse(std::vector<const char*> args, common::Options* opt,
+                         bool* flag = nullptr) {
+    Cli cli("common_test", "parser under test");
+    cli.add_standard(*opt, 1, 1000);
+    bool unused = false;
+    cli.add_flag("--verbose", flag ? flag : &unused, "a program-specific flag");
+    args.insert(args.begin(), "common_test");
+    std::string error;
+    return cli.parse(static_cast<int>(args.size()), args.data(), &error);
+}
+
+static void test_cli() {
+    using S = Cli::Status;
+    common::Options opt;
+    EXPECT(parse({}, &opt) == S::kOk);
+    EXPECT(parse({"--n", "17", "--seed=9", "--reps", "3", "--csv"}, &opt) == S::kOk);
+    EXPECT(opt.n == 17 && opt.seed == 9 && opt.reps == 3 && opt.csv);
+    bool verbose = false;
+    EXPECT(parse({"--verbose"}, &opt, &verbose) == S::kOk && verbose);
+    EXPECT(parse({"--help"}, &opt) == S::kHelp);
+    EXPECT(parse({"--n", "5", "-h"}, &opt) == S::kHelp);
+    // Everything below is a usage error (exit 2 through parse_or_exit).
+    EXPECT(parse({"--bogus"}, &opt) == S::kError);
+    EXPECT(parse({"n"}, &opt) == S::kError);
+    EXPECT(parse({"--n"}, &opt) == S::kError);           // missing value
+    EXPECT(parse({"--n", "abc"}, &opt) == S::kError);    // not a number
+    EXPECT(parse({"--n", "12abc"}, &opt) == S::kError);  // trailing garbage
+    EXPECT(parse({"--n", "1e3"}, &opt) == S::kError);    // no floating-point notation
+    EXPECT(parse({"--n", ""}, &opt) == S::kError);
+    EXPECT(parse({"--n", "0"}, &opt) == S::kError);     // below the program's minimum
+    EXPECT(parse({"--n", "1001"}, &opt) == S::kError);  // above the program's maximum
+    EXPECT(parse({"--n", "-5"}, &opt) == S::kError);
+    EXPECT(parse({"--n", "99999999999999999999999"}, &opt) == S::kError);  // overflow
+    EXPECT(parse({"--reps", "0"}, &opt) == S::kError);
+    EXPECT(parse({"--csv=yes"}, &opt) == S::kError);  // a switch takes no value
+    std::int64_t factor = 4;
+    Cli choice("common_test", "choices");
+    choice.add_choice("--factor", &factor, {1, 2, 4, 8}, "a power of two");
+    std::string error;
+    const char* eight[] = {"common_test", "--factor", "8"};
+    EXPECT(choice.parse(3, eight, &error) == S::kOk && factor == 8);
+    const char* three[] = {"common_test", "--factor", "3"};
+    EXPECT(choice.parse(3, three, &error) == S::kError &&
+           error.find("one of 1, 2, 4, 8") != std::string::npos);
+    Cli cli("common_test", "usage text");
+    cli.add_standard(opt, 1, 10);
+    EXPECT(cli.usage().find("--n <int>") != std::string::npos);
+}
+
+static void test_check_close() {
+    const double want[] = {1.0, 2.0, 3.0};
+    const float exact[] = {1.0f, 2.0f, 3.0f};
+    EXPECT(common::check_close("exact", exact, want, 3, {}));
+    const float near[] = {1.0f, 2.0f, 3.001f};
+    EXPECT(common::check_close("rel 1e-3", near, want, 3, {0.0, 1e-3}));
+    EXPECT(!common::check_close("rel 1e-4 (expected FAIL)", near, want, 3, {0.0, 1e-4}));
+    EXPECT(common::check_close("abs 2e-3", near, want, 3, {2e-3, 0.0}));
+    const float nan[] = {1.0f, std::numeric_limits<float>::quiet_NaN(), 3.0f};
+    EXPECT(!common::check_close("NaN (expected FAIL)", nan, want, 3, {1e30, 1e30}));
+    const float inf[] = {1.0f, 2.0f, std::numeric_limits<float>::infinity()};
+    EXPECT(!common::check_close("Inf (expected FAIL)", inf, want, 3, {1e30, 1e30}));
+    const int ints[] = {4, 5};
+    const int ints_want[] = {4, 6};
+    EXPECT(!common::check_close("int (expected FAIL)", ints, ints_want, 2, {}));
+    EXPECT(common::check_close("empty", exact, want, 0, {}));
+}
+
+static void test_random() {
+    const auto a = common::random_floats(1000, 7, 0.0f, 1.0f);
+    const auto b = common::random_floats(1000, 7, 0.0f, 1.0f);
+    const auto c = common::random_floats(1000, 8, 0.0f, 1.0f);
+    EXPECT(a == b);
+    EXPECT(a != c);
+    EXPECT(*std::min_element(a.begin(), a.end()) >= 0.0f);
+    EXPECT(*std::max_element(a.begin(), a.end()) < 1.0f);
+    // The same seed gives the same numbers on every platform: pin the first value.
+    EXPECT(a[0] == 0x1.8f2f84p-2f);
+    const auto ints = common::random_ints(10000, 3, -2, 2);
+    EXPECT(*std::min_element(ints.begin(), ints.end()) == -2);
+    EXPECT(*std::max_element(ints.begin(), ints.end()) == 2);
+}
+
+static void test_median() {
+    EXPECT(common::median({3.0, 1.0, 2.0}) == 2.0);
+    EXPECT(common::median({4.0, 1.0, 3.0, 2.0}) == 2.5);
+}
+
+int main() {
+    test_cli();
+    test_check_close();
+    test_random();
+    test_median();
+    std::printf("common_test: %s (%d failed expectations)\n", failures ? "FAILED" : "passed",
+                failures);
+    return failures ? common::kExitWrong : common::kExitOk;
+}
