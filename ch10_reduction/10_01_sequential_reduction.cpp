@@ -22,8 +22,7 @@
 // Fig 10.1
 float sequential_sum(const float* input, std::size_t n) {
     float sum = 0.0f;
-    for (std::size_t i = 0; i < n; ++i)
-        sum += input[i];
+    for (std::size_t i = 0; i < n; ++i) sum += input[i];
     return sum;
 }
 
@@ -31,8 +30,7 @@ float sequential_sum(const float* input, std::size_t n) {
 template <class T, class Op>
 T sequential_reduce(const std::vector<T>& input, T identity, Op op) {
     T acc = identity;
-    for (const T& x : input)
-        acc = op(acc, x);
+    for (const T& x : input) acc = op(acc, x);
     return acc;
 }
 
@@ -41,20 +39,17 @@ T sequential_reduce(const std::vector<T>& input, T identity, Op op) {
 template <class T, class Op>
 T tree_reduce(std::vector<T> level, T identity, Op op, int* steps, std::FILE* print = nullptr) {
     *steps = 0;
-    if (level.empty())
-        return identity;
+    if (level.empty()) return identity;
     while (level.size() > 1) {
         std::vector<T> next;
         for (std::size_t i = 0; i + 1 < level.size(); i += 2)
             next.push_back(op(level[i], level[i + 1]));
-        if (level.size() % 2)
-            next.push_back(level.back());
+        if (level.size() % 2) next.push_back(level.back());
         level = std::move(next);
         ++*steps;
         if (print != nullptr) {
             std::fprintf(print, "  step %d:", *steps);
-            for (const T& x : level)
-                std::fprintf(print, " %g", static_cast<double>(x));
+            for (const T& x : level) std::fprintf(print, " %g", static_cast<double>(x));
             std::fprintf(print, "\n");
         }
     }
@@ -145,8 +140,7 @@ int main(int argc, char** argv) {
     ok &= ch10::check_sum("tree sum", tree_sum, exact, tree_steps);
     ok &= ch10::check_sum("sequential sum", sequential_sum(input.data(), input.size()), exact,
                           opt.n - 1);
-    if (!ok)
-        return common::kExitWrong;
+    if (!ok) return common::kExitWrong;
 
     std::fprintf(out,
                  "verified: Figs 10.1-10.3, and tree = loop on %lld random values (sum %.17g)\n",

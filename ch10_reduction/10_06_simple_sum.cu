@@ -33,8 +33,7 @@ __device__ float simple_sum_block(float* input, unsigned int n) {
 // The book's kernel: one block, thread 0 writes the total.
 __global__ void simple_sum_kernel(float* input, float* output, unsigned int n) {
     float sum = simple_sum_block(input, n);
-    if (threadIdx.x == 0)
-        *output = sum;
+    if (threadIdx.x == 0) *output = sum;
 }
 
 void simple_sum(float* input, float* output, unsigned int n) {
@@ -62,8 +61,7 @@ int main(int argc, char** argv) {
     ch10::SumRunner runner(dev, opt, in_place);
     auto launch = [n](float* input, float* output) { simple_sum(input, output, n); };
     // Rounding: each input passes through at most ceil(log2 n) additions.
-    if (!runner.verify("Fig 10.6", ch10::ceil_log2(n), in_place, launch))
-        return common::kExitWrong;
+    if (!runner.verify("Fig 10.6", ch10::ceil_log2(n), in_place, launch)) return common::kExitWrong;
     // Bytes: the N inputs read once (the minimum; the tree re-reads and rewrites them in place).
     report.print({"10_06_simple_sum", "", opt.n, runner.median_ms(in_place, launch), 4.0 * n,
                   dev.peak_gbps});

@@ -31,8 +31,7 @@ __device__ float convergent_sum_block(float* input, unsigned int n) {
 // The book's kernel: one block, thread 0 writes the total.
 __global__ void convergent_sum_kernel(float* input, float* output, unsigned int n) {
     float sum = convergent_sum_block(input, n);
-    if (threadIdx.x == 0)
-        *output = sum;
+    if (threadIdx.x == 0) *output = sum;
 }
 
 void convergent_sum(float* input, float* output, unsigned int n) {
@@ -60,8 +59,7 @@ int main(int argc, char** argv) {
     ch10::SumRunner runner(dev, opt, in_place);
     auto launch = [n](float* input, float* output) { convergent_sum(input, output, n); };
     // Rounding: each input passes through at most ceil(log2 n) additions.
-    if (!runner.verify("Fig 10.9", ch10::ceil_log2(n), in_place, launch))
-        return common::kExitWrong;
+    if (!runner.verify("Fig 10.9", ch10::ceil_log2(n), in_place, launch)) return common::kExitWrong;
     // Bytes: the N inputs read once.
     report.print({"10_09_convergent_sum", "", opt.n, runner.median_ms(in_place, launch), 4.0 * n,
                   dev.peak_gbps});

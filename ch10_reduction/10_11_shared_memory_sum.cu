@@ -31,8 +31,7 @@ __device__ float shared_memory_sum_block(const float* input, unsigned int n) {
 // The book's kernel: one block, thread 0 writes the total.
 __global__ void shared_memory_sum_kernel(const float* input, float* output, unsigned int n) {
     float sum = shared_memory_sum_block(input, n);
-    if (threadIdx.x == 0)
-        *output = sum;
+    if (threadIdx.x == 0) *output = sum;
 }
 
 void shared_memory_sum(const float* input, float* output, unsigned int n) {

@@ -61,8 +61,7 @@ int main(int argc, char** argv) {
     // Rounding: one addition on load, log2(BLOCK_DIM) tree levels, then a chain of one atomicAdd
     // per block into the result.
     const std::int64_t height = 1 + ch10::ceil_log2(BLOCK_DIM) + segmented_sum_blocks(n);
-    if (!runner.verify("Fig 10.13", height, in_place, launch))
-        return common::kExitWrong;
+    if (!runner.verify("Fig 10.13", height, in_place, launch)) return common::kExitWrong;
     // Bytes: the N inputs read once.
     report.print({"10_13_segmented_sum", "", opt.n, runner.median_ms(in_place, launch), 4.0 * n,
                   dev.peak_gbps});

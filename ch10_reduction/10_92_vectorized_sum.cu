@@ -24,8 +24,7 @@ __device__ float block_sum(float value) {
     for (unsigned int offset = 16; offset >= 1; offset /= 2) {
         value += __shfl_down_sync(0xffffffffu, value, offset);
     }
-    if (lane == 0)
-        warp_sums[warp] = value;
+    if (lane == 0) warp_sums[warp] = value;
     __syncthreads();
     if (warp == 0) {
         value = lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f;
@@ -36,9 +35,9 @@ __device__ float block_sum(float value) {
     return value;
 }
 
-// input must be 16-byte aligned (cudaMalloc gives 256).
-__global__ void __launch_bounds__(VEC_BLOCK_DIM)
-    vectorized_sum_kernel(const float* __restrict__ input, float* output, unsigned int n) {
+// This thread's share of the grid-stride loop: float4 loads, UNROLL of them in flight, plus the
+// last n % 4 inputs in block 0. input must be 16-byte aligned (cudaMalloc gives 256).
+__device__ float grid_stride_sum(const float* __restrict__ input, unsigned int n) {
     const float4* input4 = reinterpret_cast<const float4*>(input);
     const std::size_t n4 = n / 4;
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -47,21 +46,22 @@ __global__ void __launch_bounds__(VEC_BLOCK_DIM)
     for (; i + (UNROLL - 1) * stride < n4; i += UNROLL * stride) {
         float4 v[UNROLL];
 #pragma unroll
-        for (unsigned int u = 0; u < UNROLL; ++u)
-            v[u] = input4[i + u * stride];
+        for (unsigned int u = 0; u < UNROLL; ++u) v[u] = input4[i + u * stride];
 #pragma unroll
-        for (unsigned int u = 0; u < UNROLL; ++u)
-            sum += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+        for (unsigned int u = 0; u < UNROLL; ++u) sum += (v[u].x + v[u].y) + (v[u].z + v[u].w);
     }
     for (; i < n4; i += stride) {
         const float4 v = input4[i];
         sum += (v.x + v.y) + (v.z + v.w);
     }
-    if (blockIdx.x == 0 && threadIdx.x < n % 4)
-        sum += input[4 * n4 + threadIdx.x];  // the last n % 4
-    sum = block_sum(sum);
-    if (threadIdx.x == 0)
-        atomicAdd(output, sum);
+    if (blockIdx.x == 0 && threadIdx.x < n % 4) sum += input[4 * n4 + threadIdx.x];
+    return sum;
+}
+
+__global__ void __launch_bounds__(VEC_BLOCK_DIM)
+    vectorized_sum_kernel(const float* __restrict__ input, float* output, unsigned int n) {
+    float sum = block_sum(grid_stride_sum(input, n));
+    if (threadIdx.x == 0) atomicAdd(output, sum);
 }
 
 // Enough blocks to fill every SM, and no more than there are float4s to give them.

@@ -57,8 +57,7 @@ int main(int argc, char** argv) {
     ch10::SumRunner runner(dev, opt, in_place);
     CubSum cub_sum(n);
     auto launch = [&cub_sum](float* input, float* output) { cub_sum.run(input, output); };
-    if (!runner.verify("CUB", cub_sum_height(dev, n), in_place, launch))
-        return common::kExitWrong;
+    if (!runner.verify("CUB", cub_sum_height(dev, n), in_place, launch)) return common::kExitWrong;
     // Bytes: the N inputs read once.
     report.print(
         {"10_93_cub_sum", "", opt.n, runner.median_ms(in_place, launch), 4.0 * n, dev.peak_gbps});

@@ -27,22 +27,19 @@ struct Counts {
 // Fig 10.6: (N/64*5 + N/64*1/2 + N/64*1/4 + ... + 1) * 32
 inline std::int64_t book_simple_consumed(std::int64_t n) {
     std::int64_t warps = n / 64, sum = 5 * warps;
-    for (std::int64_t w = warps / 2; w >= 1; w /= 2)
-        sum += w;
+    for (std::int64_t w = warps / 2; w >= 1; w /= 2) sum += w;
     return sum * 32;
 }
 // Fig 10.6: (N/64*5*2 + N/64*1 + N/64*1/2 + N/64*1/4 + ... + 1) * 3
 inline std::int64_t book_simple_requests(std::int64_t n) {
     std::int64_t warps = n / 64, sum = warps * 5 * 2;
-    for (std::int64_t w = warps; w >= 1; w /= 2)
-        sum += w;
+    for (std::int64_t w = warps; w >= 1; w /= 2) sum += w;
     return sum * 3;
 }
 // Fig 10.9: (N/64*1 + N/64*1/2 + ... + 1 + 5*1) * 32
 inline std::int64_t book_convergent_consumed(std::int64_t n) {
     std::int64_t sum = 5;
-    for (std::int64_t w = n / 64; w >= 1; w /= 2)
-        sum += w;
+    for (std::int64_t w = n / 64; w >= 1; w /= 2) sum += w;
     return sum * 32;
 }
 // Fig 10.9: ((N/64 + N/64*1/2 + ... + 1) + 5) * 3
@@ -63,15 +60,13 @@ inline std::int64_t book_committed(std::int64_t n) {
 // Distinct 128-byte segments (32 floats) among the float indices one warp touches.
 inline std::int64_t segments(const std::set<std::int64_t>& indices) {
     std::set<std::int64_t> seg;
-    for (std::int64_t i : indices)
-        seg.insert(i / 32);
+    for (std::int64_t i : indices) seg.insert(i / 32);
     return static_cast<std::int64_t>(seg.size());
 }
 
 inline std::int64_t block_threads(std::int64_t n) {  // the programs launch 2^k >= N/2 threads
     std::int64_t threads = 1;
-    while (2 * threads < n)
-        threads *= 2;
+    while (2 * threads < n) threads *= 2;
     return threads;
 }
 
@@ -83,13 +78,11 @@ void count_iteration(std::int64_t threads, std::int64_t stride, Active active, O
     for (std::int64_t warp = 0; warp * 32 < threads; ++warp) {
         std::set<std::int64_t> own, partner;
         for (std::int64_t t = warp * 32; t < std::min(threads, warp * 32 + 32); ++t) {
-            if (!active(t))
-                continue;
+            if (!active(t)) continue;
             own.insert(owner(t));
             partner.insert(owner(t) + stride);
         }
-        if (own.empty())
-            continue;
+        if (own.empty()) continue;
         c->committed += static_cast<std::int64_t>(own.size());
         c->consumed += 32;
         c->requests += 2 * segments(own) + segments(partner);  // read own, write own, read partner
@@ -128,10 +121,8 @@ inline std::int64_t count_shared_memory_requests(std::int64_t n) {
     for (std::int64_t warp = 0; warp * 32 < threads; ++warp) {
         std::set<std::int64_t> first, second;
         for (std::int64_t t = warp * 32; t < std::min(threads, warp * 32 + 32); ++t) {
-            if (t < n)
-                first.insert(t);
-            if (t + threads < n)
-                second.insert(t + threads);
+            if (t < n) first.insert(t);
+            if (t + threads < n) second.insert(t + threads);
         }
         requests += segments(first) + segments(second);
     }
@@ -166,8 +157,7 @@ inline void print_counts(std::FILE* out, const char* figure, std::int64_t n, con
     }
     std::fprintf(out, "  global memory requests        %lld",
                  static_cast<long long>(counted.requests));
-    if (with_book)
-        std::fprintf(out, "   book: %lld", static_cast<long long>(book.requests));
+    if (with_book) std::fprintf(out, "   book: %lld", static_cast<long long>(book.requests));
     std::fprintf(out, "\n");
 }
 

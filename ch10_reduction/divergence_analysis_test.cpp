@@ -7,8 +7,7 @@
 static int failures = 0;
 
 static void expect_eq(const char* what, std::int64_t n, std::int64_t got, std::int64_t want) {
-    if (got == want)
-        return;
+    if (got == want) return;
     std::fprintf(stderr, "FAIL %s for N = %lld: got %lld, expected %lld\n", what,
                  static_cast<long long>(n), static_cast<long long>(got),
                  static_cast<long long>(want));

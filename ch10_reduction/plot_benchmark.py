@@ -98,7 +98,7 @@ def plot(rows, sizes, png, env):
         values = [float(rows[(k, n)]["gb_per_s"]) if (k, n) in rows else 0 for k in kernels]
         bars.bar([i + j * width for i in range(len(kernels))], values, width, label=f"n = {size_label(n)}")
     bars.set_xticks([i + width * (len(sizes) - 1) / 2 for i in range(len(kernels))])
-    bars.set_xticklabels([k.replace("_", " ", 1) for k in kernels], rotation=30, ha="right", fontsize=8)
+    bars.set_xticklabels(kernels, rotation=30, ha="right", fontsize=8)
     bars.set_ylabel("GB/s (4 bytes per input, read once)")
     bars.set_title("Chapter 10 kernels")
     bars.legend()

@@ -18,8 +18,7 @@ constexpr unsigned int BLOCK_DIM = 1024;
 // The single-block figures launch the smallest power of two >= n/2 threads: each owns two inputs.
 inline unsigned int single_block_threads(std::int64_t n) {
     unsigned int threads = 1;
-    while (2 * static_cast<std::int64_t>(threads) < n)
-        threads *= 2;
+    while (2 * static_cast<std::int64_t>(threads) < n) threads *= 2;
     return threads;
 }
 
@@ -63,8 +62,7 @@ class SumRunner {
         const std::vector<float> input = reduction_input(n_, opt.seed);
         exact_ = reference_sum(input);
         input_ = std::make_unique<common::DeviceBuffer<float>>(input);
-        if (in_place)
-            scratch_ = std::make_unique<common::DeviceBuffer<float>>(n_);
+        if (in_place) scratch_ = std::make_unique<common::DeviceBuffer<float>>(n_);
     }
 
     std::int64_t n() const { return n_; }

@@ -13,8 +13,7 @@
 namespace common {
 
 inline void cuda_check(cudaError_t err, const char* what, const char* file, int line) {
-    if (err == cudaSuccess)
-        return;
+    if (err == cudaSuccess) return;
     std::fprintf(stderr, "CUDA error at %s:%d: %s: %s (%s)\n", file, line, what,
                  cudaGetErrorName(err), cudaGetErrorString(err));
     std::exit(kExitWrong);
@@ -139,8 +138,7 @@ class Timer {
             CUDA_CHECK(cudaEventSynchronize(stop_));
             float ms = 0;
             CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-            if (r >= kWarmup)
-                times.push_back(ms);
+            if (r >= kWarmup) times.push_back(ms);
         }
         return median(times);
     }

@@ -68,8 +68,7 @@ class Cli {
     Status parse(int argc, const char* const* argv, std::string* error) const {
         for (int a = 1; a < argc; ++a) {
             std::string arg = argv[a];
-            if (arg == "--help" || arg == "-h")
-                return Status::kHelp;
+            if (arg == "--help" || arg == "-h") return Status::kHelp;
             std::string value;
             const std::size_t eq = arg.find('=');
             const bool inline_value = eq != std::string::npos;
@@ -125,12 +124,10 @@ class Cli {
         std::string text = "usage: " + program_ + " [flags]\n  " + summary_ + "\nflags:\n";
         for (const Flag& f : flags_) {
             std::string line = "  " + f.name;
-            if (f.integer != nullptr)
-                line += " <int>";
+            if (f.integer != nullptr) line += " <int>";
             line.resize(std::max<std::size_t>(line.size() + 1, 22), ' ');
             line += f.help;
-            if (f.integer != nullptr)
-                line += " (default " + std::to_string(*f.integer) + ")";
+            if (f.integer != nullptr) line += " (default " + std::to_string(*f.integer) + ")";
             text += line + "\n";
         }
         return text + "  --help              this text\n";
@@ -149,28 +146,24 @@ class Cli {
             if (choices.empty())
                 return "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
             std::string list;
-            for (std::int64_t c : choices)
-                list += (list.empty() ? "" : ", ") + std::to_string(c);
+            for (std::int64_t c : choices) list += (list.empty() ? "" : ", ") + std::to_string(c);
             return "one of " + list;
         }
     };
 
     const Flag* find(const std::string& name) const {
         for (const Flag& f : flags_)
-            if (f.name == name)
-                return &f;
+            if (f.name == name) return &f;
         return nullptr;
     }
 
     // Whole-string decimal integer within [min, max]; "12abc", "", "1e6" and overflow are errors.
     static bool parse_int(const std::string& s, const Flag& flag, std::int64_t* out) {
-        if (s.empty())
-            return false;
+        if (s.empty()) return false;
         char* end = nullptr;
         errno = 0;
         const long long v = std::strtoll(s.c_str(), &end, 10);
-        if (errno != 0 || *end != '\0' || v < flag.min || v > flag.max)
-            return false;
+        if (errno != 0 || *end != '\0' || v < flag.min || v > flag.max) return false;
         if (!flag.choices.empty() &&
             std::find(flag.choices.begin(), flag.choices.end(), v) == flag.choices.end())
             return false;
@@ -235,13 +228,10 @@ bool check_close(const char* what, const Got* got, const Want* want, std::size_t
         const double w = static_cast<double>(want[i]);
         const double err = std::fabs(g - w);
         const bool ok = std::isfinite(g) && err <= tol.abs + tol.rel * std::fabs(w);
-        if (std::isfinite(g))
-            max_err = std::max(max_err, err);
-        if (!ok && bad++ == 0)
-            first = i;
+        if (std::isfinite(g)) max_err = std::max(max_err, err);
+        if (!ok && bad++ == 0) first = i;
     }
-    if (bad == 0)
-        return true;
+    if (bad == 0) return true;
     const double g = static_cast<double>(got[first]);
     const double w = static_cast<double>(want[first]);
     std::fprintf(stderr,
@@ -297,8 +287,7 @@ class Reporter {
         const double gbps = r.bytes / (r.ms * 1e6);
         const double pct = r.peak_gbps > 0 ? 100.0 * gbps / r.peak_gbps : 0.0;
         if (csv_) {
-            if (!header_done_)
-                std::puts("program,variant,n,ms,gb_per_s,pct_of_peak");
+            if (!header_done_) std::puts("program,variant,n,ms,gb_per_s,pct_of_peak");
             header_done_ = true;
             std::printf("%s,%s,%" PRId64 ",%.6f,%.2f,%.2f\n", r.program.c_str(), r.variant.c_str(),
                         r.n, r.ms, gbps, pct);
@@ -306,8 +295,7 @@ class Reporter {
         }
         std::string name = r.program + (r.variant.empty() ? "" : " " + r.variant);
         std::printf("%-40s n=%-11" PRId64 " %10.4f ms %9.1f GB/s", name.c_str(), r.n, r.ms, gbps);
-        if (r.peak_gbps > 0)
-            std::printf("  %5.1f%% of peak %.0f GB/s", pct, r.peak_gbps);
+        if (r.peak_gbps > 0) std::printf("  %5.1f%% of peak %.0f GB/s", pct, r.peak_gbps);
         std::printf("\n");
     }
 
