@@ -1,3 +1,4 @@
+cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the build
 # cmake -DEXPECTED_EXIT=<code> -DCOMMAND=<program;args...> -P ExpectExit.cmake
 # Passes when COMMAND exits with EXPECTED_EXIT; CTest by itself can only tell zero from non-zero.
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)

@@ -1,3 +1,4 @@
+cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the build
 # cmake -DMANIFEST=<build>/examples_manifest.txt -P RunExamples.cmake
 # Runs every program at its default size, chapter by chapter, prints each program's last line of
 # output (its result line, or why it failed or was skipped) and a summary per chapter.
