@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <set>
 
+#include "reduction.h"
+
 namespace ch10 {
 
 struct Counts {
@@ -64,12 +66,6 @@ inline std::int64_t segments(const std::set<std::int64_t>& indices) {
     return static_cast<std::int64_t>(seg.size());
 }
 
-inline std::int64_t block_threads(std::int64_t n) {  // the programs launch 2^k >= N/2 threads
-    std::int64_t threads = 1;
-    while (2 * threads < n) threads *= 2;
-    return threads;
-}
-
 // Walks one iteration of a tree loop: active(t) says whether thread t adds, owner(t) which element
 // it owns; it reads input[owner] and input[owner + stride] and writes input[owner].
 template <class Active, class Owner>
@@ -92,7 +88,7 @@ void count_iteration(std::int64_t threads, std::int64_t stride, Active active, O
 // Fig 10.6: i = 2*threadIdx.x; stride = 1, 2, 4, ... <= blockDim.x; active if t % stride == 0.
 inline Counts count_simple_sum(std::int64_t n) {
     Counts c;
-    const std::int64_t threads = block_threads(n);
+    const std::int64_t threads = single_block_threads(n);
     for (std::int64_t stride = 1; stride <= threads; stride *= 2) {
         count_iteration(
             threads, stride, [&](std::int64_t t) { return t % stride == 0 && 2 * t + stride < n; },
@@ -104,7 +100,7 @@ inline Counts count_simple_sum(std::int64_t n) {
 // Fig 10.9: i = threadIdx.x; stride = blockDim.x, ..., 2, 1; active if t < stride.
 inline Counts count_convergent_sum(std::int64_t n) {
     Counts c;
-    const std::int64_t threads = block_threads(n);
+    const std::int64_t threads = single_block_threads(n);
     for (std::int64_t stride = threads; stride >= 1; stride /= 2) {
         count_iteration(
             threads, stride, [&](std::int64_t t) { return t < stride && t + stride < n; },
@@ -116,7 +112,7 @@ inline Counts count_convergent_sum(std::int64_t n) {
 // Fig 10.11: each warp loads input[t] and input[t + blockDim.x] once; the tree then runs in shared
 // memory; thread 0 stores the result.
 inline std::int64_t count_shared_memory_requests(std::int64_t n) {
-    const std::int64_t threads = block_threads(n);
+    const std::int64_t threads = single_block_threads(n);
     std::int64_t requests = 1;
     for (std::int64_t warp = 0; warp * 32 < threads; ++warp) {
         std::set<std::int64_t> first, second;
@@ -142,7 +138,7 @@ inline void print_counts(std::FILE* out, const char* figure, std::int64_t n, con
     const bool with_book = book_formulas_apply(n);
     std::fprintf(out,
                  "%s analysis for N = %lld (%lld threads), counted from the kernel's loop%s:\n",
-                 figure, static_cast<long long>(n), static_cast<long long>(block_threads(n)),
+                 figure, static_cast<long long>(n), static_cast<long long>(single_block_threads(n)),
                  with_book ? ", the book's formula beside it" : "");
     if (counted.consumed > 0) {
         std::fprintf(out, "  execution-resource efficiency %lld/%lld = %.1f%%",

@@ -15,13 +15,6 @@ namespace ch10 {
 // because it sizes the shared-memory array, as in the book.
 constexpr unsigned int BLOCK_DIM = 1024;
 
-// The single-block figures launch the smallest power of two >= n/2 threads: each owns two inputs.
-inline unsigned int single_block_threads(std::int64_t n) {
-    unsigned int threads = 1;
-    while (2 * static_cast<std::int64_t>(threads) < n) threads *= 2;
-    return threads;
-}
-
 // The COARSE_FACTORs the programs are compiled for (Fig 10.15 onwards).
 inline const std::vector<std::int64_t> kCoarseFactors = {1, 2, 4, 8, 16, 32, 64};
 

@@ -38,6 +38,14 @@ inline int ceil_log2(std::int64_t n) {
     return k;
 }
 
+// The single-block figures launch the smallest power of two >= n/2 threads: each owns two inputs.
+// divergence_analysis.h counts over the same launch.
+inline unsigned int single_block_threads(std::int64_t n) {
+    unsigned int threads = 1;
+    while (2 * static_cast<std::int64_t>(threads) < n) threads *= 2;
+    return threads;
+}
+
 // How far a float sum of reduction_input() may be from the exact total.
 //  - While the total is below 2^22 (n up to about 2 million), every partial sum that any
 //    summation order can form is a multiple of 1/4 below 2^22: an integer of at most 24 bits
