@@ -8,6 +8,11 @@
 #               [SANITIZE "<args>"]      arguments of the compute-sanitizer runs (GPU only)
 #               [NO_SANITIZE <tool>...]  sanitizer tools that do not support this program
 #               [EXAMPLE_ARGS <arg>...]  arguments for `run_examples` (default: none)
+#               [RELOCATABLE]            relocatable device code and the device runtime
+#                                        (dynamic parallelism: kernels that launch kernels)
+#               [HOMEWORK]               an exercise: its marked files (// BEGIN SOLUTION ...
+#               [HOMEWORK_FILES <f>...]  // END SOLUTION) become a student version; the files
+#                                        default to SOURCE
 #               [TEST_ONLY])             a test program (checks a helper): no usage test, and
 #                                        `run_examples` leaves it out
 #
@@ -23,8 +28,9 @@ set(EXAMPLES_SANITIZER_TOOLS memcheck racecheck synccheck initcheck)
 set(_examples_dir "${CMAKE_CURRENT_LIST_DIR}")
 
 function(add_example name)
-  cmake_parse_arguments(PARSE_ARGV 1 EX "HOST;GPU;TEST_ONLY" "CHAPTER;SOURCE;SANITIZE"
-                        "LIBRARIES;ARGS;RUNS;NO_SANITIZE;EXAMPLE_ARGS")
+  cmake_parse_arguments(PARSE_ARGV 1 EX "HOST;GPU;TEST_ONLY;RELOCATABLE;HOMEWORK"
+                        "CHAPTER;SOURCE;SANITIZE"
+                        "LIBRARIES;ARGS;RUNS;NO_SANITIZE;EXAMPLE_ARGS;HOMEWORK_FILES")
   if(NOT EX_CHAPTER OR EX_HOST STREQUAL EX_GPU)
     message(FATAL_ERROR "add_example(${name}): give CHAPTER and exactly one of HOST or GPU")
   endif()
@@ -42,6 +48,20 @@ function(add_example name)
   add_executable(${name} ${EX_SOURCE})
   target_link_libraries(${name} PRIVATE common ${EX_LIBRARIES})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
+  if(EX_RELOCATABLE)
+    set_target_properties(${name} PROPERTIES CUDA_SEPARABLE_COMPILATION ON
+                                             CUDA_RESOLVE_DEVICE_SYMBOLS ON)
+    target_link_libraries(${name} PRIVATE CUDA::cudadevrt)
+  endif()
+  if(EX_HOMEWORK)
+    if(NOT EX_HOMEWORK_FILES)
+      set(EX_HOMEWORK_FILES ${EX_SOURCE})
+    endif()
+    list(TRANSFORM EX_HOMEWORK_FILES PREPEND "${CMAKE_CURRENT_SOURCE_DIR}/")
+    list(JOIN EX_HOMEWORK_FILES "," homework_files)
+    set_property(GLOBAL APPEND PROPERTY HOMEWORK_EXERCISES
+                 "${EX_CHAPTER}|${name}|${homework_files}")
+  endif()
 
   set(test_name "${EX_CHAPTER}/${name}")
   add_test(NAME ${test_name} COMMAND ${name} ${EX_ARGS})
