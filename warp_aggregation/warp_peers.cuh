@@ -1,0 +1,122 @@
+// warp_peers.cuh: the blog's two warp-level building blocks, written for today's CUDA.
+//   get_peers(key, active)          the blog's loop: one __shfl_sync + __ballot_sync per distinct
+//   key match_peers(key, active)        the same mask in one instruction, __match_any_sync (sm_70+)
+//   reduce_peers(peers, x, active)  a tree reduction inside every peer group at once; every peer
+//                                   gets its group's sum
+//
+// `active` is the mask of the warp's lanes that call the function, all with the same value: the
+// whole warp (0xffffffff) except in a final partial warp. The blog wrote for Kepler, where
+// __shfl, __ballot and __any took no mask; they no longer exist for sm_70 and later, whose lanes
+// are scheduled independently, so every warp intrinsic here names the lanes that execute it.
+#pragma once
+
+#include <cstdint>
+
+namespace warp_agg {
+
+constexpr unsigned int kFullMask = 0xffffffffu;
+
+__device__ __forceinline__ unsigned int lane_id() {
+    return threadIdx.x & 31;
+}
+
+// The lanes below this one (the PTX register %lanemask_lt). The blog wrote `peers << (32 - lane)`,
+// which shifts by 32 for lane 0: undefined behaviour in C++, whatever the hardware happens to do.
+__device__ __forceinline__ unsigned int lanes_below() {
+    return (1u << lane_id()) - 1u;
+}
+
+// Tracing hooks: the programs' --trace passes a recorder; everything else passes nothing and the
+// empty calls compile away.
+struct NoPeersTrace {
+    __device__ void operator()(int /*step*/, int /*leader*/, unsigned int /*peers*/,
+                               unsigned int /*unclaimed*/) const {}
+};
+struct NoReduceTrace {
+    template <class F>
+    __device__ void operator()(int /*step*/, F /*x*/, unsigned int /*peers*/) const {}
+};
+
+// The blog's get_peers: take the key of the first unclaimed lane, broadcast it, vote on who has
+// the same key; those lanes have found their peers and leave; repeat. As many rounds as the warp
+// has distinct keys. Works for any key type that __shfl_sync can move and == can compare.
+//
+// The mask of each round is `unclaimed`: exactly the lanes still in the loop (a lane leaves in
+// the round that matches it, the same round removes it from `unclaimed`, and every lane holds the
+// same `unclaimed` because it comes from the same ballots). The blog's mask-less intrinsics
+// implicitly used "whoever is here"; naming the full warp instead would be undefined, because the
+// lanes that already left never reach the intrinsic.
+template <class Key, class Trace = NoPeersTrace>
+__device__ unsigned int get_peers(Key key, unsigned int active, Trace trace = {}) {
+    // BEGIN SOLUTION
+    // STUB: return 0u;
+    unsigned int peers = 0;
+    bool is_peer = false;
+    unsigned int unclaimed = active;  // in the beginning, every calling lane is available
+    int step = 0;
+    do {
+        // fetch the key of the first unclaimed lane and compare it with this lane's key
+        const int leader = __ffs(unclaimed) - 1;
+        is_peer = key == __shfl_sync(unclaimed, key, leader);
+        // which lanes had a match
+        peers = __ballot_sync(unclaimed, is_peer);
+        trace(step++, leader, peers, unclaimed ^ peers);
+        // remove the lanes with matching keys from the pool
+        unclaimed ^= peers;
+    } while (!is_peer);  // quit once this lane has matched
+    return peers;
+    // END SOLUTION
+}
+
+// __match_any_sync returns the mask of the lanes in `active` whose key equals this lane's: the
+// whole loop above in one instruction (32- and 64-bit integer keys).
+template <class Key>
+__device__ __forceinline__ unsigned int match_peers(Key key, unsigned int active) {
+    return __match_any_sync(active, key);
+}
+
+// The lowest lane of a peer group: the one that adds the group's sum to memory.
+__device__ __forceinline__ int first_peer(unsigned int peers) {
+    return __ffs(peers) - 1;
+}
+
+// The blog's reduce_peers. A tree reduction over every peer group at once, indexed by a lane's
+// position among its peers (rel_pos) rather than by its lane: in round i, the lanes whose rel_pos
+// has bit i set hand their partial sum to the next-lower remaining peer and drop out (the blog's
+// "reduced away"). Each remaining lane adds the value of its next-higher remaining peer, found
+// with __ffs on a mask of the peers above it. The first peer ends with the group's sum, which is
+// then broadcast to every peer. log2(largest group) rounds.
+//
+// Every lane in `active` stays in the loop until __any_sync says that no lane has a peer left to
+// add, so `active` is the right mask for every intrinsic: all of its lanes execute each of them.
+template <class F, class Trace = NoReduceTrace>
+__device__ F reduce_peers(unsigned int peers, F x, unsigned int active, Trace trace = {}) {
+    const int lane = static_cast<int>(lane_id());
+    const int first = first_peer(peers);
+    // BEGIN SOLUTION
+    // STUB: return x;
+    // this lane's position among its peers
+    unsigned int rel_pos = __popc(peers & lanes_below());
+    // from here on, only the peers above this lane
+    peers &= 0xfffffffeu << lane;
+    int step = 0;
+    while (__any_sync(active, peers != 0)) {
+        // the next-higher remaining peer, 0 if none
+        const int next = __ffs(peers);
+        // every lane shuffles, whether or not it adds: a shuffle needs both lanes; a lane with
+        // nothing to fetch reads its own value and discards it
+        const F t = __shfl_sync(active, x, next ? next - 1 : lane);
+        if (next) x += t;
+        trace(step++, x, peers);
+        // the lanes whose current bit of rel_pos is set are done: remove them from every mask
+        const bool done = rel_pos & 1u;
+        peers &= ~__ballot_sync(active, done);
+        // rel_pos doubles as the round counter
+        rel_pos >>= 1;
+    }
+    // END SOLUTION
+    // hand the group's sum, held by its first peer, to every peer
+    return __shfl_sync(active, x, first);
+}
+
+}  // namespace warp_agg
