@@ -1,0 +1,145 @@
+// conv.h: what every chapter-7 program shares on the host: the seeded inputs, the sequential
+// convolutions in 1D, 2D and 3D that every GPU result is checked against, and the image flags.
+//
+// Why every check in this chapter is exact (tolerance 0):
+//   every input value and every filter weight is k/64 with 1 <= |k| <= 64 (random_values), so
+//   every product f*x is a multiple of 2^-12 of magnitude <= 1, and an output is a sum of at most
+//   (2r+1)^3 = 729 of them (3D, r = 4): every partial sum, in any order, with or without FMA, is
+//   a multiple of 2^-12 below 2^10, at most 22 significant bits, which float holds exactly. The
+//   GPU must therefore return the double-precision reference bit for bit. No value is 0, so a
+//   dropped or doubled term always changes the output; NaN (the poison) never equals anything.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common.h"
+
+namespace ch07 {
+
+// Radii the compile-time kernels are instantiated for (Figs 7.9-7.15 use FILTER_RADIUS).
+constexpr int kMinRadius = 1;
+constexpr int kMaxRadius = 4;
+constexpr int kMaxFilterDim = 2 * kMaxRadius + 1;
+// Largest image side the 2D programs accept: the kernels index with int, as the book does, and
+// row * width + col stays below 2^31 up to 32768 x 32768.
+constexpr std::int64_t kMaxSide = 32768;
+
+// Nonzero multiples of 1/64 in [-1, 1]: exact products and sums (see above).
+inline std::vector<float> random_values(std::size_t n, std::uint64_t seed) {
+    std::vector<int> k = common::random_ints(n, seed, 1, 128);
+    std::vector<float> v(n);
+    for (std::size_t i = 0; i < n; ++i)
+        v[i] = static_cast<float>(k[i] <= 64 ? -k[i] : k[i] - 64) / 64;
+    return v;
+}
+
+inline int filter_dim(int r) {
+    return 2 * r + 1;
+}
+
+// Runs body(first, last) over [0, count) split across the host's cores: the 8192 x 8192 references
+// of the benchmark would take tens of seconds on one.
+template <class Body>
+void parallel_rows(std::int64_t count, Body body) {
+    const std::int64_t threads = std::max<std::int64_t>(
+        1, std::min<std::int64_t>(std::thread::hardware_concurrency(), count / 64));
+    if (threads == 1) {
+        body(std::int64_t{0}, count);
+        return;
+    }
+    std::vector<std::thread> pool;
+    for (std::int64_t t = 0; t < threads; ++t)
+        pool.emplace_back(body, count * t / threads, count * (t + 1) / threads);
+    for (std::thread& th : pool) th.join();
+}
+
+// Fig 7.3: y[i] = sum_j f[j] * x[i - r + j], ghost cells (indices outside x) are 0.
+inline std::vector<double> conv1d_sequential(const std::vector<float>& x,
+                                             const std::vector<float>& f, int r) {
+    const std::int64_t n = static_cast<std::int64_t>(x.size());
+    std::vector<double> y(x.size());
+    for (std::int64_t i = 0; i < n; ++i) {
+        double sum = 0.0;
+        for (int j = 0; j < filter_dim(r); ++j) {
+            const std::int64_t in = i - r + j;
+            if (in >= 0 && in < n) sum += static_cast<double>(f[j]) * x[in];
+        }
+        y[i] = sum;
+    }
+    return y;
+}
+
+// Fig 7.4: P[y][x] = sum over the (2r+1)^2 window of F[fRow][fCol] * N[y - r + fRow][x - r + fCol],
+// ghost cells 0, F stored row-major. Every 2D GPU program is checked against this.
+inline std::vector<double> conv2d_sequential(const std::vector<float>& in,
+                                             const std::vector<float>& f, int r, int width,
+                                             int height) {
+    std::vector<double> out(in.size());
+    const int dim = filter_dim(r);
+    parallel_rows(height, [&](std::int64_t first, std::int64_t last) {
+        for (std::int64_t y = first; y < last; ++y)
+            for (int x = 0; x < width; ++x) {
+                double sum = 0.0;
+                for (int fRow = 0; fRow < dim; ++fRow) {
+                    const std::int64_t inRow = y - r + fRow;
+                    if (inRow < 0 || inRow >= height) continue;
+                    for (int fCol = 0; fCol < dim; ++fCol) {
+                        const int inCol = x - r + fCol;
+                        if (inCol >= 0 && inCol < width)
+                            sum += static_cast<double>(f[fRow * dim + fCol]) *
+                                   in[inRow * width + inCol];
+                    }
+                }
+                out[y * width + x] = sum;
+            }
+    });
+    return out;
+}
+
+// The 3D form: volume [depth][height][width], filter [2r+1]^3, ghost cells 0.
+inline std::vector<double> conv3d_sequential(const std::vector<float>& in,
+                                             const std::vector<float>& f, int r, int width,
+                                             int height, int depth) {
+    std::vector<double> out(in.size());
+    const int dim = filter_dim(r);
+    parallel_rows(depth, [&](std::int64_t first, std::int64_t last) {
+        for (std::int64_t z = first; z < last; ++z)
+            for (int y = 0; y < height; ++y)
+                for (int x = 0; x < width; ++x) {
+                    double sum = 0.0;
+                    for (int fz = 0; fz < dim; ++fz)
+                        for (int fy = 0; fy < dim; ++fy)
+                            for (int fx = 0; fx < dim; ++fx) {
+                                const std::int64_t iz = z - r + fz, iy = y - r + fy,
+                                                   ix = x - r + fx;
+                                if (iz < 0 || iz >= depth || iy < 0 || iy >= height || ix < 0 ||
+                                    ix >= width)
+                                    continue;
+                                sum += static_cast<double>(f[(fz * dim + fy) * dim + fx]) *
+                                       in[(iz * height + iy) * width + ix];
+                            }
+                    out[(z * height + y) * width + x] = sum;
+                }
+    });
+    return out;
+}
+
+// --n is the side of a square image; --width/--height (0: --n) choose another shape.
+struct ImageFlags {
+    std::int64_t width = 0, height = 0, radius = 2;
+
+    void add_to(common::Cli& cli) {
+        cli.add_int("--width", &width, 0, kMaxSide, "image width (0: --n)");
+        cli.add_int("--height", &height, 0, kMaxSide, "image height (0: --n)");
+        cli.add_int("--radius", &radius, kMinRadius, kMaxRadius, "filter radius r (2r+1 square)");
+    }
+    void resolve(const common::Options& opt) {
+        if (width == 0) width = opt.n;
+        if (height == 0) height = opt.n;
+    }
+};
+
+}  // namespace ch07
