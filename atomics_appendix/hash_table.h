@@ -1,0 +1,120 @@
+// hash_table.h: what the appendix's hash-table programs share on the host (it needs no CUDA): the
+// keys, the book's chained table (Entry, Table, hash) and the one verify_table() that every
+// chained table, built on the CPU or copied back from the GPU, must pass.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "common.h"
+
+#ifdef __CUDACC__
+#define ATOMICS_HD __host__ __device__
+#else
+#define ATOMICS_HD
+#endif
+
+namespace atomics {
+
+// The book's sizes: 100 MB of random unsigned ints (26,214,400 keys) into 1024 buckets.
+constexpr std::int64_t kBookKeys = 100 * 1024 * 1024 / sizeof(unsigned int);
+constexpr std::size_t kBuckets = 1024;
+// Keys index the input with 32-bit unsigned values (an entry's value is its key's index).
+constexpr std::int64_t kMaxKeys = std::int64_t{1} << 30;
+
+// The open-addressing table of A5 marks an empty slot with this key, so no program ever inserts
+// it; every other 32-bit value can occur, and so can duplicates (about n^2 / 2^33 of them).
+constexpr unsigned int kEmptyKey = 0xffffffffu;
+
+inline std::vector<unsigned int> random_keys(std::size_t n, std::uint64_t seed) {
+    std::vector<unsigned int> keys(n);
+    std::uint64_t state = seed;
+    for (unsigned int& k : keys) {
+        do {
+            k = static_cast<unsigned int>(common::splitmix64(state) >> 32);
+        } while (k == kEmptyKey);
+    }
+    return keys;
+}
+
+// The book keeps `void* value` and stores NULL. Here the value is the key's index in the input, so
+// that verification can check every (key, value) pair, and the entry is 16 bytes.
+struct Entry {
+    unsigned int key;
+    unsigned int value;
+    Entry* next;
+};
+
+// The book prints `key & count`, which with count = 1024 puts every key into bucket 0 or 1024 (one
+// past the end). The prose says "modulo the array length": key % count.
+ATOMICS_HD inline std::size_t hash(unsigned int key, std::size_t count) {
+    return key % count;
+}
+
+// A chained table in host memory: `count` bucket heads and a pool of `capacity` entries.
+struct Table {
+    std::size_t count = 0;
+    std::vector<Entry*> entries;
+    std::vector<Entry> pool;
+    std::size_t first_free = 0;  // the book's Entry* firstFree, as an index into the pool
+};
+
+inline void initialize_table(Table& table, std::size_t buckets, std::size_t capacity) {
+    table.count = buckets;
+    table.entries.assign(buckets, nullptr);
+    table.pool.resize(capacity);
+    table.first_free = 0;
+}
+
+// Every chained table of the appendix must pass this, whoever built it. It checks, on `keys`:
+//  - every pointer reached (bucket heads and `next` links) points at an entry of the pool;
+//  - no entry is reached twice (a cycle or two lists sharing a tail), which also bounds the walk;
+//  - every entry sits in the bucket its *key* hashes to (the book hashed the value, NULL);
+//  - every entry's value v is an index of the input with keys[v] == key, and no v occurs twice;
+//  - the number of entries is the number of keys.
+// Together: the multiset of (key, value) pairs in the table is exactly {(keys[i], i)}. Duplicate
+// keys are separate entries (the table is a multimap, as in the book). Prints the first problem.
+inline bool verify_table(const Table& table, const std::vector<unsigned int>& keys) {
+    const std::size_t n = keys.size(), capacity = table.pool.size();
+    std::vector<std::uint8_t> reached(capacity, 0), value_seen(n, 0);
+    const Entry* pool = table.pool.data();
+    std::size_t count = 0;
+    for (std::size_t bucket = 0; bucket < table.count; ++bucket) {
+        for (const Entry* e = table.entries[bucket]; e != nullptr; e = e->next) {
+            if (e < pool || e >= pool + capacity) {
+                std::fprintf(stderr,
+                             "FAIL verify_table: bucket %zu links to %p, outside the pool\n",
+                             bucket, static_cast<const void*>(e));
+                return false;
+            }
+            const std::size_t slot = static_cast<std::size_t>(e - pool);
+            if (reached[slot]++) {
+                std::fprintf(stderr, "FAIL verify_table: pool entry %zu is reached twice\n", slot);
+                return false;
+            }
+            if (hash(e->key, table.count) != bucket) {
+                std::fprintf(stderr,
+                             "FAIL verify_table: key %u hashed to %zu, but was located at %zu\n",
+                             e->key, hash(e->key, table.count), bucket);
+                return false;
+            }
+            if (e->value >= n || keys[e->value] != e->key || value_seen[e->value]++) {
+                std::fprintf(stderr,
+                             "FAIL verify_table: entry (key %u, value %u) in bucket %zu is not an "
+                             "input pair, or is there twice\n",
+                             e->key, e->value, bucket);
+                return false;
+            }
+            ++count;
+        }
+    }
+    if (count != n) {
+        std::fprintf(stderr, "FAIL verify_table: %zu elements found in hash table, should be %zu\n",
+                     count, n);
+        return false;
+    }
+    return true;
+}
+
+}  // namespace atomics
