@@ -1,0 +1,4 @@
+int f() {
+    return 1;
+    // END SOLUTION
+}

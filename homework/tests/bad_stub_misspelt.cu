@@ -1,0 +1,6 @@
+int f() {
+    // BEGIN SOLUTION
+    return 1;
+    //STUB: return 0;
+    // END SOLUTION
+}

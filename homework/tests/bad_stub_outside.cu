@@ -1,0 +1,4 @@
+int f() {
+    // STUB: return 0;
+    return 1;
+}
