@@ -1,0 +1,103 @@
+// 07_91_conv2d_register_tiled: beyond the book: Fig 7.12's tile with thread coarsening
+// (Chapter 6), the chapter's fastest kernel, and the one 07_98_image_filter uses.
+//
+// What changed from Fig 7.12, and why. Measured on the H200, Fig 7.12 and 7.15 stop well short of
+// the DRAM floor although their OP/B is high: the limit has moved from DRAM to the SM. Per output
+// they issue (2r+1)^2 shared-memory loads beside (2r+1)^2 FMAs, and Fig 7.12 keeps a ring of
+// threads idle. Here a block of 64 x 4 threads owns a 64 x 64 output tile; it loads the
+// (64+2r) x (64+2r) input tile once, every thread busy (a flat loop over the tile, fully unrolled
+// so that all of a thread's loads are in flight together), then each thread computes a column of
+// RT_ROWS = 16 outputs. It walks the 16 + 2r input rows of its column once, holding the 2r+1
+// values of one row in registers, and adds them into every output whose window contains that row.
+// Each shared-memory value thus feeds up to 2r+1 outputs from a register: (16+2r)(2r+1)/16 loads
+// per output instead of (2r+1)^2 (7.5 instead of 25 for 5x5). The filter indices are compile-time
+// constants after unrolling, so every F_c read is an operand of the FMA itself. No thread idles
+// while computing, and there is no halo test in the inner loop (ghost cells are 0 in the tile).
+//
+// Build: cmake --build build --target 07_91_conv2d_register_tiled
+// Run:   build/bin/07_91_conv2d_register_tiled [--n 2048 | --width W --height H] [--radius 2]
+//        [--seed 1234] [--reps 20] [--csv]
+#include "conv.cuh"
+
+constexpr int RT_BLOCK_X = 64, RT_BLOCK_Y = 4, RT_ROWS = 16;
+constexpr int RT_THREADS = RT_BLOCK_X * RT_BLOCK_Y;
+constexpr int RT_TILE_W = RT_BLOCK_X, RT_TILE_H = RT_BLOCK_Y * RT_ROWS;
+
+template <int FILTER_RADIUS>
+__global__ void __launch_bounds__(RT_THREADS, 4)
+    conv2d_register_tiled_kernel(const float* __restrict__ N, float* __restrict__ P, int width,
+                                 int height) {
+    constexpr int DIM = 2 * FILTER_RADIUS + 1;
+    constexpr int IN_W = RT_TILE_W + 2 * FILTER_RADIUS, IN_H = RT_TILE_H + 2 * FILTER_RADIUS;
+    __shared__ float N_s[IN_H][IN_W];
+    const int tileCol = blockIdx.x * RT_TILE_W, tileRow = blockIdx.y * RT_TILE_H;
+    const int tid = threadIdx.y * RT_BLOCK_X + threadIdx.x;
+
+    // The input tile, halo and ghost cells (0) included, one element per thread per step.
+#pragma unroll
+    for (int base = 0; base < IN_H * IN_W; base += RT_THREADS) {
+        const int i = base + tid;
+        if (i < IN_H * IN_W) {
+            const int r = i / IN_W, c = i % IN_W;
+            const int inRow = tileRow - FILTER_RADIUS + r, inCol = tileCol - FILTER_RADIUS + c;
+            N_s[r][c] = (inRow >= 0 && inRow < height && inCol >= 0 && inCol < width)
+                            ? N[inRow * width + inCol]
+                            : 0.0f;
+        }
+    }
+    __syncthreads();
+
+    // Output (ty0 + j, tx) for j < RT_ROWS; its window covers tile rows ty0 + j .. ty0 + j + 2r,
+    // so tile row ty0 + i meets filter row i - j of output j.
+    const int tx = threadIdx.x, ty0 = threadIdx.y * RT_ROWS;
+    float acc[RT_ROWS];
+#pragma unroll
+    for (int j = 0; j < RT_ROWS; ++j) acc[j] = 0.0f;
+#pragma unroll
+    for (int i = 0; i < RT_ROWS + 2 * FILTER_RADIUS; ++i) {
+        float v[DIM];
+#pragma unroll
+        for (int k = 0; k < DIM; ++k) v[k] = N_s[ty0 + i][tx + k];
+#pragma unroll
+        for (int j = 0; j < RT_ROWS; ++j) {
+            const int fRow = i - j;
+            if (fRow >= 0 && fRow < DIM) {
+#pragma unroll
+                for (int k = 0; k < DIM; ++k) acc[j] += F_c[fRow][k] * v[k];
+            }
+        }
+    }
+    const int col = tileCol + tx;
+#pragma unroll
+    for (int j = 0; j < RT_ROWS; ++j) {
+        const int row = tileRow + ty0 + j;
+        if (row < height && col < width) P[row * width + col] = acc[j];
+    }
+}
+
+// F_c must hold the filter (ch07::upload_filter) before the launch.
+template <int FILTER_RADIUS>
+void conv2d_register_tiled(const float* N, float* P, int width, int height) {
+    dim3 block(RT_BLOCK_X, RT_BLOCK_Y);
+    dim3 grid(common::ceil_div(width, RT_TILE_W), common::ceil_div(height, RT_TILE_H));
+    conv2d_register_tiled_kernel<FILTER_RADIUS><<<grid, block>>>(N, P, width, height);
+    CUDA_CHECK_LAUNCH();
+}
+
+#ifndef CH07_KERNELS_ONLY  // 07_98 and 07_99 include this file for the kernel alone
+int main(int argc, char** argv) {
+    return ch07::run_2d_program(
+        argc, argv, "07_91_conv2d_register_tiled",
+        "beyond the book: 64x64 output tiles, 16 outputs per thread from a register window",
+        [](const ch07::Conv2dRunner& run) -> std::function<void()> {
+            std::function<void()> launch;
+            ch07::with_radius(run.radius(), [&](auto radius) {
+                constexpr int R = decltype(radius)::value;
+                launch = [&run] {
+                    conv2d_register_tiled<R>(run.input(), run.output(), run.width(), run.height());
+                };
+            });
+            return launch;
+        });
+}
+#endif
