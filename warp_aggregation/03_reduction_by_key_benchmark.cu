@@ -1,0 +1,542 @@
+// 03_reduction_by_key_benchmark: the blog's experiment (its Figure 1) on today's GPU.
+//
+// A simulation box of 100x100x100 cells holds 10 particles per cell; each particle adds a value
+// into its cell's bin: 10^7 values summed by key into 10^6 bins, far more bins than shared memory
+// holds. The particles come in three key orders:
+//   sorted             by cell, as after a sort by key: each warp sees 4 or 5 cells
+//   partially sorted   sorted, then every particle displaced by less than --displacement
+//                      positions (default 32, one warp): particles that moved a little since the
+//                      last sort. Each particle's position gets a random offset in
+//                      [0, displacement) and the particles are stably sorted by it.
+//   random             a uniform random permutation of the sorted order
+// in float and in double. The variants, every one summing into the same 10^6 bins:
+//   atomicAdd                  one native atomicAdd per value (double: sm_60 and later)
+//   atomicCAS loop             the Programming Guide's double add from a 64-bit atomicCAS, which
+//                              the blog started from (Kepler had no double atomicAdd); float too
+//   shared-memory hashing      per block: the values hashed into a shared-memory table by key,
+//                              then one global atomicAdd per distinct key of the block
+//   warp get_peers             the blog: get_peers + reduce_peers, one atomicAdd per key and warp
+//   warp get_peers + CAS       the same with the atomicCAS loop, the blog's own setting
+//   warp match_any             __match_any_sync finds the peers, then as above
+//   peer search only           each search alone (masks written out): the part the blog left out
+//   reduce_peers, masks given  the reduction and atomics alone, from masks found beforehand: what
+//                              the blog's figure timed
+//   CUB ReduceByKey            cub::DeviceReduce::ReduceByKey on the sorted keys, the library a
+//                              user would pick (it needs them sorted: sorted order only)
+// Every variant's bins are checked against a CPU sum in double before it is timed. The values are
+// multiples of 1/4 (warp_agg.h) and a bin holds at most --per-cell of them (sum <= 4*per-cell, far
+// below 2^22), so every bin is exact in float and double whatever the order of the additions: the
+// tolerance, derived from the largest group, is 0, and a dropped or doubled value fails.
+//
+// Time is the median of --reps runs, the L2 flushed before each; the atomic variants' time
+// includes clearing the bins. GB/s counts a key and a value read per particle and each bin written
+// once. --csv writes one row per measurement; plot_benchmark.py makes the README table and plot.
+//
+// Build: cmake --build build --target 03_reduction_by_key_benchmark
+// Run:   build/bin/03_reduction_by_key_benchmark [--n 10000000] [--per-cell 10]
+//        [--displacement 32] [--order 0|1|2|3] [--precision 0|32|64] [--reps 20] [--csv]
+#include <cub/device/device_reduce.cuh>
+#include <cuda/std/functional>
+#include <functional>
+#include <memory>
+#include <numeric>
+
+#include "common.cuh"
+#include "warp_agg.h"
+#include "warp_peers.cuh"
+
+constexpr unsigned int kBlock = 256;
+
+// ---------------------------------------------------------------------------------------------
+// The two ways to add into a bin.
+
+__device__ __forceinline__ void cas_add(double* address, double v) {
+    auto* word = reinterpret_cast<unsigned long long*>(address);
+    unsigned long long old = *word, assumed;
+    do {
+        assumed = old;
+        old = atomicCAS(word, assumed, __double_as_longlong(v + __longlong_as_double(assumed)));
+    } while (assumed != old);
+}
+
+__device__ __forceinline__ void cas_add(float* address, float v) {
+    auto* word = reinterpret_cast<unsigned int*>(address);
+    unsigned int old = *word, assumed;
+    do {
+        assumed = old;
+        old = atomicCAS(word, assumed, __float_as_uint(v + __uint_as_float(assumed)));
+    } while (assumed != old);
+}
+
+enum class Atomic { kNative, kCas };
+
+template <Atomic A, class T>
+__device__ __forceinline__ void add_to_bin(T* bin, T v) {
+    if (A == Atomic::kNative) {
+        atomicAdd(bin, v);
+    } else {
+        cas_add(bin, v);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One value per thread, straight into its bin.
+
+template <Atomic A, class T>
+__global__ void per_value_kernel(const int* keys, const T* values, T* bins, unsigned int n) {
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) add_to_bin<A>(&bins[keys[i]], values[i]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared-memory hashing per block: the block's kHashItems values go into an open-addressing
+// table in shared memory (twice as many slots as values, so it never fills), one slot per
+// distinct key, claimed with atomicCAS and summed with shared-memory atomicAdd; then every
+// occupied slot is added to its global bin. Keys are >= 0; -1 marks an empty slot.
+
+constexpr unsigned int kHashItems = 4 * kBlock;
+constexpr unsigned int kHashSlots = 2 * kHashItems;
+constexpr int kEmpty = -1;
+
+__device__ __forceinline__ unsigned int hash_slot(int key) {
+    // Fibonacci hashing: consecutive keys land far apart, random keys spread evenly.
+    return (static_cast<unsigned int>(key) * 2654435769u) >> (32 - 11);
+}
+static_assert(kHashSlots == 1u << 11, "hash_slot's shift assumes 2^11 slots");
+
+template <class T>
+__global__ void shared_hash_kernel(const int* keys, const T* values, T* bins, unsigned int n) {
+    __shared__ int keys_s[kHashSlots];
+    __shared__ T sums_s[kHashSlots];
+    for (unsigned int s = threadIdx.x; s < kHashSlots; s += blockDim.x) {
+        keys_s[s] = kEmpty;
+        sums_s[s] = T(0);
+    }
+    __syncthreads();
+    const unsigned int begin = blockIdx.x * kHashItems;
+    for (unsigned int i = begin + threadIdx.x; i < min(begin + kHashItems, n); i += blockDim.x) {
+        const int key = keys[i];
+        unsigned int s = hash_slot(key);
+        for (;;) {
+            const int owner = atomicCAS(&keys_s[s], kEmpty, key);
+            if (owner == kEmpty || owner == key) break;
+            s = (s + 1) % kHashSlots;  // linear probing
+        }
+        atomicAdd(&sums_s[s], values[i]);
+    }
+    __syncthreads();
+    for (unsigned int s = threadIdx.x; s < kHashSlots; s += blockDim.x)
+        if (keys_s[s] != kEmpty) atomicAdd(&bins[keys_s[s]], sums_s[s]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Warp aggregation: find each lane's peers, sum every peer group with reduce_peers, and let the
+// group's first lane add the sum: one atomic per key and warp instead of one per value.
+
+enum class Search { kGetPeers, kMatchAny };
+
+template <Search S>
+__device__ __forceinline__ unsigned int find_peers(int key, unsigned int active) {
+    if (S == Search::kMatchAny) return warp_agg::match_peers(key, active);
+    return warp_agg::get_peers(key, active);
+}
+
+template <class T, Atomic A>
+__device__ __forceinline__ void aggregate(unsigned int peers, int key, T v, T* bins,
+                                          unsigned int active) {
+    const T sum = warp_agg::reduce_peers(peers, v, active);
+    if (static_cast<int>(warp_agg::lane_id()) == warp_agg::first_peer(peers))
+        add_to_bin<A>(&bins[key], sum);
+}
+
+// Every lane of a warp votes first, so that a partial last warp knows its lanes.
+template <Search S, Atomic A, class T>
+__global__ void warp_kernel(const int* keys, const T* values, T* bins, unsigned int n) {
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned int active = __ballot_sync(warp_agg::kFullMask, i < n);
+    if (i >= n) return;
+    const int key = keys[i];
+    aggregate<T, A>(find_peers<S>(key, active), key, values[i], bins, active);
+}
+
+// The two halves apart: the peer search writing its masks, and the reduction reading them.
+template <Search S>
+__global__ void search_kernel(const int* keys, unsigned int* masks, unsigned int n) {
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned int active = __ballot_sync(warp_agg::kFullMask, i < n);
+    if (i >= n) return;
+    masks[i] = find_peers<S>(keys[i], active);
+}
+
+template <class T>
+__global__ void masks_given_kernel(const int* keys, const T* values, const unsigned int* masks,
+                                   T* bins, unsigned int n) {
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned int active = __ballot_sync(warp_agg::kFullMask, i < n);
+    if (i >= n) return;
+    aggregate<T, Atomic::kNative>(masks[i], keys[i], values[i], bins, active);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The problem on the device, and every variant's launcher.
+
+template <class T>
+struct Problem {
+    unsigned int n, num_keys;
+    const int* keys;
+    const T* values;
+    T* bins;
+    unsigned int* masks;  // the peer masks of the "masks given" rows, found before timing
+};
+
+template <class T>
+void clear_bins(const Problem<T>& p) {
+    CUDA_CHECK(cudaMemsetAsync(p.bins, 0, p.num_keys * sizeof(T)));
+}
+
+template <class T, Atomic A>
+void run_per_value(const Problem<T>& p) {
+    clear_bins(p);
+    per_value_kernel<A><<<common::ceil_div(p.n, kBlock), kBlock>>>(p.keys, p.values, p.bins, p.n);
+    CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void run_shared_hash(const Problem<T>& p) {
+    clear_bins(p);
+    shared_hash_kernel<<<common::ceil_div(p.n, kHashItems), kBlock>>>(p.keys, p.values, p.bins,
+                                                                      p.n);
+    CUDA_CHECK_LAUNCH();
+}
+
+template <class T, Search S, Atomic A>
+void run_warp(const Problem<T>& p) {
+    clear_bins(p);
+    warp_kernel<S, A><<<common::ceil_div(p.n, kBlock), kBlock>>>(p.keys, p.values, p.bins, p.n);
+    CUDA_CHECK_LAUNCH();
+}
+
+template <class T, Search S>
+void run_search(const Problem<T>& p) {
+    search_kernel<S><<<common::ceil_div(p.n, kBlock), kBlock>>>(p.keys, p.masks, p.n);
+    CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void run_masks_given(const Problem<T>& p) {
+    clear_bins(p);
+    masks_given_kernel<<<common::ceil_div(p.n, kBlock), kBlock>>>(p.keys, p.values, p.masks, p.bins,
+                                                                  p.n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// cub::DeviceReduce::ReduceByKey: one output per run of equal keys, so on sorted keys (every
+// cell occupied) the unique keys are 0..num_keys-1 and the aggregates are the bins.
+template <class T>
+class CubReduceByKey {
+  public:
+    explicit CubReduceByKey(unsigned int n) : temp_(temp_bytes(n)), unique_(n), num_runs_(1) {}
+
+    void run(const Problem<T>& p) {
+        std::size_t bytes = temp_.size();
+        CUDA_CHECK(cub::DeviceReduce::ReduceByKey(temp_.get(), bytes, p.keys, unique_.get(),
+                                                  p.values, p.bins, num_runs_.get(),
+                                                  ::cuda::std::plus<T>{}, p.n));
+    }
+    // Poisons the outputs of the next run: keys and count -1, sums NaN.
+    void poison(const Problem<T>& p) {
+        CUDA_CHECK(cudaMemset(unique_.get(), 0xff, unique_.size() * sizeof(int)));
+        CUDA_CHECK(cudaMemset(num_runs_.get(), 0xff, sizeof(int)));
+        CUDA_CHECK(cudaMemset(p.bins, 0xff, p.num_keys * sizeof(T)));
+    }
+    // The run count and the unique keys; the aggregates are checked as bins.
+    bool check_keys(unsigned int num_keys) const {
+        const int runs = num_runs_.to_host()[0];
+        if (runs != static_cast<int>(num_keys)) {
+            std::fprintf(stderr, "FAIL CUB ReduceByKey: %d runs, expected %u\n", runs, num_keys);
+            return false;
+        }
+        std::vector<int> got = unique_.to_host();
+        got.resize(num_keys);
+        std::vector<int> want(num_keys);
+        std::iota(want.begin(), want.end(), 0);
+        return common::check_close("CUB ReduceByKey unique keys", got.data(), want.data(), num_keys,
+                                   {0.0, 0.0});
+    }
+
+  private:
+    static std::size_t temp_bytes(unsigned int n) {
+        std::size_t bytes = 0;
+        CUDA_CHECK(cub::DeviceReduce::ReduceByKey(
+            nullptr, bytes, static_cast<const int*>(nullptr), static_cast<int*>(nullptr),
+            static_cast<const T*>(nullptr), static_cast<T*>(nullptr), static_cast<int*>(nullptr),
+            ::cuda::std::plus<T>{}, n));
+        return bytes;
+    }
+
+    common::DeviceBuffer<unsigned char> temp_;
+    common::DeviceBuffer<int> unique_, num_runs_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Keys in the three orders, and the reference bins.
+
+enum class Order { kSorted = 1, kPartial = 2, kRandom = 3 };
+
+const char* order_name(Order o) {
+    switch (o) {
+        case Order::kSorted:
+            return "sorted";
+        case Order::kPartial:
+            return "partially sorted";
+        case Order::kRandom:
+            return "random";
+    }
+    return "?";
+}
+
+std::vector<int> make_keys(Order order, unsigned int n, unsigned int per_cell,
+                           unsigned int displacement, std::uint64_t seed) {
+    std::vector<int> keys(n);
+    for (unsigned int i = 0; i < n; ++i) keys[i] = static_cast<int>(i / per_cell);
+    std::uint64_t state = seed;
+    if (order == Order::kPartial) {
+        // Particle i goes where i + offset (0 <= offset < displacement) sorts. Every particle
+        // from i - displacement down still sorts before it and every one from i + displacement up
+        // after it, so none moves by `displacement` positions or more.
+        std::vector<std::uint64_t> position(n);
+        for (unsigned int i = 0; i < n; ++i)
+            position[i] = (std::uint64_t{i} + common::splitmix64(state) % displacement) << 32 | i;
+        std::sort(position.begin(), position.end());
+        std::vector<int> moved(n);
+        for (unsigned int j = 0; j < n; ++j) moved[j] = keys[position[j] & 0xffffffffu];
+        keys.swap(moved);
+    } else if (order == Order::kRandom) {
+        for (unsigned int i = n - 1; i > 0; --i)  // Fisher-Yates
+            std::swap(keys[i], keys[common::splitmix64(state) % (i + 1)]);
+    }
+    return keys;
+}
+
+template <class T>
+std::vector<double> reference_bins(const std::vector<int>& keys, const std::vector<T>& values,
+                                   unsigned int num_keys) {
+    std::vector<double> bins(num_keys, 0.0);
+    for (std::size_t i = 0; i < keys.size(); ++i) bins[keys[i]] += values[i];
+    return bins;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The benchmark.
+
+struct Row {
+    std::string precision, order, variant;
+    double ms;
+};
+
+template <class T>
+struct Variant {
+    std::string name;
+    std::function<void(const Problem<T>&)> launch;
+    bool writes_bins;  // false: the peer search alone, checked through its masks
+};
+
+template <class T>
+std::vector<Variant<T>> variants() {
+    return {
+        {"atomicAdd", run_per_value<T, Atomic::kNative>, true},
+        {"atomicCAS loop", run_per_value<T, Atomic::kCas>, true},
+        {"shared-memory hashing", run_shared_hash<T>, true},
+        {"warp get_peers", run_warp<T, Search::kGetPeers, Atomic::kNative>, true},
+        {"warp get_peers + CAS", run_warp<T, Search::kGetPeers, Atomic::kCas>, true},
+        {"warp match_any", run_warp<T, Search::kMatchAny, Atomic::kNative>, true},
+        {"get_peers search only", run_search<T, Search::kGetPeers>, false},
+        {"match_any search only", run_search<T, Search::kMatchAny>, false},
+        {"reduce_peers masks given", run_masks_given<T>, true},
+    };
+}
+
+struct Config {
+    unsigned int n, per_cell, displacement;
+    std::vector<Order> orders;
+};
+
+template <class T>
+bool run_precision(const common::Device& dev, const common::Options& opt, const Config& cfg,
+                   const char* precision, std::vector<Row>* rows) {
+    const unsigned int n = cfg.n;
+    const unsigned int num_keys = static_cast<unsigned int>(common::ceil_div(n, cfg.per_cell));
+    const std::vector<T> values = warp_agg::quarter_values<T>(n, opt.seed + 1);
+    common::DeviceBuffer<int> d_keys(n);
+    common::DeviceBuffer<T> d_values(values);
+    common::DeviceBuffer<T> d_bins(num_keys);
+    common::DeviceBuffer<unsigned int> d_masks(n);
+    common::Timer timer(dev, opt.reps);
+    const Problem<T> p{n, num_keys, d_keys.get(), d_values.get(), d_bins.get(), d_masks.get()};
+    CubReduceByKey<T> cub(n);
+
+    bool ok = true;
+    for (Order order : cfg.orders) {
+        const std::vector<int> keys = make_keys(order, n, cfg.per_cell, cfg.displacement, opt.seed);
+        CUDA_CHECK(cudaMemcpy(d_keys.get(), keys.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+        const std::vector<double> want = reference_bins(keys, values, num_keys);
+        const std::vector<unsigned int> want_masks = warp_agg::cpu_peers(keys);
+        const std::string prefix = std::string(precision) + "/" + order_name(order) + "/";
+
+        auto verify = [&](const std::string& name, const std::function<void()>& launch,
+                          bool writes_bins) {
+            CUDA_CHECK(cudaMemset(d_bins.get(), 0xff, num_keys * sizeof(T)));  // NaN unless written
+            CUDA_CHECK(cudaMemset(d_masks.get(), 0, n * sizeof(unsigned int)));  // no real mask
+            launch();
+            CUDA_CHECK(cudaDeviceSynchronize());
+            const std::string what = prefix + name;
+            if (!writes_bins) {
+                const std::vector<unsigned int> got = d_masks.to_host();
+                return common::check_close(what.c_str(), got.data(), want_masks.data(), n,
+                                           {0.0, 0.0});
+            }
+            const std::vector<T> got = d_bins.to_host();
+            // Tolerance 0: every bin is exact (see the header).
+            return common::check_close(what.c_str(), got.data(), want.data(), num_keys, {0.0, 0.0});
+        };
+        auto put_masks = [&] {
+            CUDA_CHECK(cudaMemcpy(d_masks.get(), want_masks.data(), n * sizeof(unsigned int),
+                                  cudaMemcpyHostToDevice));
+        };
+
+        for (const Variant<T>& v : variants<T>()) {
+            const bool masks_given = v.name == "reduce_peers masks given";
+            auto launch = [&] {
+                if (masks_given) put_masks();
+                v.launch(p);
+            };
+            if (!verify(v.name, launch, v.writes_bins)) {
+                ok = false;
+                continue;
+            }
+            if (masks_given) put_masks();  // the masks stay in place for every timed run
+            rows->push_back(
+                {precision, order_name(order), v.name, timer.median_ms([&] { v.launch(p); })});
+        }
+        if (order == Order::kSorted) {
+            auto launch = [&] {
+                cub.poison(p);
+                cub.run(p);
+            };
+            if (!verify("CUB ReduceByKey", launch, true) || !cub.check_keys(num_keys)) {
+                ok = false;
+                continue;
+            }
+            rows->push_back({precision, order_name(order), "CUB ReduceByKey",
+                             timer.median_ms([&] { cub.run(p); })});
+        }
+    }
+    return ok;
+}
+
+const Row* find_row(const std::vector<Row>& rows, const std::string& precision,
+                    const std::string& order, const std::string& variant) {
+    for (const Row& r : rows)
+        if (r.precision == precision && r.order == order && r.variant == variant) return &r;
+    return nullptr;
+}
+
+bool is_warp_variant(const std::string& v) {
+    return v == "warp get_peers" || v == "warp get_peers + CAS" || v == "warp match_any";
+}
+
+// Prints every row with its ratios (above 1: faster than the baseline), then the summary the
+// README quotes: for each precision and order, the best warp variant against atomicAdd, the
+// atomicCAS loop and (sorted keys) CUB.
+void print_results(const std::vector<Row>& rows, const Config& cfg, const common::Device& dev,
+                   bool csv, std::FILE* text) {
+    const unsigned int num_keys = static_cast<unsigned int>(common::ceil_div(cfg.n, cfg.per_cell));
+    auto ratio = [&](const Row& r, const char* order, const char* variant) {
+        const Row* base = find_row(rows, r.precision, order, variant);
+        return base ? base->ms / r.ms : 0.0;
+    };
+    if (csv) {
+        std::printf(
+            "precision,order,variant,n,ms,gb_per_s,pct_of_peak,vs_atomicadd,vs_cas,"
+            "vs_cub_sorted\n");
+    } else {
+        std::fprintf(text, "\n%-6s %-17s %-26s %10s %8s %9s %7s %9s\n", "type", "order", "variant",
+                     "ms", "GB/s", "xatomic", "xCAS", "xCUB");
+    }
+    for (const Row& r : rows) {
+        const double value_bytes = r.precision == "double" ? 8.0 : 4.0;
+        // Bytes: a key and a value read per particle, every bin written once.
+        const double gbps = ((4.0 + value_bytes) * cfg.n + value_bytes * num_keys) / (r.ms * 1e6);
+        const double vs_atomic = ratio(r, r.order.c_str(), "atomicAdd");
+        const double vs_cas = ratio(r, r.order.c_str(), "atomicCAS loop");
+        const double vs_cub = ratio(r, "sorted", "CUB ReduceByKey");
+        if (csv) {
+            std::printf("%s,%s,%s,%u,%.6f,%.2f,%.2f,%.4f,%.4f,%.4f\n", r.precision.c_str(),
+                        r.order.c_str(), r.variant.c_str(), cfg.n, r.ms, gbps,
+                        100.0 * gbps / dev.peak_gbps, vs_atomic, vs_cas, vs_cub);
+        } else {
+            std::printf("%-6s %-17s %-26s %10.4f %8.1f %9.2f %7.2f %9.2f\n", r.precision.c_str(),
+                        r.order.c_str(), r.variant.c_str(), r.ms, gbps, vs_atomic, vs_cas, vs_cub);
+        }
+    }
+    std::fprintf(text, "\nbest warp variant (atomics included, peer search included):\n");
+    for (const char* precision : {"float", "double"}) {
+        for (Order o : cfg.orders) {
+            const Row* best = nullptr;
+            for (const Row& r : rows)
+                if (r.precision == precision && r.order == order_name(o) &&
+                    is_warp_variant(r.variant) && (!best || r.ms < best->ms))
+                    best = &r;
+            if (!best) continue;
+            std::fprintf(text, "  %-6s %-17s %-21s %.2fx atomicAdd, %.2fx atomicCAS loop",
+                         precision, order_name(o), best->variant.c_str(),
+                         ratio(*best, order_name(o), "atomicAdd"),
+                         ratio(*best, order_name(o), "atomicCAS loop"));
+            if (find_row(rows, precision, "sorted", "CUB ReduceByKey"))
+                std::fprintf(text, ", %.2fx CUB ReduceByKey on sorted keys",
+                             ratio(*best, "sorted", "CUB ReduceByKey"));
+            std::fprintf(text, "\n");
+        }
+    }
+}
+
+int main(int argc, char** argv) {
+    common::Options opt;
+    opt.n = 10000000;
+    std::int64_t per_cell = 10, displacement = 32, order = 0, precision = 0;
+    common::Cli cli("03_reduction_by_key_benchmark",
+                    "the blog's experiment: 10^7 values summed by key into 10^6 bins");
+    cli.add_standard(opt, 1, std::int64_t{1} << 28);
+    cli.add_int("--per-cell", &per_cell, 1, 4096, "particles per cell (values per key)");
+    cli.add_int("--displacement", &displacement, 1, 1 << 20,
+                "partially sorted: every particle moves by less than this");
+    cli.add_choice("--order", &order, {0, 1, 2, 3},
+                   "0 all, 1 sorted, 2 partially sorted, 3 random");
+    cli.add_choice("--precision", &precision, {0, 32, 64}, "0 both, 32 float, 64 double");
+    cli.parse_or_exit(argc, argv);
+    common::Reporter report(opt.csv);
+    const common::Device dev = common::require_gpu(report.text());
+
+    Config cfg{static_cast<unsigned int>(opt.n),
+               static_cast<unsigned int>(per_cell),
+               static_cast<unsigned int>(displacement),
+               {}};
+    for (Order o : {Order::kSorted, Order::kPartial, Order::kRandom})
+        if (order == 0 || order == static_cast<int>(o)) cfg.orders.push_back(o);
+    // Keys, values, masks, bins, CUB's unique keys and scratch, and the L2 flush, in double.
+    common::require_device_bytes(opt.n * (4.0 + 8.0 + 4.0 + 8.0 + 4.0 + 8.0) + 2.0 * dev.l2_bytes,
+                                 "the particles and the bins");
+    std::fprintf(report.text(),
+                 "%u values, %u per key, %u keys; partially sorted: displacement < %u\n", cfg.n,
+                 cfg.per_cell, static_cast<unsigned int>(common::ceil_div(cfg.n, cfg.per_cell)),
+                 cfg.displacement);
+
+    std::vector<Row> rows;
+    bool ok = true;
+    if (precision != 64) ok = run_precision<float>(dev, opt, cfg, "float", &rows) && ok;
+    if (precision != 32) ok = run_precision<double>(dev, opt, cfg, "double", &rows) && ok;
+    if (!ok) return common::kExitWrong;
+    std::fprintf(report.text(), "every variant's bins match the CPU exactly\n");
+    print_results(rows, cfg, dev, opt.csv, report.text());
+    return common::kExitOk;
+}
