@@ -1,0 +1,126 @@
+// 07_ex1_conv1d: the exercise of Section 7.3: the chapter's kernels in one dimension.
+//
+//   basic            Fig 7.7 in 1D: one thread per output, filter through a pointer, ghost cells
+//                    skipped
+//   constant memory  Fig 7.9 in 1D: the filter in __constant__ F1_c, FILTER_RADIUS at compile time
+//   tiled            Fig 7.12 in 1D: a block of IN_TILE_DIM = 256 threads loads its input tile
+//                    (ghost cells as 0) into shared memory; the inner OUT_TILE_DIM = 256 - 2r
+//                    threads compute from it
+// Each is checked exactly against conv1d_sequential (conv.h), then timed.
+//
+// Build: cmake --build build --target 07_ex1_conv1d
+// Run:   build/bin/07_ex1_conv1d [--n 16777216] [--radius 2] [--seed 1234] [--reps 20] [--csv]
+#include "conv.cuh"
+
+__constant__ float F1_c[ch07::kMaxFilterDim];
+
+__global__ void convolution_1D_basic_kernel(const float* N, const float* F, float* P, int r,
+                                            int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    // BEGIN SOLUTION
+    float Pvalue = 0.0f;
+    for (int j = 0; j < 2 * r + 1; j++) {
+        int in = i - r + j;
+        if (in >= 0 && in < n) Pvalue += F[j] * N[in];
+    }
+    P[i] = Pvalue;
+    // END SOLUTION
+}
+
+template <int FILTER_RADIUS>
+__global__ void convolution_1D_const_mem_kernel(const float* N, float* P, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    // BEGIN SOLUTION
+    float Pvalue = 0.0f;
+    for (int j = 0; j < 2 * FILTER_RADIUS + 1; j++) {
+        int in = i - FILTER_RADIUS + j;
+        if (in >= 0 && in < n) Pvalue += F1_c[j] * N[in];
+    }
+    P[i] = Pvalue;
+    // END SOLUTION
+}
+
+constexpr int IN_TILE_DIM_1D = 256;
+
+template <int FILTER_RADIUS>
+__global__ void convolution_1D_tiled_kernel(const float* N, float* P, int n) {
+    constexpr int OUT_TILE_DIM = IN_TILE_DIM_1D - 2 * FILTER_RADIUS;
+    __shared__ float N_s[IN_TILE_DIM_1D];
+    int i = int(blockIdx.x) * OUT_TILE_DIM + int(threadIdx.x) - FILTER_RADIUS;
+    // BEGIN SOLUTION
+    N_s[threadIdx.x] = (i >= 0 && i < n) ? N[i] : 0.0f;
+    __syncthreads();
+    int tileIdx = int(threadIdx.x) - FILTER_RADIUS;
+    if (i >= 0 && i < n && tileIdx >= 0 && tileIdx < OUT_TILE_DIM) {
+        float Pvalue = 0.0f;
+        for (int j = 0; j < 2 * FILTER_RADIUS + 1; j++) Pvalue += F1_c[j] * N_s[tileIdx + j];
+        P[i] = Pvalue;
+    }
+    // END SOLUTION
+}
+
+constexpr unsigned int BLOCK_1D = 256;
+
+int main(int argc, char** argv) {
+    common::Options opt;
+    opt.n = 1 << 24;
+    std::int64_t radius = 2;
+    common::Cli cli("07_ex1_conv1d", "exercise: 1D convolution, basic / constant memory / tiled");
+    cli.add_standard(opt, 1, INT32_MAX / 2);
+    cli.add_int("--radius", &radius, ch07::kMinRadius, ch07::kMaxRadius, "filter radius r");
+    cli.parse_or_exit(argc, argv);
+    common::Reporter report(opt.csv);
+    const common::Device dev = common::require_gpu(report.text());
+
+    const int n = static_cast<int>(opt.n), r = static_cast<int>(radius);
+    common::require_device_bytes(8.0 * n, "the signal and its output");
+    const std::vector<float> x = ch07::random_values(n, opt.seed);
+    const std::vector<float> f = ch07::random_values(ch07::filter_dim(r), opt.seed + 1);
+    const std::vector<double> want = ch07::conv1d_sequential(x, f, r);
+    common::DeviceBuffer<float> d_x(x), d_f(f), d_y(n);
+    CUDA_CHECK(cudaMemcpyToSymbol(F1_c, f.data(), f.size() * sizeof(float)));
+
+    std::vector<std::pair<std::string, std::function<void()>>> kernels;
+    kernels.push_back({"basic", [&] {
+                           convolution_1D_basic_kernel<<<common::ceil_div(n, BLOCK_1D), BLOCK_1D>>>(
+                               d_x.get(), d_f.get(), d_y.get(), r, n);
+                           CUDA_CHECK_LAUNCH();
+                       }});
+    ch07::with_radius(r, [&](auto rad) {
+        constexpr int R = decltype(rad)::value;
+        kernels.push_back({"constant memory", [&] {
+                               convolution_1D_const_mem_kernel<R>
+                                   <<<common::ceil_div(n, BLOCK_1D), BLOCK_1D>>>(d_x.get(),
+                                                                                 d_y.get(), n);
+                               CUDA_CHECK_LAUNCH();
+                           }});
+        kernels.push_back({"tiled", [&] {
+                               constexpr int OUT = IN_TILE_DIM_1D - 2 * R;
+                               convolution_1D_tiled_kernel<R>
+                                   <<<common::ceil_div(n, OUT), IN_TILE_DIM_1D>>>(d_x.get(),
+                                                                                  d_y.get(), n);
+                               CUDA_CHECK_LAUNCH();
+                           }});
+    });
+
+    common::Timer timer(dev, opt.reps);
+    for (const auto& [name, launch] : kernels) {
+        CUDA_CHECK(cudaMemset(d_y.get(), 0xff, std::size_t(n) * sizeof(float)));
+        launch();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const std::vector<float> got = d_y.to_host();
+        // Exact: see conv.h.
+        if (!common::check_close(("07_ex1 " + name).c_str(), got.data(), want.data(), n, {}))
+            return common::kExitWrong;
+    }
+    std::fprintf(report.text(), "verified: basic, constant memory and tiled, n = %d, r = %d\n", n,
+                 r);
+    for (const auto& [name, launch] : kernels) {
+        // Bytes: the signal read once and the output written once.
+        report.print({"07_ex1_conv1d", name + " r=" + std::to_string(r), opt.n,
+                      timer.median_ms(launch), 8.0 * n, dev.peak_gbps});
+    }
+    return common::kExitOk;
+}
