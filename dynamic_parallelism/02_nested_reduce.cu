@@ -1,0 +1,116 @@
+// 02_nested_reduce: the document's gpuRecursiveReduce, ported to today's dynamic parallelism.
+//
+// Each block of the parent grid owns blockDim.x elements. Its threads add the upper half of them
+// onto the lower half in place, then thread 0 launches a child grid of one block with half the
+// threads on the lower half, and so on until two elements are left, which the last child adds into
+// g_odata[block]. The host adds the per-block sums. Grid 2048 x block 512: 8 levels below each
+// parent block, 2048 x 8 = 16384 device-side launches, counted on the device.
+//
+// What changed from the document, and why:
+//   - The device-side cudaDeviceSynchronize() after the launch is gone: CUDA 12 removed it from the
+//     device runtime and CUDA 13's nvcc rejects it for sm_90. Nothing here needed it: the parent
+//     never reads what its child writes, and the host reads g_odata only after the kernel is
+//     complete, which a grid is only when all its child grids are. The second __syncthreads(),
+//     which held the block while thread 0 waited, went with it.
+//   - The first __syncthreads() stays, and is what makes the kernel correct: a child grid is
+//     guaranteed to see what the launching thread wrote before the launch, and what the other
+//     threads of its block wrote only when a barrier orders those writes before the launch.
+//   - The stop condition returns with the whole block (isize == 2 holds for every thread). As
+//     printed, only thread 0 returned and thread 1 went on alone to a __syncthreads() that thread 0
+//     never reaches. --faithful runs the printed kernel; the README says what synccheck makes of
+//     it.
+//
+// Build: cmake --build build --target 02_nested_reduce
+// Run:   build/bin/02_nested_reduce [--n 1048576] [--block 512] [--faithful] [--pending-limit N]
+#include "nested_reduce.cuh"
+
+__global__ void gpuRecursiveReduce(int* g_idata, int* g_odata, unsigned int isize) {
+    // set thread ID
+    unsigned int tid = threadIdx.x;
+    // convert global data pointer to the local pointer of this block
+    int* idata = g_idata + blockIdx.x * blockDim.x;
+    int* odata = &g_odata[blockIdx.x];
+    // stop condition: the whole block returns
+    if (isize == 2) {
+        if (tid == 0) g_odata[blockIdx.x] = idata[0] + idata[1];
+        return;
+    }
+    unsigned int istride = isize >> 1;
+    // BEGIN SOLUTION
+    // in place reduction
+    if (tid < istride) idata[tid] += idata[tid + istride];
+    // the child must see every thread's sum, not only thread 0's
+    __syncthreads();
+    // nested invocation to generate child grids
+    if (tid == 0) {
+        gpuRecursiveReduce<<<1, istride>>>(idata, odata, istride);
+        cdp::log_launch();
+    }
+    // END SOLUTION
+}
+
+// As printed, less the device-side cudaDeviceSynchronize() (it no longer compiles): at isize == 2
+// thread 0 returns and thread 1 alone reaches the two __syncthreads().
+__global__ void gpuRecursiveReduceAsPrinted(int* g_idata, int* g_odata, unsigned int isize) {
+    unsigned int tid = threadIdx.x;
+    int* idata = g_idata + blockIdx.x * blockDim.x;
+    int* odata = &g_odata[blockIdx.x];
+    if (isize == 2 && tid == 0) {
+        g_odata[blockIdx.x] = idata[0] + idata[1];
+        return;
+    }
+    unsigned int istride = isize >> 1;
+    if (istride > 1 && tid < istride) idata[tid] += idata[tid + istride];
+    __syncthreads();
+    if (tid == 0) {
+        gpuRecursiveReduceAsPrinted<<<1, istride>>>(idata, odata, istride);
+        cdp::log_launch();
+    }
+    __syncthreads();
+}
+
+// Every parent block launches one child per halving from blockDim.x down to 2 elements.
+std::int64_t nested_reduce_launches(const dp::Problem& p) {
+    return std::int64_t(p.grid) * (dp::log2_exact(p.block) - 1);
+}
+
+void nested_reduce(int* input, int* odata, const dp::Problem& p, bool faithful) {
+    if (faithful) {
+        gpuRecursiveReduceAsPrinted<<<p.grid, p.block>>>(input, odata, p.block);
+    } else {
+        gpuRecursiveReduce<<<p.grid, p.block>>>(input, odata, p.block);
+    }
+    CUDA_CHECK_LAUNCH();
+}
+
+#ifndef DP_KERNELS_ONLY  // 05_reduction_comparison includes this file for the kernel alone
+int main(int argc, char** argv) {
+    dp::ReduceOptions o;
+    common::Cli cli("02_nested_reduce",
+                    "gpuRecursiveReduce: each block halves its elements and launches a child on "
+                    "the lower half");
+    dp::add_reduce_flags(cli, o, /*faithful_variant=*/true, /*stall_hook=*/false);
+    cli.parse_or_exit(argc, argv);
+    common::Reporter report(o.base.csv);
+    const common::Device dev = common::require_gpu(report.text());
+
+    const dp::Problem p = dp::make_problem(o);
+    const std::int64_t launches = nested_reduce_launches(p);
+    const std::size_t limit = cdp::set_pending_limit(launches, o.pending_limit);
+    std::fprintf(
+        report.text(),
+        "array %lld grid %u block %u: %lld device-side launches, pending-launch limit %zu\n",
+        static_cast<long long>(p.n), p.grid, p.block, static_cast<long long>(launches), limit);
+
+    dp::Runner runner(dev, p, o.base.reps);
+    const char* name = o.faithful ? "gpuRecursiveReduce as printed" : "gpuRecursiveReduce";
+    auto launch = [&](int* in, int* out) { nested_reduce(in, out, p, o.faithful); };
+    if (!runner.verify(name, launch, launches)) return common::kExitWrong;
+    std::fprintf(report.text(), "cpu_sum: %lld gpu_sum: %lld, every block's sum exact\n", p.total,
+                 dp::gpu_sum(runner, p));
+    // Bytes: the n inputs read once.
+    report.print({"02_nested_reduce", o.faithful ? "as printed" : "", p.n,
+                  runner.median_ms(name, launch, launches), 4.0 * p.n, dev.peak_gbps});
+    return common::kExitOk;
+}
+#endif

@@ -1,0 +1,110 @@
+// 04_nested_reduce2: the document's gpuRecursiveReduce2: one launch per level, not per block.
+//
+// The host launches <<<grid, block/2>>> with iStride = block/2 and iDim = block: block b owns the
+// block elements at b*iDim, and its threads add the upper half onto the lower half. Then only
+// thread 0 of block 0 launches the next level, a grid of all the blocks with half the threads
+// (iStride/2), so no thread is idle and there are 8 device-side launches in all at block 512,
+// where 02 and 03 make 16384. The last level (iStride == 1, one thread per block) writes
+// g_odata[block].
+//
+// What changed from the document, and why: the next level is launched into the tail-launch stream
+// (cudaStreamTailLaunch). As printed it went into the default stream at once, and the child grid,
+// whose block b reads block b's sums of the level above, was guaranteed to see only what thread 0
+// of block 0 had written. The other 2047 blocks' sums are written by other blocks, which may still
+// be running or not even have started (2048 x 256 threads do not all fit on the GPU at once), and
+// no barrier reaches across blocks: under CDP1 this worked only because the child grid usually
+// started after the parent's blocks were done. A tail-launched grid starts only after the whole
+// launching grid, and all its work, is complete, which is exactly the order the algorithm needs.
+// --faithful runs the printed launch; --faithful --stall-ns 200000 makes every warp but block 0's
+// first one 200 us late, and a test checks that it then fails.
+//
+// Build: cmake --build build --target 04_nested_reduce2
+// Run:   build/bin/04_nested_reduce2 [--n 1048576] [--block 512] [--faithful] [--stall-ns 0]
+#include "nested_reduce.cuh"
+
+__global__ void gpuRecursiveReduce2(int* g_idata, int* g_odata, int iStride, int const iDim) {
+    // convert global data pointer to the local pointer of this block
+    int* idata = g_idata + blockIdx.x * iDim;
+    // stop condition (iStride == 1: blocks of one thread)
+    if (iStride == 1 && threadIdx.x == 0) {
+        g_odata[blockIdx.x] = idata[0] + idata[1];
+        return;
+    }
+    // BEGIN SOLUTION
+    // in place reduction
+    cdp::stall_unless(blockIdx.x == 0 && threadIdx.x < warpSize);
+    idata[threadIdx.x] += idata[threadIdx.x + iStride];
+    // the next level starts when every block of this one is done
+    if (threadIdx.x == 0 && blockIdx.x == 0) {
+        gpuRecursiveReduce2<<<gridDim.x, iStride / 2, 0, cudaStreamTailLaunch>>>(g_idata, g_odata,
+                                                                                 iStride / 2, iDim);
+        cdp::log_launch();
+    }
+    // END SOLUTION
+}
+
+// As printed: the next level is launched into the default stream at once, while the other blocks
+// of this level may still be adding.
+__global__ void gpuRecursiveReduce2AsPrinted(int* g_idata, int* g_odata, int iStride,
+                                             int const iDim) {
+    int* idata = g_idata + blockIdx.x * iDim;
+    if (iStride == 1 && threadIdx.x == 0) {
+        g_odata[blockIdx.x] = idata[0] + idata[1];
+        return;
+    }
+    cdp::stall_unless(blockIdx.x == 0 && threadIdx.x < warpSize);
+    idata[threadIdx.x] += idata[threadIdx.x + iStride];
+    if (threadIdx.x == 0 && blockIdx.x == 0) {
+        gpuRecursiveReduce2AsPrinted<<<gridDim.x, iStride / 2>>>(g_idata, g_odata, iStride / 2,
+                                                                 iDim);
+        cdp::log_launch();
+    }
+}
+
+// One launch per level from block/2 threads down to 1.
+std::int64_t nested_reduce2_launches(const dp::Problem& p) {
+    return dp::log2_exact(p.block) - 1;
+}
+
+void nested_reduce2(int* input, int* odata, const dp::Problem& p, bool faithful) {
+    const int stride = static_cast<int>(p.block / 2), dim = static_cast<int>(p.block);
+    if (faithful) {
+        gpuRecursiveReduce2AsPrinted<<<p.grid, p.block / 2>>>(input, odata, stride, dim);
+    } else {
+        gpuRecursiveReduce2<<<p.grid, p.block / 2>>>(input, odata, stride, dim);
+    }
+    CUDA_CHECK_LAUNCH();
+}
+
+#ifndef DP_KERNELS_ONLY  // 05_reduction_comparison includes this file for the kernel alone
+int main(int argc, char** argv) {
+    dp::ReduceOptions o;
+    common::Cli cli("04_nested_reduce2",
+                    "gpuRecursiveReduce2: block 0 launches each level for all blocks, into the "
+                    "tail-launch stream (--faithful: at once, as printed)");
+    dp::add_reduce_flags(cli, o, /*faithful_variant=*/true, /*stall_hook=*/true);
+    cli.parse_or_exit(argc, argv);
+    common::Reporter report(o.base.csv);
+    const common::Device dev = common::require_gpu(report.text());
+
+    const dp::Problem p = dp::make_problem(o);
+    const std::int64_t launches = nested_reduce2_launches(p);
+    const std::size_t limit = cdp::set_pending_limit(launches, o.pending_limit);
+    cdp::set_stall_ns(o.stall_ns);
+    std::fprintf(
+        report.text(),
+        "array %lld grid %u block %u: %lld device-side launches, pending-launch limit %zu\n",
+        static_cast<long long>(p.n), p.grid, p.block, static_cast<long long>(launches), limit);
+
+    dp::Runner runner(dev, p, o.base.reps);
+    const char* name = o.faithful ? "gpuRecursiveReduce2 as printed" : "gpuRecursiveReduce2";
+    auto launch = [&](int* in, int* out) { nested_reduce2(in, out, p, o.faithful); };
+    if (!runner.verify(name, launch, launches)) return common::kExitWrong;
+    std::fprintf(report.text(), "cpu_sum: %lld gpu_sum: %lld, every block's sum exact\n", p.total,
+                 dp::gpu_sum(runner, p));
+    // Bytes: the n inputs read once.
+    report.print({"04_nested_reduce2", o.faithful ? "as printed" : "", p.n,
+                  runner.median_ms(name, launch, launches), 4.0 * p.n, dev.peak_gbps});
+    return common::kExitOk;
+}
+#endif

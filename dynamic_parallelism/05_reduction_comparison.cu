@@ -1,0 +1,170 @@
+// 05_reduction_comparison: the document's table (Tesla K40c) remeasured on this GPU.
+//
+// The same rows on the same problem, 1<<20 ints, grid 2048 x block 512:
+//   cpu reduce          the sequential sum on the host (the reference every row is checked against)
+//   gpu Neighbored      reduceNeighbored, the book's baseline without dynamic parallelism
+//   gpu nested          02's gpuRecursiveReduce (barrier, then a launch per block and level)
+//   gpu nestedNosync    03's gpuRecursiveReduceNosync (tail launch per block and level)
+//   gpu nested2         04's gpuRecursiveReduce2 (tail launch of the next level, one per level)
+//   cub                 cub::DeviceReduce::Sum, what a user would pick instead
+// Every GPU row is checked exactly against the CPU first (the document sums ones, which hides a
+// dropped or doubled element; these are random ints in [1, 1000]), and its device-side launches are
+// counted on the device (the document's nvprof: 16384, 16384 and 8). The GPU times are of the
+// kernels alone, median of --reps, L2 flushed before each, as the document timed its kernels; the
+// nested rows and reduceNeighbored leave one sum per block, added on the host afterwards, as in
+// the document; CUB's time includes its whole reduction to one sum.
+// --csv writes the rows with the document's K40 figures beside them for plot_comparison.py.
+//
+// Build: cmake --build build --target 05_reduction_comparison
+// Run:   build/bin/05_reduction_comparison [--n 1048576] [--block 512] [--reps 20] [--csv]
+#include <cub/device/device_reduce.cuh>
+
+#define DP_KERNELS_ONLY  // each program's file then brings its kernels and launcher, not its main
+#include "02_nested_reduce.cu"
+#include "03_nested_reduce_nosync.cu"
+#include "04_nested_reduce2.cu"
+
+// reduceNeighbored (Professional CUDA C Programming, ch. 3), the document's baseline: each block
+// reduces its blockDim.x elements in place, the stride doubling, threads tid % (2*stride) == 0
+// adding. The printed kernel begins with `if (idx >= n) return;`, an early return before the
+// barriers of the loop; the input here is padded to whole blocks, so it is left out.
+__global__ void reduceNeighbored(int* g_idata, int* g_odata) {
+    unsigned int tid = threadIdx.x;
+    int* idata = g_idata + blockIdx.x * blockDim.x;
+    for (unsigned int stride = 1; stride < blockDim.x; stride *= 2) {
+        if ((tid % (2 * stride)) == 0) idata[tid] += idata[tid + stride];
+        __syncthreads();
+    }
+    if (tid == 0) g_odata[blockIdx.x] = idata[0];
+}
+
+// The document's figures, Tesla K40c (its seconds here in ms; launches from its nvprof output).
+struct DocumentRow {
+    double k40_ms;
+    std::int64_t k40_launches;  // -1: not in the document
+};
+
+struct Row {
+    std::string variant;
+    double ms;
+    std::int64_t launches;
+    DocumentRow doc;
+};
+
+int main(int argc, char** argv) {
+    dp::ReduceOptions o;
+    common::Cli cli("05_reduction_comparison",
+                    "the document's table on this GPU: CPU, reduceNeighbored, the three nested "
+                    "reductions and CUB");
+    dp::add_reduce_flags(cli, o, /*faithful_variant=*/false, /*stall_hook=*/false);
+    cli.parse_or_exit(argc, argv);
+    common::Reporter report(o.base.csv);
+    std::FILE* text = report.text();
+    const common::Device dev = common::require_gpu(text);
+
+    const dp::Problem p = dp::make_problem(o);
+    const bool document_size = p.n == dp::kDefaultN && p.block == dp::kDefaultBlock;
+    const std::int64_t most_launches = nested_reduce_launches(p);
+    const std::size_t limit = cdp::set_pending_limit(most_launches, o.pending_limit);
+    std::fprintf(text, "array %lld grid %u block %u, pending-launch limit %zu\n",
+                 static_cast<long long>(p.n), p.grid, p.block, limit);
+
+    std::vector<Row> rows;
+    long long cpu_sum = 0;
+    const double cpu_ms = common::host_median_ms(o.base.reps, [&] {
+        long long sum = 0;
+        for (std::int64_t i = 0; i < p.n; ++i) sum += p.input[i];
+        cpu_sum = sum;
+    });
+    rows.push_back({"cpu reduce", cpu_ms, 0, {0.689, -1}});
+
+    dp::Runner runner(dev, p, o.base.reps);
+    struct Kernel {
+        const char* variant;
+        dp::Launch launch;
+        std::int64_t launches;
+        DocumentRow doc;
+    };
+    const std::vector<Kernel> kernels = {
+        {"gpu Neighbored",
+         [&](int* in, int* out) {
+             reduceNeighbored<<<p.grid, p.block>>>(in, out);
+             CUDA_CHECK_LAUNCH();
+         },
+         0,
+         {0.532, 0}},
+        {"gpu nested",
+         [&](int* in, int* out) { nested_reduce(in, out, p, false); },
+         nested_reduce_launches(p),
+         {172.036, 16384}},
+        {"gpu nestedNosync",
+         [&](int* in, int* out) { nested_reduce_nosync(in, out, p, false); },
+         nested_reduce_nosync_launches(p),
+         {59.125, 16384}},
+        {"gpu nested2",
+         [&](int* in, int* out) { nested_reduce2(in, out, p, false); },
+         nested_reduce2_launches(p),
+         {0.797, 8}},
+    };
+    for (const Kernel& k : kernels) {
+        if (!runner.verify(k.variant, k.launch, k.launches)) return common::kExitWrong;
+        rows.push_back(
+            {k.variant, runner.median_ms(k.variant, k.launch, k.launches), k.launches, k.doc});
+    }
+
+    // CUB reads the unpadded input and writes one int (the total fits: n <= 2^21, values <= 1000).
+    std::size_t temp_bytes = 0;
+    common::DeviceBuffer<int> cub_out(1);
+    CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, runner.input(), cub_out.get(),
+                                      static_cast<int>(p.n)));
+    common::DeviceBuffer<unsigned char> temp(temp_bytes);
+    auto cub_sum = [&] {
+        CUDA_CHECK(cub::DeviceReduce::Sum(temp.get(), temp_bytes, runner.input(), cub_out.get(),
+                                          static_cast<int>(p.n)));
+    };
+    runner.restore();
+    CUDA_CHECK(cudaMemset(cub_out.get(), 0xff, sizeof(int)));
+    cub_sum();
+    const int cub_total = cub_out.to_host()[0];
+    if (cub_total != p.total) {
+        std::fprintf(stderr, "FAIL cub::DeviceReduce::Sum: got %d, expected %lld\n", cub_total,
+                     p.total);
+        return common::kExitWrong;
+    }
+    common::Timer timer(dev, o.base.reps);
+    rows.push_back({"cub DeviceReduce::Sum", timer.median_ms(cub_sum), 0, {-1, -1}});
+
+    std::fprintf(text,
+                 "cpu_sum %lld: every GPU row checked exactly (each block's sum, CUB's total)\n",
+                 cpu_sum);
+    if (o.base.csv) {
+        std::printf(
+            "variant,n,grid,block,ms,gb_per_s,device_launches,k40_ms,k40_device_launches\n");
+    } else {
+        std::fprintf(text, "\n%-24s %10s %9s %16s | %s\n", "", "ms", "GB/s", "device launches",
+                     document_size ? "document, Tesla K40c: ms, launches (nvprof)" : "");
+    }
+    for (const Row& r : rows) {
+        const double gbps = 4.0 * p.n / (r.ms * 1e6);  // the n ints read once
+        if (o.base.csv) {
+            std::printf(
+                "%s,%lld,%u,%u,%.6f,%.2f,%lld,%s,%s\n", r.variant.c_str(),
+                static_cast<long long>(p.n), p.grid, p.block, r.ms, gbps,
+                static_cast<long long>(r.launches),
+                document_size && r.doc.k40_ms >= 0 ? std::to_string(r.doc.k40_ms).c_str() : "",
+                document_size && r.doc.k40_launches >= 0
+                    ? std::to_string(r.doc.k40_launches).c_str()
+                    : "");
+            continue;
+        }
+        std::printf("%-24s %10.4f %9.1f %16lld", r.variant.c_str(), r.ms, gbps,
+                    static_cast<long long>(r.launches));
+        if (document_size && r.doc.k40_ms >= 0) {
+            std::printf(" | %10.3f", r.doc.k40_ms);
+            if (r.doc.k40_launches >= 0)
+                std::printf(" %8lld", static_cast<long long>(r.doc.k40_launches));
+        }
+        std::printf("\n");
+    }
+    return common::kExitOk;
+}
