@@ -12,7 +12,7 @@
 #                                        (dynamic parallelism: kernels that launch kernels)
 #               [HOMEWORK]               an exercise: its marked files (// BEGIN SOLUTION ...
 #               [HOMEWORK_FILES <f>...]  // END SOLUTION) become a student version; the files
-#                                        default to SOURCE
+#                                        default to SOURCE (cmake/HomeworkGenerate.cmake)
 #               [TEST_ONLY])             a test program (checks a helper): no usage test, and
 #                                        `run_examples` leaves it out
 #
@@ -24,8 +24,34 @@
 #                    anywhere (label host)
 #   <name>/<tool>    memcheck, racecheck, synccheck, initcheck under compute-sanitizer, label
 #                    `sanitize`; registered only for GPU programs and where compute-sanitizer exists
+# A HOMEWORK program's default run is also labelled `homework` (the sizes a student sees), and its
+# RUNS are labelled `hidden`, with one more run, <name>/hidden_seed, of the default arguments and
+# --seed HOMEWORK_HIDDEN_SEED: the instructor's grading, which passes its own seed.
 set(EXAMPLES_SANITIZER_TOOLS memcheck racecheck synccheck initcheck)
 set(_examples_dir "${CMAKE_CURRENT_LIST_DIR}")
+set(HOMEWORK_HIDDEN_SEED 20261122 CACHE STRING "seed of the hidden homework runs")
+
+# The text of a call `add_example(<args>)`, each argument quoted where it needs it; the source
+# folder becomes ${CMAKE_CURRENT_SOURCE_DIR} again.
+function(_examples_call_text out_var)
+  set(text "add_example(")
+  set(separator "")
+  math(EXPR last "${ARGC} - 1")
+  foreach(i RANGE 1 ${last})
+    set(arg "${ARGV${i}}")
+    string(REPLACE "${CMAKE_CURRENT_SOURCE_DIR}" "\${CMAKE_CURRENT_SOURCE_DIR}" arg "${arg}")
+    if(NOT arg MATCHES "^[A-Za-z0-9_.,/:+=-]+$")
+      string(REGEX REPLACE "([\"\\])" "\\\\1" arg "${arg}")
+      set(arg "\"${arg}\"")
+    endif()
+    if(arg MATCHES "^[A-Z_]+$")
+      set(separator "\n            ")  # one keyword per line
+    endif()
+    string(APPEND text "${separator}${arg}")
+    set(separator " ")
+  endforeach()
+  set(${out_var} "${text})" PARENT_SCOPE)
+endfunction()
 
 function(add_example name)
   cmake_parse_arguments(PARSE_ARGV 1 EX "HOST;GPU;TEST_ONLY;RELOCATABLE;HOMEWORK"
@@ -61,6 +87,11 @@ function(add_example name)
     list(JOIN EX_HOMEWORK_FILES "," homework_files)
     set_property(GLOBAL APPEND PROPERTY HOMEWORK_EXERCISES
                  "${EX_CHAPTER}|${name}|${homework_files}")
+    # The call itself, for the student tree's CMakeLists.txt (cmake/HomeworkExport.cmake).
+    _examples_call_text(call ${ARGV})
+    set_property(GLOBAL PROPERTY HOMEWORK_CALL_${name} "${call}")
+    set_property(GLOBAL PROPERTY HOMEWORK_DIR_${name} "${CMAKE_CURRENT_SOURCE_DIR}")
+    set_property(GLOBAL PROPERTY HOMEWORK_SOURCE_${name} "${CMAKE_CURRENT_SOURCE_DIR}/${EX_SOURCE}")
   endif()
 
   set(test_name "${EX_CHAPTER}/${name}")
@@ -74,6 +105,15 @@ function(add_example name)
     list(APPEND tests ${test_name}/${suffix})
   endforeach()
   set_tests_properties(${tests} PROPERTIES LABELS "${EX_CHAPTER};${kind}" SKIP_RETURN_CODE 77)
+  if(EX_HOMEWORK)
+    add_test(NAME ${test_name}/hidden_seed COMMAND ${name} ${EX_ARGS} --seed ${HOMEWORK_HIDDEN_SEED})
+    list(POP_FRONT tests default_test)
+    list(APPEND tests ${test_name}/hidden_seed)
+    set_tests_properties(${default_test} PROPERTIES LABELS "${EX_CHAPTER};${kind};homework"
+                                                    TIMEOUT 300)
+    set_tests_properties(${tests} PROPERTIES LABELS "${EX_CHAPTER};${kind};hidden"
+                                             SKIP_RETURN_CODE 77 TIMEOUT 300)
+  endif()
 
   if(NOT EX_TEST_ONLY)
     foreach(bad_args IN ITEMS "usage|--no-such-flag" "bad_value|--n|not-a-number")
