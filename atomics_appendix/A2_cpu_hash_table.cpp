@@ -45,7 +45,7 @@ inline std::size_t build_cpu_table(Table& table, const std::vector<unsigned int>
 
 }  // namespace atomics
 
-#ifndef ATOMICS_KERNELS_ONLY  // A99_benchmark includes this file for build_cpu_table alone
+#ifndef ATOMICS_NO_MAIN_A2  // A3 and A99_benchmark include this file for build_cpu_table alone
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = atomics::kBookKeys;

@@ -3,6 +3,7 @@
 // chained table, built on the CPU or copied back from the GPU, must pass.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -27,6 +28,9 @@ constexpr std::int64_t kMaxKeys = std::int64_t{1} << 30;
 // it; every other 32-bit value can occur, and so can duplicates (about n^2 / 2^33 of them).
 constexpr unsigned int kEmptyKey = 0xffffffffu;
 
+// A lookup's answer for an absent key: no value is this large (values are indices, n <= 2^30).
+constexpr unsigned int kNotFound = 0xffffffffu;
+
 inline std::vector<unsigned int> random_keys(std::size_t n, std::uint64_t seed) {
     std::vector<unsigned int> keys(n);
     std::uint64_t state = seed;
@@ -36,6 +40,27 @@ inline std::vector<unsigned int> random_keys(std::size_t n, std::uint64_t seed) 
         } while (k == kEmptyKey);
     }
     return keys;
+}
+
+// Keys of the same generator that are not among `sorted_keys`: the misses of a lookup test.
+inline std::vector<unsigned int> absent_keys(const std::vector<unsigned int>& sorted_keys,
+                                             std::size_t count, std::uint64_t seed) {
+    std::vector<unsigned int> absent;
+    absent.reserve(count);
+    for (std::uint64_t round = 1; absent.size() < count; ++round) {
+        for (unsigned int k : random_keys(count, seed + 0x9e3779b9ull * round))
+            if (absent.size() < count &&
+                !std::binary_search(sorted_keys.begin(), sorted_keys.end(), k))
+                absent.push_back(k);
+    }
+    return absent;
+}
+
+// The values the book never initialised: each key's index in the input.
+inline std::vector<unsigned int> key_indices(std::size_t n) {
+    std::vector<unsigned int> values(n);
+    for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<unsigned int>(i);
+    return values;
 }
 
 // The book keeps `void* value` and stores NULL. Here the value is the key's index in the input, so

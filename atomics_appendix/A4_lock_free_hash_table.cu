@@ -1,0 +1,200 @@
+// A4_lock_free_hash_table: beyond the book, A3's chained table built without locks.
+//
+// The lock in A3 protects two writes: entry->next = head; head = entry. The second is the only
+// one other threads can see, and one atomic on the head can do it alone:
+//   exch  Entry* old = atomicExch(&head, entry); entry->next = old;
+//         One atomic per key, never retried: wait-free. But between the exchange and the write of
+//         `next`, the bucket's list ends at the new entry: a reader walking it *during* the build
+//         misses every older entry. Once the kernel has finished, the list is whole.
+//   cas   entry->next = head; then atomicCAS(&head, entry->next, entry), retried (with `next`
+//         refreshed) until no other thread moved the head in between: lock-free (some thread
+//         always succeeds), not wait-free, and under contention many CAS fail and retry. But the
+//         head only ever points at an entry whose `next` is already set, and the CAS is a release:
+//         a reader that loads the head with acquire sees a complete list at every moment.
+// Both use cuda::atomic_ref on the head; the release ordering publishes the entry's key and value
+// (and, for cas, its next) before the entry becomes reachable.
+//
+// Then lookups the only way a chained table allows: hash the key, walk the bucket's list. With
+// 1024 buckets and the book's 26,214,400 keys a list holds ~25,600 entries; a hit walks half of
+// one on average, a miss all of it. The program walks them for a sample of keys (--walk hits and
+// as many absent keys), the measurement A5's flat table is compared with.
+//
+// Build: cmake --build build --target A4_lock_free_hash_table
+// Run:   build/bin/A4_lock_free_hash_table [--n 26214400] [--pool <entries>] [--walk 65536]
+#include <algorithm>
+
+#include <cuda/atomic>
+
+#include "gpu_table.cuh"
+
+namespace atomics {
+
+constexpr int kInsertThreads = 256;
+
+// Entry i of the pool for key i, or no entry at all when the pool is too small.
+__device__ Entry* claim_entry(const DeviceTable& table, std::size_t i, const unsigned int* keys,
+                              const unsigned int* values, unsigned long long* refused) {
+    if (i >= table.capacity) {
+        atomicAdd(refused, 1ull);
+        return nullptr;
+    }
+    Entry* location = &table.pool[i];
+    location->key = keys[i];
+    location->value = values[i];
+    return location;
+}
+
+__global__ void add_to_table_exch(const unsigned int* keys, const unsigned int* values,
+                                  DeviceTable table, std::size_t n, unsigned long long* refused) {
+    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    if (i >= n) return;
+    Entry* location = claim_entry(table, i, keys, values, refused);
+    if (location == nullptr) return;
+    cuda::atomic_ref<Entry*, cuda::thread_scope_device> head(
+        table.entries[hash(location->key, table.count)]);
+    location->next = head.exchange(location, cuda::memory_order_release);
+}
+
+__global__ void add_to_table_cas(const unsigned int* keys, const unsigned int* values,
+                                 DeviceTable table, std::size_t n, unsigned long long* refused) {
+    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    if (i >= n) return;
+    Entry* location = claim_entry(table, i, keys, values, refused);
+    if (location == nullptr) return;
+    cuda::atomic_ref<Entry*, cuda::thread_scope_device> head(
+        table.entries[hash(location->key, table.count)]);
+    Entry* old = head.load(cuda::memory_order_relaxed);
+    do {
+        location->next = old;
+    } while (!head.compare_exchange_weak(old, location, cuda::memory_order_release,
+                                         cuda::memory_order_relaxed));
+}
+
+// The value of one entry whose key matches (for duplicate keys, the last one pushed), or kNotFound.
+__global__ void walk_chains(const unsigned int* queries, std::size_t n, DeviceTable table,
+                            unsigned int* values) {
+    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    if (i >= n) return;
+    const unsigned int key = queries[i];
+    unsigned int found = kNotFound;
+    for (const Entry* e = table.entries[hash(key, table.count)]; e != nullptr; e = e->next) {
+        if (e->key == key) {
+            found = e->value;
+            break;
+        }
+    }
+    values[i] = found;
+}
+
+enum class Push { kExch, kCas };
+
+void build_lock_free_table(Push push, const ChainedTable& table, const unsigned int* keys,
+                           const unsigned int* values, std::size_t n) {
+    table.clear();
+    const unsigned int blocks = common::ceil_div(n, kInsertThreads);
+    if (push == Push::kExch)
+        add_to_table_exch<<<blocks, kInsertThreads>>>(keys, values, table.table(), n,
+                                                      table.refused());
+    else
+        add_to_table_cas<<<blocks, kInsertThreads>>>(keys, values, table.table(), n,
+                                                     table.refused());
+    CUDA_CHECK_LAUNCH();
+}
+
+void lookup_chained(const ChainedTable& table, const unsigned int* queries, std::size_t n,
+                    unsigned int* values) {
+    walk_chains<<<common::ceil_div(n, kInsertThreads), kInsertThreads>>>(queries, n, table.table(),
+                                                                         values);
+    CUDA_CHECK_LAUNCH();
+}
+
+// Lookups of keys[0..hits) and of `absent`: a hit must return a value v with keys[v] == its key,
+// a miss kNotFound.
+inline bool check_lookups(const char* what, const std::vector<unsigned int>& keys,
+                          const std::vector<unsigned int>& queries, std::size_t hits,
+                          const std::vector<unsigned int>& got) {
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+        const bool ok =
+            i < hits ? got[i] < keys.size() && keys[got[i]] == queries[i] : got[i] == kNotFound;
+        if (!ok) {
+            std::fprintf(stderr, "FAIL %s: lookup %zu of key %u (%s) returned %u\n", what, i,
+                         queries[i], i < hits ? "present" : "absent", got[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace atomics
+
+#ifndef ATOMICS_NO_MAIN_A4  // A99_benchmark includes this file for its kernels alone
+int main(int argc, char** argv) {
+    common::Options opt;
+    opt.n = atomics::kBookKeys;
+    opt.reps = 5;
+    std::int64_t pool = 0, walk = 65536;
+    common::Cli cli(
+        "A4_lock_free_hash_table",
+        "beyond the book: the chained table with the bucket head swapped in atomically");
+    cli.add_standard(opt, 1, atomics::kMaxKeys);
+    cli.add_int("--pool", &pool, 0, atomics::kMaxKeys, "entries in the pool (0: one per key)");
+    cli.add_int("--walk", &walk, 1, atomics::kMaxKeys, "keys looked up (and as many absent keys)");
+    cli.parse_or_exit(argc, argv);
+    common::Reporter report(opt.csv);
+    const common::Device dev = common::require_gpu(report.text());
+
+    const std::size_t n = static_cast<std::size_t>(opt.n);
+    const std::size_t capacity = pool > 0 ? static_cast<std::size_t>(pool) : n;
+    const std::size_t hits = std::min<std::size_t>(n, walk);
+    common::require_device_bytes(8.0 * n + 16.0 * capacity + 12.0 * hits,
+                                 "the keys, values, entry pool and lookups");
+    const std::vector<unsigned int> keys = atomics::random_keys(n, opt.seed);
+    common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(atomics::key_indices(n));
+    atomics::ChainedTable table(atomics::kBuckets, capacity);
+    common::Timer timer(dev, opt.reps);
+
+    const std::pair<atomics::Push, const char*> pushes[] = {{atomics::Push::kExch, "exch"},
+                                                            {atomics::Push::kCas, "cas"}};
+    for (const auto& variant : pushes) {
+        const atomics::Push push = variant.first;
+        const char* name = variant.second;
+        table.poison_pool();
+        atomics::build_lock_free_table(push, table, dev_keys.get(), dev_values.get(), n);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        if (!atomics::verify_device_table(table, keys)) return common::kExitWrong;
+        const double ms = timer.median_ms([&] {
+            atomics::build_lock_free_table(push, table, dev_keys.get(), dev_values.get(), n);
+        });
+        std::fprintf(report.text(),
+                     "insert, head swapped by %s: all %zu keys in place, %.1f M keys/s\n", name, n,
+                     n / (ms * 1e3));
+        // Bytes: each key and value read (8) and its 16-byte entry written.
+        report.print({"A4_lock_free_hash_table", std::string("insert ") + name, opt.n, ms, 24.0 * n,
+                      dev.peak_gbps});
+    }
+
+    // Lookups on the last table built: `hits` present keys, then as many absent ones.
+    std::vector<unsigned int> sorted(keys);
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<unsigned int> queries(keys.begin(), keys.begin() + hits);
+    const std::vector<unsigned int> absent = atomics::absent_keys(sorted, hits, opt.seed);
+    queries.insert(queries.end(), absent.begin(), absent.end());
+    common::DeviceBuffer<unsigned int> dev_queries(queries), dev_found(queries.size());
+    CUDA_CHECK(cudaMemset(dev_found.get(), 0xff - 1, queries.size() * sizeof(unsigned int)));
+    atomics::lookup_chained(table, dev_queries.get(), queries.size(), dev_found.get());
+    if (!atomics::check_lookups("walk_chains", keys, queries, hits, dev_found.to_host()))
+        return common::kExitWrong;
+    const double ms = timer.median_ms([&] {
+        atomics::lookup_chained(table, dev_queries.get(), queries.size(), dev_found.get());
+    });
+    std::fprintf(report.text(),
+                 "lookup by walking the chains: %zu hits and %zu misses, %.2f M keys/s\n", hits,
+                 hits, queries.size() / (ms * 1e3));
+    // Bytes: the entries walked are data-dependent; counted here is only each query read and its
+    // value written (8 bytes), so GB/s is a floor.
+    report.print({"A4_lock_free_hash_table", "lookup (walk)",
+                  static_cast<std::int64_t>(queries.size()), ms, 8.0 * queries.size(),
+                  dev.peak_gbps});
+    return common::kExitOk;
+}
+#endif

@@ -1,0 +1,289 @@
+// A5_open_addressing_hash_table: beyond the book, the design GPU hash tables use today.
+//
+// NVIDIA's cuCollections (cuco::static_map) keeps no lists and no pool: one flat array of slots,
+// sized for the keys at a chosen load factor (keys / slots). A key hashes to a slot; if the slot
+// holds another key, it tries the next one (linear probing), and so on. Inserting claims an empty
+// slot with one atomicCAS; looking up reads slots from the hash position until it finds the key
+// (a hit) or an empty slot (a miss). Where a chained table follows ~25,600 pointers per lookup
+// (A4), this reads one or two slots, usually from the same 32-byte sector.
+//
+// A slot is 8 bytes, key in the high half and value in the low half, so the CAS that claims the
+// slot for its key (expected: the empty slot, key 0xffffffff) writes the value with it, as cuco
+// does for 4-byte pairs. A key that is already there is a duplicate: the table is a map, so it
+// keeps one entry per distinct key, and with atomicMin on the slot (same key, so the smaller
+// 64-bit word is the smaller value) the value kept is that of the key's first occurrence in the
+// input, whatever order the threads ran in. The hash is MurmurHash3's 32-bit finaliser (cuco's
+// default is MurmurHash3_32); the book's key % count would do for these random keys, but not for
+// keys with patterns in their low bits.
+//
+// Every insert is checked on the host: each distinct key sits in exactly one slot, holds its
+// first occurrence's index, and is reachable from its hash position without crossing an empty
+// slot; there are as many occupied slots as distinct keys. Then every key is looked up, and as
+// many absent keys: hits must return the right value, misses "not found". Run at load factors 0.5
+// and 0.8 (or --load one of them); --slots fixes the table size (a test fills it past capacity:
+// "table full", exit 1).
+//
+// Build: cmake --build build --target A5_open_addressing_hash_table
+// Run:   build/bin/A5_open_addressing_hash_table [--n 26214400] [--load 50|80] [--slots S]
+#include <algorithm>
+
+#include <cuda/atomic>
+
+#include "common.cuh"
+#include "hash_table.h"
+
+namespace atomics {
+
+constexpr unsigned long long kEmptySlot = ~0ull;  // key kEmptyKey, value 0xffffffff
+constexpr int kOpenThreads = 256;
+
+ATOMICS_HD inline unsigned int murmur3_fmix32(unsigned int h) {
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+ATOMICS_HD inline std::size_t home_slot(unsigned int key, std::size_t slots) {
+    return murmur3_fmix32(key) % slots;
+}
+ATOMICS_HD inline unsigned long long pack(unsigned int key, unsigned int value) {
+    return (static_cast<unsigned long long>(key) << 32) | value;
+}
+ATOMICS_HD inline unsigned int key_of(unsigned long long slot) {
+    return static_cast<unsigned int>(slot >> 32);
+}
+
+// Linear probing from the key's home slot, at most `slots` steps: a full table never loops forever.
+__global__ void open_insert(const unsigned int* keys, const unsigned int* values, std::size_t n,
+                            unsigned long long* slots, std::size_t num_slots,
+                            unsigned long long* refused) {
+    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    if (i >= n) return;
+    const unsigned int key = keys[i];
+    const unsigned long long desired = pack(key, values[i]);
+    std::size_t s = home_slot(key, num_slots);
+    for (std::size_t probe = 0; probe < num_slots; ++probe) {
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> slot(slots[s]);
+        unsigned long long current = slot.load(cuda::memory_order_relaxed);
+        // Read first, CAS only an empty slot: most probes pass occupied slots without an atomic.
+        if (current == kEmptySlot &&
+            slot.compare_exchange_strong(current, desired, cuda::memory_order_relaxed))
+            return;
+        // `current` is now the slot's key, whether it was read or the CAS lost to it.
+        if (key_of(current) == key) {
+            slot.fetch_min(desired, cuda::memory_order_relaxed);
+            return;
+        }
+        if (++s == num_slots) s = 0;
+    }
+    atomicAdd(refused, 1ull);
+}
+
+__global__ void open_lookup(const unsigned int* queries, std::size_t n,
+                            const unsigned long long* slots, std::size_t num_slots,
+                            unsigned int* values) {
+    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    if (i >= n) return;
+    const unsigned int key = queries[i];
+    unsigned int found = kNotFound;
+    std::size_t s = home_slot(key, num_slots);
+    for (std::size_t probe = 0; probe < num_slots; ++probe) {
+        const unsigned long long current = slots[s];
+        if (key_of(current) == key) {
+            found = static_cast<unsigned int>(current);
+            break;
+        }
+        if (current == kEmptySlot) break;
+        if (++s == num_slots) s = 0;
+    }
+    values[i] = found;
+}
+
+class OpenTable {
+  public:
+    explicit OpenTable(std::size_t num_slots) : slots_(num_slots), refused_(1) {}
+    std::size_t size() const { return slots_.size(); }
+    unsigned long long* slots() const { return slots_.get(); }
+
+    void insert(const unsigned int* keys, const unsigned int* values, std::size_t n) const {
+        CUDA_CHECK(cudaMemsetAsync(slots_.get(), 0xff, slots_.size() * sizeof(unsigned long long)));
+        CUDA_CHECK(cudaMemsetAsync(refused_.get(), 0, sizeof(unsigned long long)));
+        open_insert<<<common::ceil_div(n, kOpenThreads), kOpenThreads>>>(
+            keys, values, n, slots_.get(), slots_.size(), refused_.get());
+        CUDA_CHECK_LAUNCH();
+    }
+    void lookup(const unsigned int* queries, std::size_t n, unsigned int* values) const {
+        open_lookup<<<common::ceil_div(n, kOpenThreads), kOpenThreads>>>(queries, n, slots_.get(),
+                                                                         slots_.size(), values);
+        CUDA_CHECK_LAUNCH();
+    }
+    unsigned long long refused_count() const { return refused_.to_host()[0]; }
+    std::vector<unsigned long long> to_host() const { return slots_.to_host(); }
+
+  private:
+    common::DeviceBuffer<unsigned long long> slots_;
+    common::DeviceBuffer<unsigned long long> refused_;
+};
+
+// What the map must hold: each distinct key once, with the index of its first occurrence.
+struct MapReference {
+    std::vector<unsigned long long> first;  // pack(key, first index), sorted, one per key
+    std::vector<unsigned int> expected;     // expected[i]: the value a lookup of keys[i] returns
+    std::vector<unsigned int> sorted_keys;  // the distinct keys, sorted
+
+    explicit MapReference(const std::vector<unsigned int>& keys) : expected(keys.size()) {
+        std::vector<unsigned long long> pairs(keys.size());
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            pairs[i] = pack(keys[i], static_cast<unsigned int>(i));
+        std::sort(pairs.begin(), pairs.end());
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+            if (i == 0 || key_of(pairs[i]) != key_of(pairs[i - 1])) first.push_back(pairs[i]);
+            expected[static_cast<unsigned int>(pairs[i])] = static_cast<unsigned int>(first.back());
+        }
+        sorted_keys.reserve(first.size());
+        for (unsigned long long p : first) sorted_keys.push_back(key_of(p));
+    }
+};
+
+// The slots after an insert (see the header comment for what is checked).
+inline bool verify_open_table(const std::vector<unsigned long long>& slots,
+                              const MapReference& ref) {
+    std::vector<std::uint8_t> found(ref.first.size(), 0);
+    std::size_t occupied = 0;
+    for (std::size_t s = 0; s < slots.size(); ++s) {
+        if (slots[s] == kEmptySlot) continue;
+        ++occupied;
+        const unsigned int key = key_of(slots[s]);
+        const auto it = std::lower_bound(ref.sorted_keys.begin(), ref.sorted_keys.end(), key);
+        if (it == ref.sorted_keys.end() || *it != key) {
+            std::fprintf(stderr,
+                         "FAIL open table: slot %zu holds key %u, which was never inserted\n", s,
+                         key);
+            return false;
+        }
+        const std::size_t k = static_cast<std::size_t>(it - ref.sorted_keys.begin());
+        if (found[k]++) {
+            std::fprintf(stderr, "FAIL open table: key %u is in the table twice (slot %zu)\n", key,
+                         s);
+            return false;
+        }
+        if (slots[s] != ref.first[k]) {
+            std::fprintf(
+                stderr, "FAIL open table: key %u holds value %u, its first occurrence is %u\n", key,
+                static_cast<unsigned int>(slots[s]), static_cast<unsigned int>(ref.first[k]));
+            return false;
+        }
+        for (std::size_t p = home_slot(key, slots.size()); p != s; p = (p + 1) % slots.size()) {
+            if (slots[p] == kEmptySlot) {
+                std::fprintf(stderr,
+                             "FAIL open table: key %u in slot %zu, but slot %zu before it on its "
+                             "probe path is empty: a lookup stops there\n",
+                             key, s, p);
+                return false;
+            }
+        }
+    }
+    if (occupied != ref.first.size()) {
+        std::fprintf(stderr, "FAIL open table: %zu occupied slots for %zu distinct keys\n",
+                     occupied, ref.first.size());
+        return false;
+    }
+    return true;
+}
+
+// Lookups of the input keys (hits: queries[0..hits)) and of absent keys.
+inline bool check_open_lookups(const MapReference& ref, const std::vector<unsigned int>& queries,
+                               std::size_t hits, const std::vector<unsigned int>& got) {
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+        const unsigned int want = i < hits ? ref.expected[i] : kNotFound;
+        if (got[i] != want) {
+            std::fprintf(stderr, "FAIL open lookup: query %zu, key %u (%s): got %u, expected %u\n",
+                         i, queries[i], i < hits ? "present" : "absent", got[i], want);
+            return false;
+        }
+    }
+    return true;
+}
+
+inline std::size_t slots_for(std::size_t n, std::int64_t load_percent) {
+    return std::max<std::size_t>(1, (n * 100 + load_percent - 1) / load_percent);
+}
+
+}  // namespace atomics
+
+#ifndef ATOMICS_NO_MAIN_A5  // A99_benchmark includes this file for its kernels alone
+int main(int argc, char** argv) {
+    common::Options opt;
+    opt.n = atomics::kBookKeys;
+    opt.reps = 5;
+    std::int64_t load = 0, fixed_slots = 0;
+    common::Cli cli("A5_open_addressing_hash_table",
+                    "beyond the book: open addressing, linear probing, slots claimed by atomicCAS");
+    cli.add_standard(opt, 1, atomics::kMaxKeys);
+    cli.add_choice("--load", &load, {0, 50, 80}, "load factor in percent (0: both 50 and 80)");
+    cli.add_int("--slots", &fixed_slots, 0, std::int64_t{1} << 32,
+                "slots in the table (0: from the load factor)");
+    cli.parse_or_exit(argc, argv);
+    common::Reporter report(opt.csv);
+    const common::Device dev = common::require_gpu(report.text());
+
+    const std::size_t n = static_cast<std::size_t>(opt.n);
+    const std::vector<unsigned int> keys = atomics::random_keys(n, opt.seed);
+    const atomics::MapReference ref(keys);
+    std::vector<unsigned int> queries(keys);
+    const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys, n, opt.seed);
+    queries.insert(queries.end(), absent.begin(), absent.end());
+    std::fprintf(report.text(), "%zu keys, %zu distinct; lookups: all %zu, then %zu absent keys\n",
+                 n, ref.first.size(), n, n);
+
+    std::vector<std::int64_t> loads = {50, 80};
+    if (load != 0 || fixed_slots != 0) loads = {load != 0 ? load : 50};
+    common::Timer timer(dev, opt.reps);
+    for (std::int64_t lf : loads) {
+        const std::size_t slots =
+            fixed_slots > 0 ? static_cast<std::size_t>(fixed_slots) : atomics::slots_for(n, lf);
+        // Keys, values and queries (4 bytes each, 2n queries), lookup results, and the slots.
+        common::require_device_bytes(20.0 * n + 8.0 * slots, "the keys, lookups and slots");
+        common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(atomics::key_indices(n));
+        common::DeviceBuffer<unsigned int> dev_queries(queries), dev_found(queries.size());
+        const atomics::OpenTable table(slots);
+
+        table.insert(dev_keys.get(), dev_values.get(), n);
+        const unsigned long long refused = table.refused_count();
+        if (refused > 0) {
+            std::fprintf(stderr,
+                         "table full: %zu slots for %zu distinct keys; %llu inserts found no free "
+                         "slot\n",
+                         slots, ref.first.size(), refused);
+            return common::kExitWrong;
+        }
+        if (!atomics::verify_open_table(table.to_host(), ref)) return common::kExitWrong;
+        CUDA_CHECK(cudaMemset(dev_found.get(), 0xfe, queries.size() * sizeof(unsigned int)));
+        table.lookup(dev_queries.get(), queries.size(), dev_found.get());
+        if (!atomics::check_open_lookups(ref, queries, n, dev_found.to_host()))
+            return common::kExitWrong;
+
+        const double insert_ms =
+            timer.median_ms([&] { table.insert(dev_keys.get(), dev_values.get(), n); });
+        const double lookup_ms = timer.median_ms(
+            [&] { table.lookup(dev_queries.get(), queries.size(), dev_found.get()); });
+        const double actual_load = static_cast<double>(ref.first.size()) / slots;
+        std::fprintf(report.text(),
+                     "load %.2f (%zu slots): insert %.0f M keys/s, lookup (half hits, half "
+                     "misses) %.0f M keys/s\n",
+                     actual_load, slots, n / (insert_ms * 1e3), queries.size() / (lookup_ms * 1e3));
+        const std::string suffix = " load " + std::to_string(lf) + "%";
+        // Bytes, insert: keys and values read (8 per key) and the slot array written (the memset
+        // that empties it is timed with the insert: a table is built from an empty one). Lookup:
+        // each query read and its value written (8), the slots probed are not counted.
+        report.print({"A5_open_addressing_hash_table", "insert" + suffix, opt.n, insert_ms,
+                      8.0 * n + 8.0 * slots, dev.peak_gbps});
+        report.print({"A5_open_addressing_hash_table", "lookup" + suffix,
+                      static_cast<std::int64_t>(queries.size()), lookup_ms, 8.0 * queries.size(),
+                      dev.peak_gbps});
+    }
+    return common::kExitOk;
+}
+#endif
