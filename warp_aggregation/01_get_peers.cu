@@ -39,7 +39,7 @@ struct PeersRecorder {
                                unsigned int unclaimed) const {
         if (static_cast<int>(warp_agg::lane_id()) == leader) {
             steps[step] = {leader, peers, unclaimed};
-            *count = step + 1;
+            atomicMax(count, step + 1);  // each round's leader is another lane
         }
     }
 };

@@ -492,7 +492,7 @@ void print_results(const std::vector<Row>& rows, const Config& cfg, const common
                          precision, order_name(o), best->variant.c_str(),
                          ratio(*best, order_name(o), "atomicAdd"),
                          ratio(*best, order_name(o), "atomicCAS loop"));
-            if (find_row(rows, precision, "sorted", "CUB ReduceByKey"))
+            if (o == Order::kSorted && find_row(rows, precision, "sorted", "CUB ReduceByKey"))
                 std::fprintf(text, ", %.2fx CUB ReduceByKey on sorted keys",
                              ratio(*best, "sorted", "CUB ReduceByKey"));
             std::fprintf(text, "\n");
