@@ -1,8 +1,8 @@
 # Grades a submission in a clean copy of this homework tree:
 #
 #   cmake -DSUBMISSION=<student's folder> [-DOUT=<folder>] [-DHIDDEN_SEED=<n>]
-#         [-DBUILD_TYPE=Release] [-DCONFIGURE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90,...] [-DRUN=OFF]
-#         -P <clean tree>/cmake/HomeworkGrade.cmake
+#         [-DBUILD_TYPE=Release] [-DCONFIGURE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90,...]
+#         [-DPROGRAMS=<program>,...] [-DRUN=OFF] -P <clean tree>/cmake/HomeworkGrade.cmake
 #
 # OUT (default ./graded; replaced if it is an earlier grading) becomes a copy of the clean tree
 # this script lives in. From the submission it takes only the files the students edit
@@ -12,7 +12,8 @@
 # calls CUB, Thrust, cuBLAS, cuDNN or NPP where the student writes, is rejected with its line and
 # graded as the unanswered exercise. Then (unless RUN=OFF) OUT is configured, built and tested with
 # `ctest -L "homework|hidden"`; OUT/junit.xml holds one result per test, OUT/grading.txt the
-# verdict per file. The script exits non-zero if a file was rejected or a test failed.
+# verdict per file; PROGRAMS limits the build and the tests to those exercises. The script exits
+# non-zero if a file was rejected or a test failed.
 cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the build
 include("${CMAKE_CURRENT_LIST_DIR}/HomeworkText.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/HomeworkExercises.cmake")
@@ -34,6 +35,14 @@ if(NOT BUILD_TYPE)
   set(BUILD_TYPE Release)
 endif()
 string(REPLACE "," ";" CONFIGURE_ARGS "${CONFIGURE_ARGS}")
+set(build_targets "")
+set(test_filter "")
+if(PROGRAMS)
+  string(REPLACE "," ";" build_targets "${PROGRAMS}")
+  string(REPLACE "," "|" test_filter "${PROGRAMS}")
+  set(build_targets --target ${build_targets})
+  set(test_filter -R "^[^/]+/(${test_filter})(/|$)")
+endif()
 
 string(FIND "${OUT}/" "${tree}/" inside)
 if(inside EQUAL 0)
@@ -222,8 +231,9 @@ if(RUN)
                           "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}" ${seed_arg} ${CONFIGURE_ARGS}
                   RESULT_VARIABLE status)
   if(status EQUAL 0)
-    execute_process(COMMAND "${CMAKE_COMMAND}" --build "${OUT}/build" ${keep_going})
-    execute_process(COMMAND ctest --test-dir "${OUT}/build" -L "homework|hidden" --timeout 120
+    execute_process(COMMAND "${CMAKE_COMMAND}" --build "${OUT}/build" ${build_targets} ${keep_going})
+    execute_process(COMMAND ctest --test-dir "${OUT}/build" -L "homework|hidden" ${test_filter}
+                            --timeout 120 -j 4
                             --output-on-failure --output-junit "${OUT}/junit.xml"
                     RESULT_VARIABLE status)
   endif()
