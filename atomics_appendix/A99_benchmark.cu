@@ -1,0 +1,204 @@
+// A99_benchmark: beyond the book, every hash table of the appendix on the same keys, in one run.
+//
+// The book's 26,214,400 random keys (100 MB; --n for another count) go through:
+//   A2  cpu             the chained table on one CPU thread (A.2.2)
+//   A3  locks           the chained table on the GPU, a lock per bucket, lane-by-lane turns (A.2.4)
+//   A3  locks, no turns the same kernel without the lane loop: what sm_70's independent thread
+//                       scheduling allows
+//   A4  exch, cas       the chained table without locks (bucket head swapped by one atomic)
+//   A5  open 50%, 80%   open addressing, linear probing, at load factors 0.5 and 0.8
+// and lookups: A5 looks up every key and as many absent keys; the chained table (A4's, built by
+// exch) can only walk its ~n/1024-entry lists, so it is timed on a sample of --walk present and
+// --walk absent keys. Every table and every lookup is verified before it is timed (median of
+// --reps, L2 flushed before each GPU run). Rates are keys per second; --csv writes one row per
+// measurement for plot_benchmark.py.
+//
+// Build: cmake --build build --target A99_benchmark
+// Run:   build/bin/A99_benchmark [--n 26214400] [--walk 65536] [--reps 5] [--csv > results.csv]
+#include <functional>
+
+#define ATOMICS_NO_MAIN_A3
+#define ATOMICS_NO_MAIN_A4
+#define ATOMICS_NO_MAIN_A5
+#include "A3_gpu_hash_table.cu"  // brings A2's CPU table too
+#include "A4_lock_free_hash_table.cu"
+#include "A5_open_addressing_hash_table.cu"
+
+namespace atomics {
+
+// A3's kernel without the lane loop: every lane of a warp spins on its bucket's lock at once.
+// Safe only since sm_70 (see A3_gpu_hash_table.cu).
+__global__ void add_to_table_no_turns(const unsigned int* keys, const unsigned int* values,
+                                      DeviceTable table, int* mutexes, std::size_t n,
+                                      unsigned long long* refused) {
+    for (std::size_t tid = threadIdx.x + blockIdx.x * blockDim.x; tid < n;
+         tid += blockDim.x * gridDim.x) {
+        const unsigned int key = keys[tid];
+        const std::size_t hash_value = hash(key, table.count);
+        if (tid >= table.capacity) {
+            atomicAdd(refused, 1ull);
+            continue;
+        }
+        Entry* location = &table.pool[tid];
+        location->key = key;
+        location->value = values[tid];
+        const Lock lock{&mutexes[hash_value]};
+        lock.lock();
+        location->next = table.entries[hash_value];
+        table.entries[hash_value] = location;
+        lock.unlock();
+    }
+}
+
+class Results {
+  public:
+    explicit Results(bool csv) : csv_(csv) {
+        if (csv_) std::puts("table,operation,load,n,ms,mkeys_per_s");
+    }
+    std::FILE* text() const { return csv_ ? stderr : stdout; }
+    double add(const char* table, const char* operation, const char* load, std::size_t n,
+               double ms) {
+        const double mkeys = n / (ms * 1e3);
+        if (csv_)
+            std::printf("%s,%s,%s,%zu,%.6f,%.3f\n", table, operation, load, n, ms, mkeys);
+        else
+            std::printf("%-28s %-12s %-5s n=%-10zu %12.4f ms %12.1f M keys/s\n", table, operation,
+                        load, n, ms, mkeys);
+        std::fflush(stdout);
+        return mkeys;
+    }
+
+  private:
+    bool csv_;
+};
+
+}  // namespace atomics
+
+int main(int argc, char** argv) {
+    common::Options opt;
+    opt.n = atomics::kBookKeys;
+    opt.reps = 5;
+    std::int64_t walk = 65536;
+    common::Cli cli("A99_benchmark", "every hash table of the appendix on the same keys");
+    cli.add_standard(opt, 1, atomics::kMaxKeys);
+    cli.add_int("--walk", &walk, 1, atomics::kMaxKeys,
+                "present (and as many absent) keys looked up by walking the chains");
+    cli.parse_or_exit(argc, argv);
+    atomics::Results results(opt.csv);
+    const common::Device dev = common::require_gpu(results.text());
+    std::FILE* text = results.text();
+
+    const std::size_t n = static_cast<std::size_t>(opt.n);
+    const std::size_t sample = std::min<std::size_t>(n, walk);
+    // Keys, values, queries (2n) and results (2n); one chained pool (16 bytes a key); the larger
+    // open table (0.5: 16 bytes a key).
+    common::require_device_bytes(4.0 * 6 * n + 16.0 * n + 16.0 * n, "the keys and tables");
+    const std::vector<unsigned int> keys = atomics::random_keys(n, opt.seed);
+    const atomics::MapReference ref(keys);
+    const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys, n, opt.seed);
+    std::fprintf(text, "%zu keys (%zu distinct), %zu absent keys for the misses\n", n,
+                 ref.first.size(), n);
+    common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(atomics::key_indices(n));
+    common::Timer timer(dev, opt.reps);
+
+    // A2 on this machine's CPU.
+    {
+        atomics::Table cpu_table;
+        atomics::build_cpu_table(cpu_table, keys, n);
+        if (!atomics::verify_table(cpu_table, keys)) return common::kExitWrong;
+        const double ms =
+            common::host_median_ms(opt.reps, [&] { atomics::build_cpu_table(cpu_table, keys, n); });
+        results.add("A2 cpu", "insert", "-", n, ms);
+    }
+
+    // The chained tables on the GPU; the last one built (A4 exch) stays for the lookups.
+    atomics::ChainedTable chained(atomics::kBuckets, n);
+    atomics::Mutexes mutexes(atomics::kBuckets);
+    const unsigned int* k = dev_keys.get();
+    const unsigned int* v = dev_values.get();
+    auto locks_no_turns = [&] {
+        chained.clear();
+        atomics::add_to_table_no_turns<<<atomics::kLockedBlocks, atomics::kLockedThreads>>>(
+            k, v, chained.table(), mutexes.data(), n, chained.refused());
+        CUDA_CHECK_LAUNCH();
+    };
+    const std::pair<const char*, std::function<void()>> builds[] = {
+        {"A3 locks", [&] { atomics::build_locked_table(chained, mutexes, k, v, n); }},
+        {"A3 locks, no lane turns", locks_no_turns},
+        {"A4 lock-free cas",
+         [&] { atomics::build_lock_free_table(atomics::Push::kCas, chained, k, v, n); }},
+        {"A4 lock-free exch",
+         [&] { atomics::build_lock_free_table(atomics::Push::kExch, chained, k, v, n); }},
+    };
+    double locked_rate = 0, exch_rate = 0;
+    for (const auto& build : builds) {
+        chained.poison_pool();
+        build.second();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        if (!atomics::verify_device_table(chained, keys) || !mutexes.all_released()) {
+            std::fprintf(stderr, "FAIL: %s\n", build.first);
+            return common::kExitWrong;
+        }
+        const double rate =
+            results.add(build.first, "insert", "-", n, timer.median_ms(build.second));
+        if (build.first == builds[0].first) locked_rate = rate;
+        exch_rate = rate;
+    }
+
+    // Lookups in the chained table: the first `sample` keys, then `sample` absent keys.
+    double walk_rate = 0;
+    {
+        std::vector<unsigned int> queries(keys.begin(), keys.begin() + sample);
+        queries.insert(queries.end(), absent.begin(), absent.begin() + sample);
+        common::DeviceBuffer<unsigned int> dev_queries(queries), dev_found(queries.size());
+        CUDA_CHECK(cudaMemset(dev_found.get(), 0xfe, queries.size() * sizeof(unsigned int)));
+        atomics::lookup_chained(chained, dev_queries.get(), queries.size(), dev_found.get());
+        if (!atomics::check_lookups("walk_chains", keys, queries, sample, dev_found.to_host()))
+            return common::kExitWrong;
+        const unsigned int* hits = dev_queries.get();
+        const unsigned int* misses = dev_queries.get() + sample;
+        const double hit_ms = timer.median_ms(
+            [&] { atomics::lookup_chained(chained, hits, sample, dev_found.get()); });
+        const double miss_ms = timer.median_ms(
+            [&] { atomics::lookup_chained(chained, misses, sample, dev_found.get()); });
+        results.add("A4 chains (walk)", "lookup hit", "-", sample, hit_ms);
+        results.add("A4 chains (walk)", "lookup miss", "-", sample, miss_ms);
+        walk_rate = 2.0 * sample / ((hit_ms + miss_ms) * 1e3);
+    }
+
+    // Open addressing at both load factors: every key, then as many absent keys.
+    std::vector<unsigned int> queries(keys);
+    queries.insert(queries.end(), absent.begin(), absent.end());
+    common::DeviceBuffer<unsigned int> dev_queries(queries), dev_found(queries.size());
+    double open_lookup_rate[2] = {0, 0}, open_insert_rate[2] = {0, 0};
+    const std::int64_t loads[] = {50, 80};
+    for (int l = 0; l < 2; ++l) {
+        const atomics::OpenTable table(atomics::slots_for(n, loads[l]));
+        const char* load = l == 0 ? "0.5" : "0.8";
+        table.insert(k, v, n);
+        if (table.refused_count() != 0 || !atomics::verify_open_table(table.to_host(), ref))
+            return common::kExitWrong;
+        CUDA_CHECK(cudaMemset(dev_found.get(), 0xfe, queries.size() * sizeof(unsigned int)));
+        table.lookup(dev_queries.get(), queries.size(), dev_found.get());
+        if (!atomics::check_open_lookups(ref, queries, n, dev_found.to_host()))
+            return common::kExitWrong;
+        open_insert_rate[l] = results.add("A5 open addressing", "insert", load, n,
+                                          timer.median_ms([&] { table.insert(k, v, n); }));
+        const double hit_ms =
+            timer.median_ms([&] { table.lookup(dev_queries.get(), n, dev_found.get()); });
+        const double miss_ms =
+            timer.median_ms([&] { table.lookup(dev_queries.get() + n, n, dev_found.get() + n); });
+        results.add("A5 open addressing", "lookup hit", load, n, hit_ms);
+        results.add("A5 open addressing", "lookup miss", load, n, miss_ms);
+        open_lookup_rate[l] = 2.0 * n / ((hit_ms + miss_ms) * 1e3);
+    }
+
+    std::fprintf(
+        text,
+        "inserts: A4 exch %.1fx A3's rate (target >= 10x); A5 at 0.5 %.1fx A3's\n"
+        "lookups (hits and misses alike): A5 at 0.5 %.0fx, at 0.8 %.0fx walking the chains "
+        "(target >= 100x)\n",
+        exch_rate / locked_rate, open_insert_rate[0] / locked_rate, open_lookup_rate[0] / walk_rate,
+        open_lookup_rate[1] / walk_rate);
+    return common::kExitOk;
+}

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Turns A99_benchmark's CSV into the chapter README's results table and a plot.
+
+    build/bin/A99_benchmark --csv > results.csv
+    python3 atomics_appendix/plot_benchmark.py results.csv --png atomics_appendix/benchmark_h200.png \
+        --readme atomics_appendix/README.md --env env.txt
+
+--readme rewrites the table between the README's benchmark markers; --env names a file holding the
+run's date, `nvidia-smi --query-gpu=name,driver_version --format=csv` and `nvcc --version` output.
+Without matplotlib the plot is skipped with a message and the table is still written.
+"""
+import argparse
+import csv
+import re
+import sys
+
+BEGIN, END = "<!-- benchmark-table:begin -->", "<!-- benchmark-table:end -->"
+BOOK_MS = {"A2 cpu": 360.0, "A3 locks": 375.0}  # Core 2 Duo and a 2010 GPU, 26,214,400 keys
+
+
+def load(path):
+    with open(path, newline="") as f:
+        return [row for row in csv.DictReader(f)]
+
+
+def describe_env(path):
+    if not path:
+        return ""
+    text = open(path).read()
+    date = re.search(r"date: (.+)", text)
+    gpu = re.search(r"^(NVIDIA[^,\n]*), ([0-9.]+)", text, re.M)
+    cuda = re.search(r"release ([0-9.]+)", text)
+    parts = []
+    if gpu:
+        parts += [gpu.group(1), f"driver {gpu.group(2)}"]
+    if cuda:
+        parts.append(f"CUDA {cuda.group(1)}")
+    if date:
+        parts.append(date.group(1).strip())
+    return ", ".join(parts)
+
+
+def rate(rows, table, operation, load="-"):
+    for r in rows:
+        if r["table"] == table and r["operation"] == operation and r["load"] == load:
+            return float(r["mkeys_per_s"])
+    return None
+
+
+def table(rows, env):
+    n = rows[0]["n"]
+    lines = [f"Measured {env}, {n} keys." if env else f"{n} keys.", "",
+             "| table | operation | load | keys | ms | M keys/s | book (2010) |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        book = ""
+        if r["operation"] == "insert" and r["table"] in BOOK_MS:
+            book = f"{BOOK_MS[r['table']]:.0f} ms"
+        lines.append(f"| {r['table']} | {r['operation']} | {r['load']} | {r['n']} | "
+                     f"{float(r['ms']):.3f} | {float(r['mkeys_per_s']):.1f} | {book} |")
+    locked, exch = rate(rows, "A3 locks", "insert"), rate(rows, "A4 lock-free exch", "insert")
+    walk = [rate(rows, "A4 chains (walk)", op) for op in ("lookup hit", "lookup miss")]
+    lines.append("")
+    if locked and exch:
+        lines.append(f"- A4 exch inserts / A3 inserts: **{exch / locked:.1f}×** (target ≥ 10×)")
+    if all(walk):
+        walk_rate = 2 / (1 / walk[0] + 1 / walk[1])  # as many hits as misses
+        for load in ("0.5", "0.8"):
+            hit, miss = rate(rows, "A5 open addressing", "lookup hit", load), \
+                rate(rows, "A5 open addressing", "lookup miss", load)
+            if hit and miss:
+                open_rate = 2 / (1 / hit + 1 / miss)
+                lines.append(f"- A5 lookups at load {load} (half hits, half misses) / walking A4's "
+                             f"chains: **{open_rate / walk_rate:.0f}×** (target ≥ 100×)")
+    return "\n".join(lines).strip() + "\n"
+
+
+def update_readme(path, text):
+    readme = open(path).read()
+    if BEGIN not in readme or END not in readme:
+        sys.exit(f"{path} has no {BEGIN} ... {END} markers")
+    start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
+    open(path, "w").write(readme[:start] + "\n" + text + readme[end:])
+
+
+def plot(rows, png, env):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: plot skipped (pip install matplotlib)")
+        return
+    labels = [r["table"] + ("" if r["load"] == "-" else f" @{r['load']}") + "\n" + r["operation"]
+              for r in rows]
+    values = [float(r["mkeys_per_s"]) for r in rows]
+    colors = ["tab:blue" if r["operation"] == "insert" else
+              "tab:green" if r["operation"] == "lookup hit" else "tab:orange" for r in rows]
+    fig, ax = plt.subplots(figsize=(13, 5.5))
+    ax.bar(range(len(rows)), values, color=colors)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels(labels, rotation=40, ha="right", fontsize=7)
+    ax.set_ylabel("million keys per second (log scale)")
+    for i, value in enumerate(values):
+        ax.text(i, value, f"{value:.3g}", ha="center", va="bottom", fontsize=7)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in ("tab:blue", "tab:green", "tab:orange")]
+    ax.legend(handles, ["insert", "lookup hit", "lookup miss"], loc="upper left")
+    ax.set_title(f"A99_benchmark, {rows[0]['n']} keys" + (f" ({env})" if env else ""), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    print(f"wrote {png}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("csv")
+    parser.add_argument("--png", help="write the plot here")
+    parser.add_argument("--readme", help="rewrite the table between the markers of this README")
+    parser.add_argument("--env", help="file with the run's date, nvidia-smi and nvcc output")
+    args = parser.parse_args()
+    rows = load(args.csv)
+    env = describe_env(args.env)
+    text = table(rows, env)
+    print(text)
+    if args.readme:
+        update_readme(args.readme, text)
+    if args.png:
+        plot(rows, args.png, env)
+
+
+if __name__ == "__main__":
+    main()
