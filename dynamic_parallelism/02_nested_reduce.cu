@@ -37,7 +37,10 @@ __global__ void gpuRecursiveReduce(int* g_idata, int* g_odata, unsigned int isiz
     }
     unsigned int istride = isize >> 1;
     // BEGIN SOLUTION
-    // in place reduction
+    // STUB: // TODO: add idata[tid + istride] onto idata[tid] (tid < istride), make every thread's
+    // STUB: // sum visible to the child grid, then let thread 0 launch the next level,
+    // STUB: // gpuRecursiveReduce<<<1, istride>>>(idata, odata, istride), and call
+    // cdp::log_launch(). in place reduction
     if (tid < istride) idata[tid] += idata[tid + istride];
     // the child must see every thread's sum, not only thread 0's
     __syncthreads();

@@ -34,6 +34,11 @@ __global__ void gpuRecursiveReduceNosync(int* g_idata, int* g_odata, unsigned in
     }
     unsigned int istride = isize >> 1;
     // BEGIN SOLUTION
+    // STUB: // TODO: add idata[tid + istride] onto idata[tid] (tid < istride; call
+    // STUB: // cdp::stall_unless(tid < warpSize) first), and let thread 0 launch the next level,
+    // STUB: // gpuRecursiveReduceNosync on (idata, odata, istride) with one block of istride
+    // STUB: // threads, without a barrier but so that the child starts only when all the sums are
+    // STUB: // written; then call cdp::log_launch().
     if (tid < istride) {
         cdp::stall_unless(tid < warpSize);
         idata[tid] += idata[tid + istride];

@@ -31,6 +31,10 @@ __global__ void gpuRecursiveReduce2(int* g_idata, int* g_odata, int iStride, int
         return;
     }
     // BEGIN SOLUTION
+    // STUB: // TODO: call cdp::stall_unless(blockIdx.x == 0 && threadIdx.x < warpSize), add
+    // STUB: // idata[threadIdx.x + iStride] onto idata[threadIdx.x], and let thread 0 of block 0
+    // STUB: // launch the next level (gridDim.x blocks of iStride / 2 threads) so that it starts
+    // STUB: // only when every block of this level is done; then call cdp::log_launch().
     // in place reduction
     cdp::stall_unless(blockIdx.x == 0 && threadIdx.x < warpSize);
     idata[threadIdx.x] += idata[threadIdx.x + iStride];

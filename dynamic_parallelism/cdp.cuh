@@ -63,12 +63,15 @@ inline LaunchLog read_log() {
     return log;
 }
 
-// Every device-side launch can be pending at once (a grid stays pending until its children are
-// done), so the limit is the total number of launches the run makes, or --pending-limit when that
-// flag asks for another value (0: computed).
+// The device runtime keeps a slot for every launch that has not completed, and a grid completes
+// only after its children: every launch of a recursion can be pending at once. The default of 2048
+// slots is raised to the number of launches the run makes (16384 for 02 and 03 at the document's
+// size), never lowered; --pending-limit (`requested` > 0) sets any value, to provoke a failure.
+constexpr std::int64_t kDefaultPendingLaunches = 2048;
+
 inline std::size_t set_pending_limit(std::int64_t launches_needed, std::int64_t requested) {
     const std::size_t limit = static_cast<std::size_t>(
-        requested > 0 ? requested : std::max<std::int64_t>(1, launches_needed));
+        requested > 0 ? requested : std::max(launches_needed, kDefaultPendingLaunches));
     CUDA_CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, limit));
     std::size_t granted = 0;
     CUDA_CHECK(cudaDeviceGetLimit(&granted, cudaLimitDevRuntimePendingLaunchCount));

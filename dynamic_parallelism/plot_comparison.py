@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Turns 05_reduction_comparison's CSV into the chapter README's table and a plot.
+
+    build/bin/05_reduction_comparison --csv > comparison.csv
+    python3 dynamic_parallelism/plot_comparison.py comparison.csv \
+        --png dynamic_parallelism/comparison_h200.png --readme dynamic_parallelism/README.md --env env.txt
+
+--readme rewrites the table between the README's comparison markers; --env names a file holding the
+run's date, `nvidia-smi --query-gpu=name,driver_version --format=csv` and `nvcc --version` output
+(gpu_run.sh writes it). The plot needs matplotlib; without it the plot is skipped with a message and
+the table is still written.
+"""
+import argparse
+import csv
+import re
+import sys
+
+BEGIN, END = "<!-- comparison-table:begin -->", "<!-- comparison-table:end -->"
+
+
+def load(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def describe_env(path):
+    if not path:
+        return ""
+    text = open(path).read()
+    date = re.search(r"date: (.+)", text)
+    gpu = re.search(r"^(NVIDIA[^,\n]*), ([0-9.]+)", text, re.M)
+    cuda = re.search(r"release ([0-9.]+)", text)
+    parts = []
+    if gpu:
+        parts += [gpu.group(1), f"driver {gpu.group(2)}"]
+    if cuda:
+        parts.append(f"CUDA {cuda.group(1)}")
+    if date:
+        parts.append(date.group(1).strip())
+    return ", ".join(parts)
+
+
+def table(rows, env):
+    r0 = rows[0]
+    lines = [f"Measured {env}: {int(r0['n'])} ints, grid {r0['grid']} × block {r0['block']}."
+             if env else "", "",
+             "| variant | ms | GB/s | device-side launches (counted on the device) "
+             "| document, K40c: ms | document: launches (nvprof) | K40c ms ÷ ms here |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ms = float(r["ms"])
+        k40 = f"{float(r['k40_ms']):.3f}" if r["k40_ms"] else "–"
+        ratio = f"{float(r['k40_ms']) / ms:.1f}" if r["k40_ms"] else "–"
+        lines.append(f"| {r['variant']} | {ms:.4f} | {float(r['gb_per_s']):.0f} | "
+                     f"{r['device_launches']} | {k40} | {r['k40_device_launches'] or '–'} | {ratio} |")
+    return "\n".join(lines).strip() + "\n"
+
+
+def update_readme(path, text):
+    readme = open(path).read()
+    if BEGIN not in readme or END not in readme:
+        sys.exit(f"{path} has no {BEGIN} ... {END} markers")
+    start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
+    open(path, "w").write(readme[:start] + "\n" + text + readme[end:])
+
+
+def plot(rows, png, env):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: plot skipped (pip install matplotlib)")
+        return
+    names = [r["variant"] for r in rows]
+    here = [float(r["ms"]) for r in rows]
+    k40 = [float(r["k40_ms"]) if r["k40_ms"] else 0 for r in rows]
+    fig, ax = plt.subplots(figsize=(10, 5))
+    y = range(len(rows))
+    ax.barh([i + 0.2 for i in y], here, 0.4, label=env.split(",")[0] if env else "this GPU")
+    ax.barh([i - 0.2 for i in y], k40, 0.4, label="Tesla K40c (the document)", color="gray")
+    for i, r in enumerate(rows):
+        launches = int(r["device_launches"])
+        if launches:
+            ax.text(here[i] * 1.15, i + 0.2, f"{launches} device launches", va="center", fontsize=8)
+    ax.set_yticks(list(y))
+    ax.set_yticklabels(names)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("ms (log scale), 1<<20 ints, grid 2048 × block 512")
+    ax.set_title("Nested reduction: the document's table on this GPU")
+    ax.legend(loc="lower right", fontsize=8)
+    fig.suptitle(env or "05_reduction_comparison", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    print(f"wrote {png}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("csv")
+    parser.add_argument("--png", help="write the plot here")
+    parser.add_argument("--readme", help="rewrite the table between the markers of this README")
+    parser.add_argument("--env", help="file with the run's date, nvidia-smi and nvcc output")
+    args = parser.parse_args()
+    rows = load(args.csv)
+    env = describe_env(args.env)
+    text = table(rows, env)
+    print(text)
+    if args.readme:
+        update_readme(args.readme, text)
+    if args.png:
+        plot(rows, args.png, env)
+
+
+if __name__ == "__main__":
+    main()
