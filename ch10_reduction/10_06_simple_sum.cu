@@ -1,43 +1,52 @@
 // 10_06_simple_sum: Fig 10.6, the simple sum reduction kernel (one block, N <= 2048).
 //
-// The first parallel version of Fig 10.5's sum tree. Thread t owns input[2t] ("owner computes")
-// and, with a stride of 1, 2, 4, ... up to blockDim.x, adds input[2t + stride] into it when
-// t % stride == 0. A __syncthreads() after every step makes the partial sums visible to the next.
-// After log2(N) steps input[0] holds the total, which thread 0 writes out. The input is
+// The first parallel version of Fig 10.5's tree. Thread t owns input[2t] ("owner computes") and,
+// with a stride of 1, 2, 4, ... up to blockDim.x, combines input[2t + stride] into it when
+// t % stride == 0. A __syncthreads() after every step makes the partial results visible to the
+// next. After log2(N) steps input[0] holds the result, which thread 0 writes out. The input is
 // overwritten, and one block of at most 1024 threads caps N at 2048 (section 10.8 lifts that).
+//
+// The kernel is the book's with its operator made a parameter (section 10.2): Sum<float> is the
+// book's `+=`; the program also runs it as an integer sum and as a max (reduction.h says why).
 //
 // What it costs (section 10.5): the active threads spread further apart every step, so warps stay
 // busy with ever fewer useful lanes (control divergence), and neighbouring threads touch elements
-// 2*stride apart (no coalescing). The program prints both counts for its N.
+// 2*stride apart (no coalescing). The program prints both counts for its N before it looks for a
+// GPU, and with --trace (N <= 64) the active threads of every step, as in Fig 10.7.
 //
 // Build: cmake --build build --target 10_06_simple_sum
-// Run:   build/bin/10_06_simple_sum [--n 2048] [--seed 1234] [--reps 20] [--csv]
+// Run:   build/bin/10_06_simple_sum [--n 2048] [--trace] [--seed 1234] [--reps 20] [--csv]
 #include "divergence_analysis.h"
 #include "reduction.cuh"
 
-// Fig 10.6 as a block-level routine: reduces input[0 .. n) in place, n <= 2 * blockDim.x, and
-// returns the total in thread 0. The book assumes n == 2 * blockDim.x; the `i + stride < n` test
-// lets any n work (a missing partner counts as 0, the identity). 10_99_benchmark applies it to
-// every 2 * blockDim.x segment of a large input, the way Fig 10.13 does.
-__device__ float simple_sum_block(float* input, unsigned int n) {
+// Fig 10.6 as a block-level routine: reduces input[0 .. n) in place, n <= 2 * blockDim.x; the
+// result is valid in thread 0. The book assumes n == 2 * blockDim.x; the `i + stride < n` test
+// lets any n work (a missing partner is skipped, as if it were the identity). 10_99_benchmark
+// applies it to every 2 * blockDim.x segment of a large input, the way Fig 10.13 does.
+template <class T, class Op>
+__device__ T simple_sum_block(T* input, unsigned int n, Op op) {
     unsigned int i = 2 * threadIdx.x;
     for (unsigned int stride = 1; stride <= blockDim.x; stride *= 2) {
         if (threadIdx.x % stride == 0 && i + stride < n) {
-            input[i] += input[i + stride];
+            input[i] = op(input[i], input[i + stride]);
         }
         __syncthreads();
     }
-    return threadIdx.x == 0 ? input[0] : 0.0f;
+    return input[0];
 }
 
-// The book's kernel: one block, thread 0 writes the total.
-__global__ void simple_sum_kernel(float* input, float* output, unsigned int n) {
-    float sum = simple_sum_block(input, n);
-    if (threadIdx.x == 0) *output = sum;
+// The book's kernel: one block, thread 0 writes the result.
+template <class T, class Op>
+__global__ void simple_sum_kernel(T* input, T* output, unsigned int n, Op op) {
+    T result = simple_sum_block(input, n, op);
+    if (threadIdx.x == 0) {
+        *output = result;
+    }
 }
 
-void simple_sum(float* input, float* output, unsigned int n) {
-    simple_sum_kernel<<<1, ch10::single_block_threads(n)>>>(input, output, n);
+template <class T, class Op>
+void simple_sum(T* input, T* output, unsigned int n, Op op) {
+    simple_sum_kernel<<<1, ch10::single_block_threads(n)>>>(input, output, n, op);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -45,26 +54,28 @@ void simple_sum(float* input, float* output, unsigned int n) {
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 2048;
+    bool trace = false;
     common::Cli cli("10_06_simple_sum",
                     "Fig 10.6: one block, owner 2*threadIdx.x, stride doubling");
     cli.add_standard(opt, 1, 2048);
+    cli.add_flag("--trace", &trace, "print the active threads of every step (N <= 64)");
     cli.parse_or_exit(argc, argv);
+    ch10::require_traceable(cli, trace, opt.n);
     common::Reporter report(opt.csv);
-    const common::Device dev = common::require_gpu(report.text());
 
+    // The book's analysis is host arithmetic: it needs no GPU.
     const ch10::Counts book = {ch10::book_committed(opt.n), ch10::book_simple_consumed(opt.n),
                                ch10::book_simple_requests(opt.n)};
     ch10::print_counts(report.text(), "Fig 10.6", opt.n, ch10::count_simple_sum(opt.n), book);
+    if (trace) ch10::trace_simple_sum(report.text(), ch10::reduction_input(opt.n, opt.seed));
 
+    const common::Device dev = common::require_gpu(report.text());
     const unsigned int n = static_cast<unsigned int>(opt.n);
-    const bool in_place = true;
-    ch10::SumRunner runner(dev, opt, in_place);
-    auto launch = [n](float* input, float* output) { simple_sum(input, output, n); };
+    auto launch = [n](auto op, auto* input, auto* output) { simple_sum(input, output, n, op); };
     // Rounding: each input passes through at most ceil(log2 n) additions.
-    if (!runner.verify("Fig 10.6", ch10::ceil_log2(n), in_place, launch)) return common::kExitWrong;
-    // Bytes: the N inputs read once (the minimum; the tree re-reads and rewrites them in place).
-    report.print({"10_06_simple_sum", "", opt.n, runner.median_ms(in_place, launch), 4.0 * n,
-                  dev.peak_gbps});
-    return common::kExitOk;
+    const ch10::KernelInfo info = {"Fig 10.6", /*in_place=*/true, ch10::ceil_log2(n)};
+    return ch10::verify_then_time(dev, opt, report, "10_06_simple_sum", "", info, launch)
+               ? common::kExitOk
+               : common::kExitWrong;
 }
 #endif

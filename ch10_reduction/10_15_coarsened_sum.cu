@@ -3,7 +3,8 @@
 // What changed from Fig 10.13: a block's segment grows to COARSE_FACTOR*2*BLOCK_DIM elements.
 // Each thread first adds its COARSE_FACTOR*2 elements, BLOCK_DIM apart (so each warp's loads stay
 // coalesced), into a register: every thread busy, no barrier, no shared memory (Fig 10.14). Only
-// then does the block run Fig 10.13's tree on one value per thread. When there are more blocks
+// then does the block run Fig 10.13's tree on one value per thread (the operator is a parameter, as
+// in every figure: reduction.h). When there are more blocks
 // than the GPU runs at once, the hardware would serialise them anyway; coarsening serialises them
 // more cheaply, paying for the under-used tree steps and the barriers once per COARSE_FACTOR
 // segments instead of once per segment (Fig 10.16). Too large a factor leaves too few blocks to
@@ -15,28 +16,28 @@
 
 using ch10::BLOCK_DIM;
 
-// Fig 10.15. As in 10_13, inputs past n count as 0.
-template <unsigned int COARSE_FACTOR>
-__global__ void coarsened_sum_kernel(const float* input, float* output, unsigned int n) {
-    __shared__ float input_s[BLOCK_DIM];
+// Fig 10.15. As in 10_13, inputs past n count as the identity.
+template <unsigned int COARSE_FACTOR, class T, class Op>
+__global__ void coarsened_sum_kernel(const T* input, T* output, unsigned int n, Op op) {
+    __shared__ T input_s[BLOCK_DIM];
     unsigned int segment = COARSE_FACTOR * 2 * blockDim.x * blockIdx.x;
     unsigned int i = segment + threadIdx.x;
     unsigned int t = threadIdx.x;
-    float sum = i < n ? input[i] : 0.0f;
+    T sum = i < n ? input[i] : Op::identity();
     for (unsigned int tile = 1; tile < COARSE_FACTOR * 2; ++tile) {
         if (i + tile * BLOCK_DIM < n) {
-            sum += input[i + tile * BLOCK_DIM];
+            sum = op(sum, input[i + tile * BLOCK_DIM]);
         }
     }
     input_s[t] = sum;
     for (unsigned int stride = blockDim.x / 2; stride >= 1; stride /= 2) {
         __syncthreads();
         if (t < stride) {
-            input_s[t] += input_s[t + stride];
+            input_s[t] = op(input_s[t], input_s[t + stride]);
         }
     }
     if (t == 0) {
-        atomicAdd(output, input_s[0]);
+        ch10::atomic_combine(output, input_s[0], op);
     }
 }
 
@@ -45,11 +46,11 @@ unsigned int coarsened_sum_blocks(unsigned int n) {
     return common::ceil_div(n, COARSE_FACTOR * 2 * BLOCK_DIM);
 }
 
-template <unsigned int COARSE_FACTOR>
-void coarsened_sum(const float* input, float* output, unsigned int n) {
-    CUDA_CHECK(cudaMemsetAsync(output, 0, sizeof(float)));
+template <unsigned int COARSE_FACTOR, class T, class Op>
+void coarsened_sum(const T* input, T* output, unsigned int n, Op op) {
+    ch10::set_identity(output, op);
     coarsened_sum_kernel<COARSE_FACTOR>
-        <<<coarsened_sum_blocks<COARSE_FACTOR>(n), BLOCK_DIM>>>(input, output, n);
+        <<<coarsened_sum_blocks<COARSE_FACTOR>(n), BLOCK_DIM>>>(input, output, n, op);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -76,17 +77,15 @@ int main(int argc, char** argv) {
     const common::Device dev = common::require_gpu(report.text());
 
     const unsigned int n = static_cast<unsigned int>(opt.n);
-    const bool in_place = false;
-    ch10::SumRunner runner(dev, opt, in_place);
     const bool ok = ch10::with_coarse_factor(coarse, [&](auto factor) {
         constexpr unsigned int CF = decltype(factor)::value;
-        auto launch = [n](float* input, float* output) { coarsened_sum<CF>(input, output, n); };
-        if (!runner.verify("Fig 10.15", coarsened_sum_height<CF>(n), in_place, launch))
-            return false;
-        // Bytes: the N inputs read once.
-        report.print({"10_15_coarsened_sum", "COARSE_FACTOR=" + std::to_string(CF), opt.n,
-                      runner.median_ms(in_place, launch), 4.0 * n, dev.peak_gbps});
-        return true;
+        auto launch = [n](auto op, auto* input, auto* output) {
+            coarsened_sum<CF>(input, output, n, op);
+        };
+        const ch10::KernelInfo info = {"Fig 10.15", /*in_place=*/false,
+                                       coarsened_sum_height<CF>(n)};
+        return ch10::verify_then_time(dev, opt, report, "10_15_coarsened_sum",
+                                      "COARSE_FACTOR=" + std::to_string(CF), info, launch);
     });
     return ok ? common::kExitOk : common::kExitWrong;
 }

@@ -1,51 +1,54 @@
 // 10_91_warp_shuffle_sum: beyond the book, Fig 10.15 with a warp-shuffle final stage (any N).
 //
-// What changed from Fig 10.15: in the last five steps of the shared-memory tree (strides 16, 8, 4,
-// 2, 1) only warp 0 works, yet every step still pays a __syncthreads() for the whole block and a
-// shared-memory round trip. Here the tree stops once 64 partial sums remain; warp 0 adds them
-// pairwise into 32 registers and finishes with __shfl_down_sync, which moves values between the
-// lanes of a warp directly: no shared memory and no block barrier. (__shfl_down_sync replaced the
-// unsynchronised __shfl_down in CUDA 9; the mask names the lanes taking part: all 32 here.)
+// What changed from Fig 10.15: in the last six steps of the shared-memory tree (strides 32, 16, 8,
+// 4, 2, 1) only warp 0 works, yet each still pays a block-wide __syncthreads() before it and a
+// shared-memory round trip. Here the tree stops once 64 partial results remain; after one barrier,
+// warp 0 combines them pairwise into 32 registers (the stride-32 step) and finishes with
+// __shfl_down_sync, which moves values between the lanes of a warp directly: five steps with no
+// shared memory and no block barrier, so five of the six barriers are gone. (__shfl_down_sync
+// replaced the unsynchronised __shfl_down in CUDA 9; the mask names the lanes taking part: all 32
+// here.)
 //
 // Build: cmake --build build --target 10_91_warp_shuffle_sum
 // Run:   build/bin/10_91_warp_shuffle_sum [--n 1000003] [--coarse 8] [--seed 1234] [--reps 20]
-// [--csv]
+//        [--csv]
 #include "reduction.cuh"
 
 using ch10::BLOCK_DIM;
 
-// The sum of `value` over the 32 lanes of a warp, in lane 0, in log2(32) = 5 steps.
-__device__ float warp_sum(float value) {
+// op over the 32 lanes of a warp, in lane 0, in log2(32) = 5 steps.
+template <class T, class Op>
+__device__ T warp_reduce(T value, Op op) {
     for (unsigned int offset = 16; offset >= 1; offset /= 2) {
-        value += __shfl_down_sync(0xffffffffu, value, offset);
+        value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
     }
     return value;
 }
 
-template <unsigned int COARSE_FACTOR>
-__global__ void warp_shuffle_sum_kernel(const float* input, float* output, unsigned int n) {
-    __shared__ float input_s[BLOCK_DIM];
+template <unsigned int COARSE_FACTOR, class T, class Op>
+__global__ void warp_shuffle_sum_kernel(const T* input, T* output, unsigned int n, Op op) {
+    __shared__ T input_s[BLOCK_DIM];
     unsigned int segment = COARSE_FACTOR * 2 * blockDim.x * blockIdx.x;
     unsigned int i = segment + threadIdx.x;
     unsigned int t = threadIdx.x;
-    float sum = i < n ? input[i] : 0.0f;
+    T sum = i < n ? input[i] : Op::identity();
     for (unsigned int tile = 1; tile < COARSE_FACTOR * 2; ++tile) {
         if (i + tile * BLOCK_DIM < n) {
-            sum += input[i + tile * BLOCK_DIM];
+            sum = op(sum, input[i + tile * BLOCK_DIM]);
         }
     }
     input_s[t] = sum;
     for (unsigned int stride = blockDim.x / 2; stride >= 64; stride /= 2) {
         __syncthreads();
         if (t < stride) {
-            input_s[t] += input_s[t + stride];
+            input_s[t] = op(input_s[t], input_s[t + stride]);
         }
     }
     __syncthreads();
-    if (t < 32) {  // warp 0 only: its 32 lanes take the last 64 partial sums
-        sum = warp_sum(input_s[t] + input_s[t + 32]);
+    if (t < 32) {  // warp 0 only: its 32 lanes take the last 64 partial results
+        sum = warp_reduce(op(input_s[t], input_s[t + 32]), op);
         if (t == 0) {
-            atomicAdd(output, sum);
+            ch10::atomic_combine(output, sum, op);
         }
     }
 }
@@ -55,12 +58,12 @@ unsigned int warp_shuffle_sum_blocks(unsigned int n) {
     return common::ceil_div(n, COARSE_FACTOR * 2 * BLOCK_DIM);
 }
 
-template <unsigned int COARSE_FACTOR>
-void warp_shuffle_sum(const float* input, float* output, unsigned int n) {
-    static_assert(BLOCK_DIM >= 64, "the shuffle stage takes the last 64 partial sums");
-    CUDA_CHECK(cudaMemsetAsync(output, 0, sizeof(float)));
+template <unsigned int COARSE_FACTOR, class T, class Op>
+void warp_shuffle_sum(const T* input, T* output, unsigned int n, Op op) {
+    static_assert(BLOCK_DIM >= 64, "the shuffle stage takes the last 64 partial results");
+    ch10::set_identity(output, op);
     warp_shuffle_sum_kernel<COARSE_FACTOR>
-        <<<warp_shuffle_sum_blocks<COARSE_FACTOR>(n), BLOCK_DIM>>>(input, output, n);
+        <<<warp_shuffle_sum_blocks<COARSE_FACTOR>(n), BLOCK_DIM>>>(input, output, n, op);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -87,17 +90,15 @@ int main(int argc, char** argv) {
     const common::Device dev = common::require_gpu(report.text());
 
     const unsigned int n = static_cast<unsigned int>(opt.n);
-    const bool in_place = false;
-    ch10::SumRunner runner(dev, opt, in_place);
     const bool ok = ch10::with_coarse_factor(coarse, [&](auto factor) {
         constexpr unsigned int CF = decltype(factor)::value;
-        auto launch = [n](float* input, float* output) { warp_shuffle_sum<CF>(input, output, n); };
-        if (!runner.verify("warp shuffle", warp_shuffle_sum_height<CF>(n), in_place, launch))
-            return false;
-        // Bytes: the N inputs read once.
-        report.print({"10_91_warp_shuffle_sum", "COARSE_FACTOR=" + std::to_string(CF), opt.n,
-                      runner.median_ms(in_place, launch), 4.0 * n, dev.peak_gbps});
-        return true;
+        auto launch = [n](auto op, auto* input, auto* output) {
+            warp_shuffle_sum<CF>(input, output, n, op);
+        };
+        const ch10::KernelInfo info = {"warp shuffle", /*in_place=*/false,
+                                       warp_shuffle_sum_height<CF>(n)};
+        return ch10::verify_then_time(dev, opt, report, "10_91_warp_shuffle_sum",
+                                      "COARSE_FACTOR=" + std::to_string(CF), info, launch);
     });
     return ok ? common::kExitOk : common::kExitWrong;
 }

@@ -6,7 +6,9 @@
 // coarsening taken to its end, with the factor chosen by the hardware. Loads are float4 (16 bytes
 // per thread, 512 bytes per warp instruction), four of them issued before the first is used,
 // which keeps enough bytes in flight to saturate HBM. The block then reduces with shuffles (each
-// warp, then warp 0 over the warps' sums) and adds into the result with one atomicAdd.
+// warp, then warp 0 over the warps' results) and combines into the output with one atomic per
+// block. Its timed region is two operations, as CUB's is two kernels: the memset that sets the
+// output to the identity, and the kernel. Templated on the operator like every figure.
 //
 // Build: cmake --build build --target 10_92_vectorized_sum
 // Run:   build/bin/10_92_vectorized_sum [--n 1000003] [--seed 1234] [--reps 20] [--csv]
@@ -15,71 +17,57 @@
 #include "reduction.cuh"
 
 constexpr unsigned int VEC_BLOCK_DIM = 512;
-constexpr unsigned int UNROLL = 4;  // float4 loads in flight per thread
+constexpr unsigned int UNROLL = 4;  // 16-byte loads in flight per thread
 
-// Sum over the block, valid in thread 0: shuffles within each warp, then warp 0 over the warps.
-__device__ float block_sum(float value) {
-    __shared__ float warp_sums[32];
-    const unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    for (unsigned int offset = 16; offset >= 1; offset /= 2) {
-        value += __shfl_down_sync(0xffffffffu, value, offset);
-    }
-    if (lane == 0) warp_sums[warp] = value;
-    __syncthreads();
-    if (warp == 0) {
-        value = lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f;
-        for (unsigned int offset = 16; offset >= 1; offset /= 2) {
-            value += __shfl_down_sync(0xffffffffu, value, offset);
-        }
-    }
-    return value;
-}
-
-// This thread's share of the grid-stride loop: float4 loads, UNROLL of them in flight, plus the
+// This thread's share of the grid-stride loop: 16-byte loads, UNROLL of them in flight, plus the
 // last n % 4 inputs in block 0. input must be 16-byte aligned (cudaMalloc gives 256).
-__device__ float grid_stride_sum(const float* __restrict__ input, unsigned int n) {
-    const float4* input4 = reinterpret_cast<const float4*>(input);
+template <class T, class Op>
+__device__ T grid_stride_reduce(const T* __restrict__ input, unsigned int n, Op op) {
+    using V = typename ch10::Vec4<T>::type;
+    const V* input4 = reinterpret_cast<const V*>(input);
     const std::size_t n4 = n / 4;
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    float sum = 0.0f;
+    T result = Op::identity();
     for (; i + (UNROLL - 1) * stride < n4; i += UNROLL * stride) {
-        float4 v[UNROLL];
+        V v[UNROLL];
 #pragma unroll
         for (unsigned int u = 0; u < UNROLL; ++u) v[u] = input4[i + u * stride];
 #pragma unroll
-        for (unsigned int u = 0; u < UNROLL; ++u) sum += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+        for (unsigned int u = 0; u < UNROLL; ++u) result = op(result, ch10::combine4(v[u], op));
     }
     for (; i < n4; i += stride) {
-        const float4 v = input4[i];
-        sum += (v.x + v.y) + (v.z + v.w);
+        result = op(result, ch10::combine4(input4[i], op));
     }
-    if (blockIdx.x == 0 && threadIdx.x < n % 4) sum += input[4 * n4 + threadIdx.x];
-    return sum;
+    if (blockIdx.x == 0 && threadIdx.x < n % 4) result = op(result, input[4 * n4 + threadIdx.x]);
+    return result;
 }
 
+template <class T, class Op>
 __global__ void __launch_bounds__(VEC_BLOCK_DIM)
-    vectorized_sum_kernel(const float* __restrict__ input, float* output, unsigned int n) {
-    float sum = block_sum(grid_stride_sum(input, n));
-    if (threadIdx.x == 0) atomicAdd(output, sum);
+    vectorized_sum_kernel(const T* __restrict__ input, T* output, unsigned int n, Op op) {
+    T result = ch10::block_reduce(grid_stride_reduce(input, n, op), op);
+    if (threadIdx.x == 0) ch10::atomic_combine(output, result, op);
 }
 
-// Enough blocks to fill every SM, and no more than there are float4s to give them.
+// Enough blocks to fill every SM, and no more than there are 16-byte vectors to give them. (Every
+// instantiation has the same occupancy: the float sum's stands for all.)
 unsigned int vectorized_sum_blocks(const common::Device& dev, unsigned int n) {
     int per_sm = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, vectorized_sum_kernel,
-                                                             VEC_BLOCK_DIM, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, vectorized_sum_kernel<float, ch10::Sum<float>>, VEC_BLOCK_DIM, 0));
     const unsigned int needed = std::max(1u, common::ceil_div(n / 4, VEC_BLOCK_DIM));
     return std::min(static_cast<unsigned int>(per_sm * dev.sm_count), needed);
 }
 
-void vectorized_sum(const float* input, float* output, unsigned int n, unsigned int blocks) {
-    if (reinterpret_cast<std::uintptr_t>(input) % alignof(float4) != 0) {
+template <class T, class Op>
+void vectorized_sum(const T* input, T* output, unsigned int n, unsigned int blocks, Op op) {
+    if (reinterpret_cast<std::uintptr_t>(input) % 16 != 0) {
         std::fprintf(stderr, "vectorized_sum: input must be 16-byte aligned\n");
         std::exit(common::kExitWrong);
     }
-    CUDA_CHECK(cudaMemsetAsync(output, 0, sizeof(float)));
-    vectorized_sum_kernel<<<blocks, VEC_BLOCK_DIM>>>(input, output, n);
+    ch10::set_identity(output, op);
+    vectorized_sum_kernel<<<blocks, VEC_BLOCK_DIM>>>(input, output, n, op);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -103,16 +91,14 @@ int main(int argc, char** argv) {
 
     const unsigned int n = static_cast<unsigned int>(opt.n);
     const unsigned int blocks = vectorized_sum_blocks(dev, n);
-    const bool in_place = false;
-    ch10::SumRunner runner(dev, opt, in_place);
-    auto launch = [n, blocks](float* input, float* output) {
-        vectorized_sum(input, output, n, blocks);
+    auto launch = [n, blocks](auto op, auto* input, auto* output) {
+        vectorized_sum(input, output, n, blocks, op);
     };
-    if (!runner.verify("vectorized", vectorized_sum_height(n, blocks), in_place, launch))
-        return common::kExitWrong;
-    // Bytes: the N inputs read once.
-    report.print({"10_92_vectorized_sum", std::to_string(blocks) + " blocks", opt.n,
-                  runner.median_ms(in_place, launch), 4.0 * n, dev.peak_gbps});
-    return common::kExitOk;
+    const ch10::KernelInfo info = {"vectorized", /*in_place=*/false,
+                                   vectorized_sum_height(n, blocks)};
+    return ch10::verify_then_time(dev, opt, report, "10_92_vectorized_sum",
+                                  std::to_string(blocks) + " blocks", info, launch)
+               ? common::kExitOk
+               : common::kExitWrong;
 }
 #endif

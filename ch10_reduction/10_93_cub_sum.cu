@@ -13,25 +13,32 @@
 
 #include "reduction.cuh"
 
-// Allocates CUB's temporary storage once; run() then launches the reduction.
-class CubSum {
+// Allocates CUB's temporary storage once; run() then launches the reduction: DeviceReduce::Sum for
+// the sums, DeviceReduce::Max for max. CUB takes the number of items as `int` up to CUB 2.0 (CUDA
+// 12.0; later versions template it), so the count is passed as int on every version, and the
+// program accepts N up to 2^31 - 1.
+template <class Op>
+class CubReduce {
   public:
-    explicit CubSum(unsigned int n) : n_(n), temp_(temp_bytes(n)) {}
+    using T = typename Op::value_type;
 
-    void run(const float* input, float* output) {
-        std::size_t bytes = temp_.size();
-        CUDA_CHECK(cub::DeviceReduce::Sum(temp_.get(), bytes, input, output, n_));
-    }
+    explicit CubReduce(unsigned int n) : n_(static_cast<int>(n)), temp_(call(nullptr, 0, n_)) {}
+
+    void run(const T* input, T* output) { call(input, output, n_, temp_.get(), temp_.size()); }
 
   private:
-    static std::size_t temp_bytes(unsigned int n) {
-        std::size_t bytes = 0;
-        CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, static_cast<const float*>(nullptr),
-                                          static_cast<float*>(nullptr), n));
+    // With no temporary storage, CUB only says how much it needs.
+    static std::size_t call(const T* input, T* output, int n, void* temp = nullptr,
+                            std::size_t bytes = 0) {
+        if constexpr (std::is_same_v<Op, ch10::Max>) {
+            CUDA_CHECK(cub::DeviceReduce::Max(temp, bytes, input, output, n));
+        } else {
+            CUDA_CHECK(cub::DeviceReduce::Sum(temp, bytes, input, output, n));
+        }
         return bytes;
     }
 
-    unsigned int n_;
+    int n_;
     common::DeviceBuffer<unsigned char> temp_;
 };
 
@@ -47,20 +54,20 @@ int main(int argc, char** argv) {
     opt.n = 1000003;
     common::Cli cli("10_93_cub_sum",
                     "beyond the book: cub::DeviceReduce::Sum, the library baseline");
-    cli.add_standard(opt, 1, ch10::kMaxN);
+    cli.add_standard(opt, 1, INT32_MAX);
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
 
     const unsigned int n = static_cast<unsigned int>(opt.n);
-    const bool in_place = false;
-    ch10::SumRunner runner(dev, opt, in_place);
-    CubSum cub_sum(n);
-    auto launch = [&cub_sum](float* input, float* output) { cub_sum.run(input, output); };
-    if (!runner.verify("CUB", cub_sum_height(dev, n), in_place, launch)) return common::kExitWrong;
-    // Bytes: the N inputs read once.
-    report.print(
-        {"10_93_cub_sum", "", opt.n, runner.median_ms(in_place, launch), 4.0 * n, dev.peak_gbps});
-    return common::kExitOk;
+    // One CubReduce per operator, each with its temporary storage, made on first use.
+    auto launch = [n](auto op, auto* input, auto* output) {
+        static CubReduce<decltype(op)> cub(n);
+        cub.run(input, output);
+    };
+    const ch10::KernelInfo info = {"CUB", /*in_place=*/false, cub_sum_height(dev, n)};
+    return ch10::verify_then_time(dev, opt, report, "10_93_cub_sum", "", info, launch)
+               ? common::kExitOk
+               : common::kExitWrong;
 }
 #endif

@@ -6,10 +6,12 @@
 //                       the single-block figures applied to every 2*1024-element segment, the way
 //                       Fig 10.13 applies Fig 10.11 (so 10_11 per segment is Fig 10.13's kernel)
 //   10_13, 10_15 (COARSE_FACTOR 1..64, the sweep), 10_91 (warp shuffle), 10_92 (vectorized),
-//   10_93 (CUB cub::DeviceReduce::Sum, the baseline)
-// Every kernel is checked against the sequential sum before it is timed (median of --reps, L2
-// flushed before every run). Columns: time, GB/s (4 bytes per input, read once), % of the
-// device's peak bandwidth, % of the read ceiling, and speed relative to CUB (CUB time / time).
+//   10_94 (deterministic), 10_93 (CUB cub::DeviceReduce::Sum, the baseline)
+// Every kernel is checked before it is timed, at every size, as an integer sum and a max (both
+// exact, so a dropped or doubled element fails at 2^28 too) and as the float sum; the float sum is
+// then timed (median of --reps, L2 flushed before every run). Columns: time, GB/s (4 bytes per
+// input, read once), % of the device's peak bandwidth, % of the read ceiling, speed relative to
+// CUB (CUB time / time), and the fastest and slowest of the timed runs (the spread).
 // --csv writes the same as CSV; plot_benchmark.py turns that into the README table and the plot.
 //
 // Build: cmake --build build --target 10_99_benchmark
@@ -25,91 +27,140 @@
 #include "10_91_warp_shuffle_sum.cu"
 #include "10_92_vectorized_sum.cu"
 #include "10_93_cub_sum.cu"
+#include "10_94_deterministic_sum.cu"
 
 // Fig 10.13's segmentation around a single-block figure: block b reduces its own 2*blockDim.x
-// elements with BlockSum and adds the result into *output.
-template <auto BlockSum>
-__global__ void per_segment_kernel(float* input, float* output, unsigned int n) {
+// elements with BlockReduce and combines the result into *output.
+template <auto BlockReduce, class T, class Op>
+__global__ void per_segment_kernel(T* input, T* output, unsigned int n, Op op) {
     unsigned int segment = 2 * blockDim.x * blockIdx.x;
-    float sum = BlockSum(input + segment, min(n - segment, 2 * blockDim.x));
+    T result = BlockReduce(input + segment, min(n - segment, 2 * blockDim.x), op);
     if (threadIdx.x == 0) {
-        atomicAdd(output, sum);
+        ch10::atomic_combine(output, result, op);
     }
 }
 
-template <auto BlockSum>
-void per_segment(float* input, float* output, unsigned int n) {
-    CUDA_CHECK(cudaMemsetAsync(output, 0, sizeof(float)));
-    per_segment_kernel<BlockSum><<<segmented_sum_blocks(n), ch10::BLOCK_DIM>>>(input, output, n);
+template <auto BlockReduce, class T, class Op>
+void per_segment(T* input, T* output, unsigned int n, Op op) {
+    ch10::set_identity(output, op);
+    per_segment_kernel<BlockReduce>
+        <<<segmented_sum_blocks(n), ch10::BLOCK_DIM>>>(input, output, n, op);
     CUDA_CHECK_LAUNCH();
 }
 
-// The read ceiling: 10_92's loads (grid_stride_sum) and nothing else, no reduction across
+// The read ceiling: 10_92's loads (grid_stride_reduce) and nothing else, no reduction across
 // threads. The comparison keeps the compiler from dropping the loads; it is never true for our
 // inputs, which are > 0.
 __global__ void __launch_bounds__(VEC_BLOCK_DIM)
     read_stream_kernel(const float* __restrict__ input, float* sink, unsigned int n) {
-    const float sum = grid_stride_sum(input, n);
+    const float sum = grid_stride_reduce(input, n, ch10::Sum<float>{});
     if (sum < 0.0f) *sink = sum;
 }
 
+// A kernel of the chapter as the three operators' launchers.
 struct Kernel {
     std::string name;
     bool in_place;        // reduces its input in place (needs a fresh copy per run)
-    std::int64_t height;  // rounding bound (reduction.h)
-    std::function<void(float*, float*)> launch;
+    std::int64_t height;  // rounding bound of the float sum (reduction.h)
+    std::function<void(unsigned int*, unsigned int*)> uint_sum;
+    std::function<void(float*, float*)> max, sum;
 };
 
+template <class Launch>
+Kernel make_kernel(std::string name, bool in_place, std::int64_t height, Launch launch) {
+    return {std::move(name),
+            in_place,
+            height,
+            [launch](unsigned int* in, unsigned int* out) {
+                launch(ch10::Sum<unsigned int>{}, in, out);
+            },
+            [launch](float* in, float* out) { launch(ch10::Max{}, in, out); },
+            [launch](float* in, float* out) { launch(ch10::Sum<float>{}, in, out); }};
+}
+
 std::vector<Kernel> chapter_kernels(const common::Device& dev, unsigned int n) {
+    using ch10::Sum;
     const std::int64_t per_segment_height =
         ch10::ceil_log2(2 * ch10::BLOCK_DIM) + segmented_sum_blocks(n);
     const unsigned int vec_blocks = vectorized_sum_blocks(dev, n);
-    auto cub = std::make_shared<CubSum>(n);
+    auto det = std::make_shared<DeterministicSum>(n);
+    auto cub_uint = std::make_shared<CubReduce<Sum<unsigned int>>>(n);
+    auto cub_max = std::make_shared<CubReduce<ch10::Max>>(n);
+    auto cub_sum = std::make_shared<CubReduce<Sum<float>>>(n);
     std::vector<Kernel> kernels = {
-        {"10_06 per segment", true, per_segment_height,
-         [n](float* in, float* out) { per_segment<simple_sum_block>(in, out, n); }},
-        {"10_09 per segment", true, per_segment_height,
-         [n](float* in, float* out) { per_segment<convergent_sum_block>(in, out, n); }},
-        {"10_11 per segment", false, per_segment_height,
-         [n](float* in, float* out) { per_segment<shared_memory_sum_block>(in, out, n); }},
-        {"10_13_segmented_sum", false,
-         1 + ch10::ceil_log2(ch10::BLOCK_DIM) + segmented_sum_blocks(n),
-         [n](float* in, float* out) { segmented_sum(in, out, n); }},
+        make_kernel("10_06 per segment", true, per_segment_height,
+                    [n](auto op, auto* in, auto* out) {
+                        using T = std::remove_pointer_t<decltype(in)>;
+                        per_segment<simple_sum_block<T, decltype(op)>>(in, out, n, op);
+                    }),
+        make_kernel("10_09 per segment", true, per_segment_height,
+                    [n](auto op, auto* in, auto* out) {
+                        using T = std::remove_pointer_t<decltype(in)>;
+                        per_segment<convergent_sum_block<T, decltype(op)>>(in, out, n, op);
+                    }),
+        make_kernel("10_11 per segment", false, per_segment_height,
+                    [n](auto op, auto* in, auto* out) {
+                        using T = std::remove_pointer_t<decltype(in)>;
+                        per_segment<shared_memory_sum_block<T, decltype(op)>>(in, out, n, op);
+                    }),
+        make_kernel("10_13_segmented_sum", false,
+                    1 + ch10::ceil_log2(ch10::BLOCK_DIM) + segmented_sum_blocks(n),
+                    [n](auto op, auto* in, auto* out) { segmented_sum(in, out, n, op); }),
     };
     for (std::int64_t factor : ch10::kCoarseFactors) {
         ch10::with_coarse_factor(factor, [&](auto cf) {
             constexpr unsigned int CF = decltype(cf)::value;
-            kernels.push_back({"10_15 COARSE_FACTOR=" + std::to_string(CF), false,
-                               coarsened_sum_height<CF>(n),
-                               [n](float* in, float* out) { coarsened_sum<CF>(in, out, n); }});
+            kernels.push_back(make_kernel(
+                "10_15 COARSE_FACTOR=" + std::to_string(CF), false, coarsened_sum_height<CF>(n),
+                [n](auto op, auto* in, auto* out) { coarsened_sum<CF>(in, out, n, op); }));
             return true;
         });
     }
-    kernels.push_back({"10_91_warp_shuffle_sum", false, warp_shuffle_sum_height<8>(n),
-                       [n](float* in, float* out) { warp_shuffle_sum<8>(in, out, n); }});
     kernels.push_back(
-        {"10_92_vectorized_sum", false, vectorized_sum_height(n, vec_blocks),
-         [n, vec_blocks](float* in, float* out) { vectorized_sum(in, out, n, vec_blocks); }});
-    kernels.push_back({"10_93_cub_sum", false, cub_sum_height(dev, n),
-                       [cub](float* in, float* out) { cub->run(in, out); }});
+        make_kernel("10_91_warp_shuffle_sum", false, warp_shuffle_sum_height<8>(n),
+                    [n](auto op, auto* in, auto* out) { warp_shuffle_sum<8>(in, out, n, op); }));
+    kernels.push_back(make_kernel("10_92_vectorized_sum", false,
+                                  vectorized_sum_height(n, vec_blocks),
+                                  [n, vec_blocks](auto op, auto* in, auto* out) {
+                                      vectorized_sum(in, out, n, vec_blocks, op);
+                                  }));
+    kernels.push_back(make_kernel("10_94_deterministic_sum", false,
+                                  deterministic_sum_height(det->tiles()),
+                                  [det](auto op, auto* in, auto* out) { det->run(in, out, op); }));
+    // CUB last: the ratios refer to it.
+    Kernel cub =
+        make_kernel("10_93_cub_sum", false, cub_sum_height(dev, n), [](auto, auto*, auto*) {});
+    cub.uint_sum = [cub_uint](unsigned int* in, unsigned int* out) { cub_uint->run(in, out); };
+    cub.max = [cub_max](float* in, float* out) { cub_max->run(in, out); };
+    cub.sum = [cub_sum](float* in, float* out) { cub_sum->run(in, out); };
+    kernels.push_back(cub);
     return kernels;
 }
 
 struct Row {
     std::string name;
-    double ms;
+    common::TimeStats t;
 };
 
-// Verifies every kernel, then times it and prints its row; *best names the chapter's fastest
-// kernel. Returns false on the first wrong result.
+// Verifies every kernel with the three operators, then times the float sum and prints its row;
+// *best names the chapter's fastest kernel. Returns false on the first wrong result.
 bool run_size(const common::Device& dev, const common::Options& opt, bool csv, std::FILE* text,
               std::string* best) {
     const unsigned int n = static_cast<unsigned int>(opt.n);
-    ch10::SumRunner runner(dev, opt, /*in_place=*/true);
     std::vector<Kernel> kernels = chapter_kernels(dev, n);
-    for (const Kernel& k : kernels) {
-        if (!runner.verify(k.name.c_str(), k.height, k.in_place, k.launch)) return false;
+    {
+        ch10::OperatorRunner<ch10::Sum<unsigned int>> runner(dev, opt, true, text);
+        for (const Kernel& k : kernels)
+            if (!runner.verify(k.name, 0, k.in_place, k.uint_sum)) return false;
     }
+    {
+        ch10::OperatorRunner<ch10::Max> runner(dev, opt, true, text);
+        for (const Kernel& k : kernels)
+            if (!runner.verify(k.name, 0, k.in_place, k.max)) return false;
+    }
+    ch10::OperatorRunner<ch10::Sum<float>> runner(dev, opt, true, text);
+    for (const Kernel& k : kernels)
+        if (!runner.verify(k.name, k.height, k.in_place, k.sum)) return false;
 
     common::DeviceBuffer<float> sink(1);
     int per_sm = 0;
@@ -120,36 +171,38 @@ bool run_size(const common::Device& dev, const common::Options& opt, bool csv, s
         read_stream_kernel<<<read_blocks, VEC_BLOCK_DIM>>>(in, sink.get(), n);
         CUDA_CHECK_LAUNCH();
     };
-    std::vector<Row> rows = {{"read ceiling", runner.median_ms(false, read_only)}};
-    for (const Kernel& k : kernels)
-        rows.push_back({k.name, runner.median_ms(k.in_place, k.launch)});
+    std::vector<Row> rows = {{"read ceiling", runner.time_stats(false, read_only)}};
+    for (const Kernel& k : kernels) rows.push_back({k.name, runner.time_stats(k.in_place, k.sum)});
 
     const double bytes = 4.0 * n;  // every input read once
-    const double read_gbps = bytes / (rows.front().ms * 1e6);
-    const double cub_ms = rows.back().ms;
+    const double read_gbps = bytes / (rows.front().t.median * 1e6);
+    const double cub_ms = rows.back().t.median;
     if (!csv) {
         std::fprintf(text, "\nn = %u floats (%.1f MiB): read ceiling %.0f GB/s = %.1f%% of peak\n",
                      n, bytes / (1 << 20), read_gbps, 100.0 * read_gbps / dev.peak_gbps);
-        std::fprintf(text, "%-24s %10s %9s %8s %8s %8s\n", "kernel", "ms", "GB/s", "%peak", "%read",
-                     "x CUB");
+        std::fprintf(text, "%-24s %10s %9s %8s %8s %8s %21s\n", "kernel", "ms", "GB/s", "%peak",
+                     "%read", "x CUB", "ms min .. max");
     }
     const Row* fastest = &rows[1];
     for (const Row& r : rows) {
-        if (&r != &rows.front() && &r != &rows.back() && r.ms < fastest->ms) fastest = &r;
-        const double gbps = bytes / (r.ms * 1e6);
+        if (&r != &rows.front() && &r != &rows.back() && r.t.median < fastest->t.median)
+            fastest = &r;
+        const double gbps = bytes / (r.t.median * 1e6);
+        const double pct_peak = 100.0 * gbps / dev.peak_gbps, pct_read = 100.0 * gbps / read_gbps;
         if (csv) {
-            std::printf("%u,%s,%.6f,%.2f,%.2f,%.2f,%.4f\n", n, r.name.c_str(), r.ms, gbps,
-                        100.0 * gbps / dev.peak_gbps, 100.0 * gbps / read_gbps, cub_ms / r.ms);
+            std::printf("%u,%s,%.6f,%.2f,%.2f,%.2f,%.4f,%.6f,%.6f\n", n, r.name.c_str(), r.t.median,
+                        gbps, pct_peak, pct_read, cub_ms / r.t.median, r.t.min, r.t.max);
         } else {
-            std::printf("%-24s %10.4f %9.1f %7.1f%% %7.1f%% %8.3f\n", r.name.c_str(), r.ms, gbps,
-                        100.0 * gbps / dev.peak_gbps, 100.0 * gbps / read_gbps, cub_ms / r.ms);
+            std::printf("%-24s %10.4f %9.1f %7.1f%% %7.1f%% %8.3f %10.4f .. %.4f\n", r.name.c_str(),
+                        r.t.median, gbps, pct_peak, pct_read, cub_ms / r.t.median, r.t.min,
+                        r.t.max);
         }
     }
     char line[256];
     std::snprintf(line, sizeof line,
-                  "n = %u: fastest chapter kernel %s, %.2fx CUB, %.1f%% of the read ceiling", n,
-                  fastest->name.c_str(), cub_ms / fastest->ms,
-                  100.0 * rows.front().ms / fastest->ms);
+                  "n = %u: fastest chapter kernel %s, %.3fx CUB, %.1f%% of the read ceiling", n,
+                  fastest->name.c_str(), cub_ms / fastest->t.median,
+                  100.0 * rows.front().t.median / fastest->t.median);
     *best = line;
     return true;
 }
@@ -159,14 +212,16 @@ int main(int argc, char** argv) {
     opt.n = 0;
     common::Cli cli("10_99_benchmark",
                     "every chapter-10 kernel on one input; --n 0: 2^20, 2^24 and 2^28");
-    cli.add_standard(opt, 0, ch10::kMaxN);
+    cli.add_standard(opt, 0, INT32_MAX);  // CUB's int count (10_93)
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
 
     std::vector<std::int64_t> sizes = {1 << 20, 1 << 24, 1 << 28};
     if (opt.n != 0) sizes = {opt.n};
-    if (opt.csv) std::printf("n,kernel,ms,gb_per_s,pct_of_peak,pct_of_read_ceiling,speed_vs_cub\n");
+    if (opt.csv)
+        std::printf(
+            "n,kernel,ms,gb_per_s,pct_of_peak,pct_of_read_ceiling,speed_vs_cub,ms_min,ms_max\n");
     std::vector<std::string> best(sizes.size());
     for (std::size_t s = 0; s < sizes.size(); ++s) {
         common::Options size_opt = opt;

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "reduction.h"
 
@@ -155,6 +157,102 @@ inline void print_counts(std::FILE* out, const char* figure, std::int64_t n, con
                  static_cast<long long>(counted.requests));
     if (with_book) std::fprintf(out, "   book: %lld", static_cast<long long>(book.requests));
     std::fprintf(out, "\n");
+}
+
+// ---- --trace: the active threads of every step (Figs 10.7 and 10.8) ---------------------------
+// Each trace replays its kernel's loop on the host, step by step, with the kernel's own condition
+// for an active thread, and prints the threads that combine and the array after the step. It needs
+// no GPU; the GPU run that follows checks the same loop's result.
+
+constexpr std::int64_t kMaxTraceN = 64;
+
+// --trace prints one line per element: only for N <= kMaxTraceN (a usage error otherwise).
+inline void require_traceable(const common::Cli& cli, bool trace, std::int64_t n) {
+    if (!trace || n <= kMaxTraceN) return;
+    std::fprintf(stderr, "--trace needs --n <= %lld\n%s", static_cast<long long>(kMaxTraceN),
+                 cli.usage().c_str());
+    std::exit(common::kExitUsage);
+}
+
+inline void print_values(std::FILE* out, const char* label, const std::vector<float>& v,
+                         std::size_t count) {
+    std::fprintf(out, "  %-26s", label);
+    for (std::size_t k = 0; k < count; ++k) std::fprintf(out, " %5g", v[k]);
+    std::fprintf(out, "\n");
+}
+
+// One step: every thread t with active(t) does data[owner(t)] op= data[owner(t) + stride].
+template <class Active, class Owner>
+void trace_step(std::FILE* out, int step, std::int64_t threads, std::int64_t stride,
+                std::vector<float>& data, std::size_t shown, Active active, Owner owner) {
+    std::string who;
+    for (std::int64_t t = 0; t < threads; ++t) {
+        if (!active(t)) continue;
+        who += " " + std::to_string(t);
+        data[owner(t)] += data[owner(t) + stride];
+    }
+    char label[64];
+    std::snprintf(label, sizeof label, "step %d (stride %lld):", step,
+                  static_cast<long long>(stride));
+    std::fprintf(out, "  %s threads%s\n", label, who.empty() ? " (none)" : who.c_str());
+    print_values(out, "", data, shown);
+}
+
+// Fig 10.6: i = 2*threadIdx.x; stride = 1, 2, 4, ... <= blockDim.x; active if t % stride == 0.
+inline void trace_simple_sum(std::FILE* out, std::vector<float> input) {
+    const std::int64_t n = static_cast<std::int64_t>(input.size());
+    const std::int64_t threads = single_block_threads(n);
+    std::fprintf(out, "Fig 10.6 trace, N = %lld, %lld threads; thread t owns input[2t]:\n",
+                 static_cast<long long>(n), static_cast<long long>(threads));
+    print_values(out, "input:", input, input.size());
+    int step = 0;
+    for (std::int64_t stride = 1; stride <= threads; stride *= 2) {
+        trace_step(
+            out, ++step, threads, stride, input, input.size(),
+            [&](std::int64_t t) { return t % stride == 0 && 2 * t + stride < n; },
+            [](std::int64_t t) { return 2 * t; });
+    }
+    std::fprintf(out, "  result in input[0]: %g\n", input[0]);
+}
+
+// Fig 10.9: i = threadIdx.x; stride = blockDim.x, ..., 2, 1; active if t < stride.
+inline void trace_convergent_sum(std::FILE* out, std::vector<float> input) {
+    const std::int64_t n = static_cast<std::int64_t>(input.size());
+    const std::int64_t threads = single_block_threads(n);
+    std::fprintf(out, "Fig 10.9 trace, N = %lld, %lld threads; thread t owns input[t]:\n",
+                 static_cast<long long>(n), static_cast<long long>(threads));
+    print_values(out, "input:", input, input.size());
+    int step = 0;
+    for (std::int64_t stride = threads; stride >= 1; stride /= 2) {
+        trace_step(
+            out, ++step, threads, stride, input, input.size(),
+            [&](std::int64_t t) { return t < stride && t + stride < n; },
+            [](std::int64_t t) { return t; });
+    }
+    std::fprintf(out, "  result in input[0]: %g\n", input[0]);
+}
+
+// Fig 10.11: input_s[t] = input[t] + input[t + blockDim.x] on the way in, then the convergent tree
+// in shared memory from stride blockDim.x / 2.
+inline void trace_shared_memory_sum(std::FILE* out, const std::vector<float>& input) {
+    const std::int64_t n = static_cast<std::int64_t>(input.size());
+    const std::int64_t threads = single_block_threads(n);
+    std::fprintf(out, "Fig 10.11 trace, N = %lld, %lld threads; input_s has %lld elements:\n",
+                 static_cast<long long>(n), static_cast<long long>(threads),
+                 static_cast<long long>(threads));
+    print_values(out, "input:", input, input.size());
+    std::vector<float> input_s(threads);
+    for (std::int64_t t = 0; t < threads; ++t)
+        input_s[t] = (t < n ? input[t] : 0.0f) + (t + threads < n ? input[t + threads] : 0.0f);
+    print_values(out, "load: input_s[t] =", input_s, input_s.size());
+    std::fprintf(out, "  %26s (input[t] + input[t + blockDim.x], every thread)\n", "");
+    int step = 0;
+    for (std::int64_t stride = threads / 2; stride >= 1; stride /= 2) {
+        trace_step(
+            out, ++step, threads, stride, input_s, input_s.size(),
+            [&](std::int64_t t) { return t < stride; }, [](std::int64_t t) { return t; });
+    }
+    std::fprintf(out, "  result in input_s[0]: %g\n", input_s[0]);
 }
 
 }  // namespace ch10

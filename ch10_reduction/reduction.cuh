@@ -1,9 +1,11 @@
 // reduction.cuh: the GPU side every chapter-10 program shares: the block size of the multi-block
-// kernels and SumRunner, which checks a sum kernel against the sequential reference and then
-// times it (the host side, the input and the tolerance, is reduction.h).
+// kernels, how a block's result enters the output (atomic_combine), and OperatorRunner, which
+// checks a kernel against the sequential reference for each operator and then times the float sum
+// (the host side, inputs, references and tolerances, is reduction.h).
 #pragma once
 
 #include <memory>
+#include <string>
 #include <type_traits>
 
 #include "common.cuh"
@@ -42,55 +44,183 @@ bool with_coarse_factor(std::int64_t factor, F&& f) {
     return false;
 }
 
-// Makes the input of --n and --seed, puts it on the device with its exact sum, and for every
-// kernel: verify() runs it once on a poisoned output and checks the result; median_ms() then
+// *output = op(*output, value), atomically: the book's atomicAdd for the sums; for max, which has
+// no float atomic, the general form: compare-and-swap until no other block got in between.
+template <class T>
+__device__ void atomic_combine(T* output, T value, Sum<T>) {
+    atomicAdd(output, value);
+}
+__device__ inline void atomic_combine(float* output, float value, Max op) {
+    unsigned int* bits = reinterpret_cast<unsigned int*>(output);
+    unsigned int seen = *bits;
+    unsigned int assumed;
+    do {
+        assumed = seen;
+        const float combined = op(__uint_as_float(assumed), value);
+        seen = atomicCAS(bits, assumed, __float_as_uint(combined));
+    } while (seen != assumed);
+}
+
+template <class T>
+__global__ void fill_kernel(T* output, T value) {
+    *output = value;
+}
+
+// The multi-block kernels combine into *output, which must hold the identity first.
+template <class T, class Op>
+void set_identity(T* output, Op) {
+    if constexpr (std::is_same_v<Op, Sum<T>>) {
+        CUDA_CHECK(cudaMemsetAsync(output, 0, sizeof(T)));  // 0 and 0.0f are all-zero bits
+    } else {
+        fill_kernel<<<1, 1>>>(output, Op::identity());
+        CUDA_CHECK_LAUNCH();
+    }
+}
+
+// The 16-byte vector of four T: float4 for float, uint4 for unsigned int.
+template <class T>
+struct Vec4;
+template <>
+struct Vec4<float> {
+    using type = float4;
+};
+template <>
+struct Vec4<unsigned int> {
+    using type = uint4;
+};
+
+template <class V, class Op>
+__device__ auto combine4(const V& v, Op op) {
+    return op(op(v.x, v.y), op(v.z, v.w));
+}
+
+// op over the block, valid in thread 0: shuffles within each warp, then warp 0 over the warps.
+template <class T, class Op>
+__device__ T block_reduce(T value, Op op) {
+    __shared__ T warp_results[32];
+    const unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    for (unsigned int offset = 16; offset >= 1; offset /= 2) {
+        value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
+    }
+    if (lane == 0) warp_results[warp] = value;
+    __syncthreads();
+    if (warp == 0) {
+        value = lane < blockDim.x / 32 ? warp_results[lane] : Op::identity();
+        for (unsigned int offset = 16; offset >= 1; offset /= 2) {
+            value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
+        }
+    }
+    return value;
+}
+
+// Makes the input of --n and --seed for one operator, puts it on the device with its reference,
+// and: verify() runs a kernel once on a poisoned output and checks the result; median_ms() then
 // times it. Kernels that reduce in place (Figs 10.6 and 10.9) need `in_place` at construction:
 // they get a fresh copy of the input before every run, outside the timed region.
-class SumRunner {
+template <class Op>
+class OperatorRunner {
   public:
-    SumRunner(const common::Device& dev, const common::Options& opt, bool in_place)
-        : n_(opt.n), timer_(dev, opt.reps) {
-        const double bytes = (in_place ? 2.0 : 1.0) * sizeof(float) * n_;
+    using T = typename Op::value_type;
+
+    OperatorRunner(const common::Device& dev, const common::Options& opt, bool in_place,
+                   std::FILE* text)
+        : n_(opt.n), text_(text), timer_(dev, opt.reps) {
+        const double bytes = (in_place ? 2.0 : 1.0) * sizeof(T) * n_;
         common::require_device_bytes(bytes, "the input");
-        const std::vector<float> input = reduction_input(n_, opt.seed);
-        exact_ = reference_sum(input);
-        input_ = std::make_unique<common::DeviceBuffer<float>>(input);
-        if (in_place) scratch_ = std::make_unique<common::DeviceBuffer<float>>(n_);
+        const std::vector<T> input = operator_input<Op>(n_, opt.seed);
+        reference_ = reference<Op>(input);
+        input_ = std::make_unique<common::DeviceBuffer<T>>(input);
+        if (in_place) scratch_ = std::make_unique<common::DeviceBuffer<T>>(n_);
     }
 
-    std::int64_t n() const { return n_; }
-
-    // launch(float* input, float* output) runs the whole reduction, resetting *output if it
-    // accumulates into it. `height` bounds the rounding error (reduction.h).
+    // launch(T* input, T* output) runs the whole reduction, setting *output to the identity first
+    // if it combines into it. `height` bounds the float sum's rounding error (reduction.h).
     template <class Launch>
-    bool verify(const char* what, std::int64_t height, bool in_place, Launch launch) {
+    bool verify(const std::string& what, std::int64_t height, bool in_place, Launch launch) {
         prepare(in_place);
-        CUDA_CHECK(cudaMemset(output_.get(), 0xff, sizeof(float)));  // NaN unless written
+        // Poison: NaN for float, 0xffffffff for the integer sum, so a kernel that writes nothing
+        // fails.
+        CUDA_CHECK(cudaMemset(output_.get(), 0xff, sizeof(T)));
         launch(data(in_place), output_.get());
         CUDA_CHECK(cudaDeviceSynchronize());
-        return check_sum(what, output_.to_host()[0], exact_, height);
+        const std::string label = what + " (" + Op::name + ", " + type_name() + ")";
+        return check_result<Op>(label.c_str(), output_.to_host()[0], reference_, height, text_);
     }
 
     template <class Launch>
+    common::TimeStats time_stats(bool in_place, Launch launch) {
+        return timer_.measure([&] { launch(data(in_place), output_.get()); },
+                              [&] { prepare(in_place); });
+    }
+    template <class Launch>
     double median_ms(bool in_place, Launch launch) {
-        return timer_.median_ms([&] { launch(data(in_place), output_.get()); },
-                                [&] { prepare(in_place); });
+        return time_stats(in_place, launch).median;
     }
 
   private:
-    float* data(bool in_place) const { return in_place ? scratch_->get() : input_->get(); }
+    static const char* type_name() { return std::is_same_v<T, float> ? "float" : "uint32"; }
+    T* data(bool in_place) const { return in_place ? scratch_->get() : input_->get(); }
     void prepare(bool in_place) {
         if (in_place) {
-            CUDA_CHECK(cudaMemcpyAsync(scratch_->get(), input_->get(), n_ * sizeof(float),
+            CUDA_CHECK(cudaMemcpyAsync(scratch_->get(), input_->get(), n_ * sizeof(T),
                                        cudaMemcpyDeviceToDevice));
         }
     }
 
     std::int64_t n_;
-    double exact_ = 0.0;
-    std::unique_ptr<common::DeviceBuffer<float>> input_, scratch_;
-    common::DeviceBuffer<float> output_{1};
+    std::FILE* text_;
+    double reference_ = 0.0;
+    std::unique_ptr<common::DeviceBuffer<T>> input_, scratch_;
+    common::DeviceBuffer<T> output_{1};
     common::Timer timer_;
 };
+
+// What a program reports about its kernel.
+struct KernelInfo {
+    std::string what;     // "Fig 10.6"
+    bool in_place;        // reduces its input in place
+    std::int64_t height;  // rounding bound of its float sum (reduction.h)
+};
+
+// Verifies launch(op, input, output) for the integer sum, max and the float sum, each on its own
+// input; returns the float sum's runner, ready for timing, or nullptr after a wrong result.
+template <class Launch>
+std::unique_ptr<OperatorRunner<Sum<float>>> verify_operators(const common::Device& dev,
+                                                             const common::Options& opt,
+                                                             std::FILE* text, const KernelInfo& k,
+                                                             Launch launch) {
+    {
+        OperatorRunner<Sum<unsigned int>> runner(dev, opt, k.in_place, text);
+        if (!runner.verify(k.what, 0, k.in_place, [&](unsigned int* in, unsigned int* out) {
+                launch(Sum<unsigned int>{}, in, out);
+            }))
+            return nullptr;
+    }
+    {
+        OperatorRunner<Max> runner(dev, opt, k.in_place, text);
+        if (!runner.verify(k.what, 0, k.in_place,
+                           [&](float* in, float* out) { launch(Max{}, in, out); }))
+            return nullptr;
+    }
+    auto runner = std::make_unique<OperatorRunner<Sum<float>>>(dev, opt, k.in_place, text);
+    if (!runner->verify(k.what, k.height, k.in_place,
+                        [&](float* in, float* out) { launch(Sum<float>{}, in, out); }))
+        return nullptr;
+    return runner;
+}
+
+// A program's whole run: the three operators verified, then the float sum timed and reported.
+// Bytes: the N inputs read once (the minimum any reduction moves).
+template <class Launch>
+bool verify_then_time(const common::Device& dev, const common::Options& opt,
+                      common::Reporter& report, const char* program, const std::string& variant,
+                      const KernelInfo& k, Launch launch) {
+    auto runner = verify_operators(dev, opt, report.text(), k, launch);
+    if (!runner) return false;
+    const double ms = runner->median_ms(
+        k.in_place, [&](float* in, float* out) { launch(Sum<float>{}, in, out); });
+    report.print({program, variant, opt.n, ms, 4.0 * opt.n, dev.peak_gbps});
+    return true;
+}
 
 }  // namespace ch10

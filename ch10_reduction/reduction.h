@@ -1,12 +1,22 @@
-// reduction.h: what every chapter-10 program shares on the host: the input, the sequential
-// reference, and the tolerance that decides whether a float sum from the GPU is right.
+// reduction.h: what every chapter-10 program shares on the host: the operators with their identity
+// values (section 10.2), the seeded inputs, the sequential references, and the checks that decide
+// whether a result from the GPU is right.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <type_traits>
 #include <vector>
 
 #include "common.h"
+
+// The operators are called from kernels and from host code alike.
+#ifdef __CUDACC__
+#define CH10_HOST_DEVICE __host__ __device__
+#else
+#define CH10_HOST_DEVICE
+#endif
 
 namespace ch10 {
 
@@ -14,9 +24,35 @@ namespace ch10 {
 // 2^31 keeps every index they form (i + stride, i + tile * BLOCK_DIM) below 2^32.
 constexpr std::int64_t kMaxN = std::int64_t{1} << 31;
 
-// Random multiples of 1/4 in [0.25, 4]: random data whose sums are exact in float up to a point
-// (see sum_tolerance), so that small tests can demand the exact answer; never 0, so that a dropped
-// element always changes the sum.
+// ---- Operators and identities (section 10.2, Fig 10.2) ------------------------------------------
+// A reduction needs an associative operator and its identity: the value that leaves any input
+// unchanged, which the kernels use wherever an element is missing (past the end of the input).
+// Every kernel of the chapter is a template on the element type and the operator; the programs
+// run three of them at every size:
+//   Sum<unsigned int>  exact at any size (unsigned arithmetic wraps modulo 2^32, which is still
+//                      associative), so one dropped, doubled or misplaced element always shows;
+//   Max<float>         exact in float (max never rounds), on all-negative inputs, so a kernel
+//                      that pads with 0 instead of the identity, -infinity, is caught;
+//   Sum<float>         the book's kernel, the one that is timed.
+template <class T>
+struct Sum {
+    using value_type = T;
+    static constexpr const char* name = "sum";
+    CH10_HOST_DEVICE static T identity() { return T(0); }
+    CH10_HOST_DEVICE T operator()(T a, T b) const { return a + b; }
+};
+
+struct Max {
+    using value_type = float;
+    static constexpr const char* name = "max";
+    CH10_HOST_DEVICE static float identity() { return -INFINITY; }
+    CH10_HOST_DEVICE float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+
+// ---- Inputs -----------------------------------------------------------------------------------
+
+// Random multiples of 1/4 in [0.25, 4]: random data whose float sums are exact up to a point (see
+// sum_tolerance); never 0, so that a dropped element always changes the sum.
 inline std::vector<float> reduction_input(std::size_t n, std::uint64_t seed) {
     std::vector<float> input(n);
     std::uint64_t state = seed;
@@ -24,12 +60,41 @@ inline std::vector<float> reduction_input(std::size_t n, std::uint64_t seed) {
     return input;
 }
 
-// The sequential reduction of Fig 10.1, in double: exact here, since every input is a multiple of
-// 1/4 and every partial sum stays far below 2^51.
+// The input of each operator: the float sum's input above; for max, 24-bit values in [-4, -1),
+// all negative (see Max); for the integer sum, random 32-bit values, never 0.
+template <class Op>
+std::vector<typename Op::value_type> operator_input(std::size_t n, std::uint64_t seed) {
+    using T = typename Op::value_type;
+    if constexpr (std::is_same_v<Op, Max>) {
+        return common::random_floats(n, seed, -4.0f, -1.0f);
+    } else if constexpr (std::is_same_v<T, float>) {
+        return reduction_input(n, seed);
+    } else {
+        std::vector<T> v(n);
+        std::uint64_t state = seed;
+        for (T& x : v) x = static_cast<T>(1 + common::splitmix64(state) % 0xffffffffu);
+        return v;
+    }
+}
+
+// The sequential reduction of Fig 10.1 (Fig 10.2 for any operator). The float sum is kept in
+// double, where it is exact: every input is a multiple of 1/4 and every partial sum stays far
+// below 2^51. The others are exact in their own type.
+template <class Op>
+double reference(const std::vector<typename Op::value_type>& input) {
+    if constexpr (std::is_same_v<Op, Sum<float>>) {
+        double sum = 0.0;
+        for (float x : input) sum += x;
+        return sum;
+    } else {
+        typename Op::value_type acc = Op::identity();
+        for (auto x : input) acc = Op()(acc, x);
+        return static_cast<double>(acc);
+    }
+}
+
 inline double reference_sum(const std::vector<float>& input) {
-    double sum = 0.0;
-    for (float x : input) sum += x;
-    return sum;
+    return reference<Sum<float>>(input);
 }
 
 inline int ceil_log2(std::int64_t n) {
@@ -46,27 +111,55 @@ inline unsigned int single_block_threads(std::int64_t n) {
     return threads;
 }
 
-// How far a float sum of reduction_input() may be from the exact total.
+// ---- Checks -----------------------------------------------------------------------------------
+
+// How far a float sum of reduction_input() may be from the exact total, or nothing (false) when
+// no useful bound exists.
 //  - While the total is below 2^22 (n up to about 2 million), every partial sum that any
 //    summation order can form is a multiple of 1/4 below 2^22: an integer of at most 24 bits
 //    times 2^-2, which float represents exactly. Every addition is then exact, whatever the order,
-//    and the GPU must return the reference exactly. All tests run in this regime, so a dropped or
-//    doubled element fails them.
-//  - Above it (the 2^24 and 2^28 benchmark sizes), Higham's bound for any summation tree:
-//    |error| <= gamma(height) * sum|x|, gamma(h) = h*u / (1 - h*u), u = 2^-24, where `height` is
-//    the longest chain of float additions an input passes through (per-thread loop + tree
-//    levels + atomicAdds into the result); every input is >= 0, so sum|x| is the sum. Each
-//    program states its kernel's height. The bound is loose (errors rarely all point one way),
-//    but it is a bound: a result outside it is wrong.
-inline common::Tolerance sum_tolerance(double exact_sum, std::int64_t height) {
-    if (exact_sum < 0x1.0p22) return {0.0, 0.0};
+//    and the GPU must return the reference exactly.
+//  - Above it, Higham's bound for any summation tree: |error| <= gamma(h) * sum|x|,
+//    gamma(h) = h*u / (1 - h*u), u = 2^-24, where h (`height`) is the longest chain of float
+//    additions an input passes through (per-thread loop + tree levels + atomicAdds into the
+//    result); every input is > 0, so sum|x| is the sum. Each program states its kernel's height.
+//    Once h*u reaches 1/2 the "bound" is at least the sum itself and says nothing, so there is
+//    none; in either case the bound is far wider than one element, so at these sizes it is the
+//    exact integer sum (Sum<unsigned int>, same kernel) that catches a dropped element.
+inline bool sum_tolerance(double exact_sum, std::int64_t height, common::Tolerance* tol) {
+    if (exact_sum < 0x1.0p22) {
+        *tol = {0.0, 0.0};
+        return true;
+    }
     const double hu = static_cast<double>(height) * 0x1.0p-24;
-    return {hu / (1.0 - hu) * exact_sum, 0.0};
+    if (hu >= 0.5) return false;
+    *tol = {hu / (1.0 - hu) * exact_sum, 0.0};
+    return true;
 }
 
-// One float result against the reference, with the tolerance above.
-inline bool check_sum(const char* what, float got, double exact_sum, std::int64_t height) {
-    return common::check_close(what, &got, &exact_sum, 1, sum_tolerance(exact_sum, height));
+// One result against the reference: exact for the integer sum and for max; for the float sum
+// within sum_tolerance(), or, where that gives no bound, finite and positive only (said so).
+template <class Op>
+bool check_result(const char* what, typename Op::value_type got, double want, std::int64_t height,
+                  std::FILE* text = stdout) {
+    common::Tolerance tol;
+    if constexpr (std::is_same_v<Op, Sum<float>>) {
+        if (!sum_tolerance(want, height, &tol)) {
+            std::fprintf(text,
+                         "%s: no error bound for a float sum of height %lld (h*u >= 1/2); "
+                         "only finiteness is checked, the integer sum checks the elements\n",
+                         what, static_cast<long long>(height));
+            const double g = got;
+            return common::check_close(what, &g, &g, 1, {}) && got > 0.0f;
+        }
+    }
+    return common::check_close(what, &got, &want, 1, tol);
+}
+
+// The float sum alone (10_01's host programs).
+inline bool check_sum(const char* what, float got, double exact_sum, std::int64_t height,
+                      std::FILE* text = stdout) {
+    return check_result<Sum<float>>(what, got, exact_sum, height, text);
 }
 
 }  // namespace ch10

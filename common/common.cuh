@@ -1,9 +1,10 @@
 // common.cuh: the CUDA half of the shared helpers (common.h is the host half).
 //   CUDA_CHECK(call), CUDA_CHECK_LAUNCH()  file:line, the error's name and text, exit 1
-//   require_gpu()                           the device's name, SMs, peak bandwidth; no GPU: exit 77
+//   require_gpu()                           the device's name, SMs, peak bandwidth; no GPU or no
+//                                           driver: exit 77; driver too old, other errors: exit 1
 //   require_device_bytes()                  a size the GPU cannot hold: a clear message, exit 1
 //   DeviceBuffer<T>                         cudaMalloc'd array freed on scope exit
-//   Timer                                   CUDA events, warm-up, median, optional L2 flush
+//   Timer                                   CUDA events, warm-up, median (and spread), L2 flush
 #pragma once
 
 #include <cuda_runtime.h>
@@ -38,14 +39,27 @@ struct Device {
     double peak_gbps = 0;  // 2 (double data rate) x memory clock x bus width
 };
 
-// Exits with kExitSkip and one line saying why when no CUDA device can be used.
+// The device to run on: its facts, printed in one line. With no GPU or no driver, exits with
+// kExitSkip; with a driver too old for this build, or any other error, exits with kExitWrong;
+// either way with one line saying why (classify_gpu_query in common.h decides).
 inline Device require_gpu(std::FILE* text = stdout) {
-    int count = 0;
-    const cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        std::fprintf(stderr, "SKIP: no CUDA device (cudaGetDeviceCount: %s)\n",
-                     err != cudaSuccess ? cudaGetErrorName(err) : "0 devices");
+    GpuQuery q{};
+    const cudaError_t err = cudaGetDeviceCount(&q.device_count);
+    q.ok = err == cudaSuccess;
+    q.no_device_error = err == cudaErrorNoDevice;
+    q.error_name = cudaGetErrorName(err);
+    // Both calls work without a driver (the driver version is then 0).
+    if (cudaDriverGetVersion(&q.driver_version) != cudaSuccess) q.driver_version = 0;
+    if (cudaRuntimeGetVersion(&q.runtime_version) != cudaSuccess) q.runtime_version = 0;
+    std::string reason;
+    const int verdict = classify_gpu_query(q, &reason);
+    if (verdict == kExitSkip) {
+        std::fprintf(stderr, "SKIP: %s\n", reason.c_str());
         std::exit(kExitSkip);
+    }
+    if (verdict != kExitOk) {
+        std::fprintf(stderr, "FAIL: a CUDA device cannot be used: %s\n", reason.c_str());
+        std::exit(kExitWrong);
     }
     Device d;
     CUDA_CHECK(cudaGetDevice(&d.id));
@@ -108,7 +122,8 @@ class DeviceBuffer {
 
 // Times GPU work with CUDA events: warm-up launches first (module load, first-touch), then `reps`
 // timed launches whose median is returned. `before` runs outside the timed region before every
-// launch (e.g. restoring an input that the kernel overwrites). With flush_l2, a buffer twice the
+// launch (e.g. restoring an input that the kernel overwrites); measure() also gives the fastest
+// and slowest run. With flush_l2, a buffer twice the
 // L2 size is written before each launch so that no launch reads the previous one's data from L2.
 class Timer {
   public:
@@ -125,7 +140,7 @@ class Timer {
     Timer& operator=(const Timer&) = delete;
 
     template <class Launch, class Before>
-    double median_ms(Launch&& launch, Before&& before) {
+    TimeStats measure(Launch&& launch, Before&& before) {
         constexpr int kWarmup = 2;
         std::vector<double> times;
         for (std::int64_t r = 0; r < kWarmup + reps_; ++r) {
@@ -140,7 +155,11 @@ class Timer {
             CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
             if (r >= kWarmup) times.push_back(ms);
         }
-        return median(times);
+        return time_stats(times);
+    }
+    template <class Launch, class Before>
+    double median_ms(Launch&& launch, Before&& before) {
+        return measure(launch, before).median;
     }
     template <class Launch>
     double median_ms(Launch&& launch) {

@@ -23,7 +23,51 @@ namespace common {
 constexpr int kExitOk = 0;
 constexpr int kExitWrong = 1;  // wrong result, CUDA error, or a size the GPU cannot hold
 constexpr int kExitUsage = 2;
-constexpr int kExitSkip = 77;  // no CUDA device
+constexpr int kExitSkip = 77;  // no CUDA device, or no driver at all
+
+// Whether a GPU program can run, from what the CUDA runtime reported (require_gpu() in
+// common.cuh asks; this decides, without CUDA, so that common_test can try every case):
+//  - no GPU (the no-device error, or zero devices) or no driver installed (the driver version is
+//    0): skip, kExitSkip, since there is nothing to test on;
+//  - a driver older than the runtime, or any other error: a failure, kExitWrong, with the reason:
+//    a machine with a GPU whose tests cannot run must not pass as "skipped".
+// Without any driver the runtime reports "insufficient driver" too; the driver version (0, or the
+// installed driver's) tells the two apart.
+struct GpuQuery {
+    bool ok;                 // cudaGetDeviceCount returned cudaSuccess
+    bool no_device_error;    // it returned cudaErrorNoDevice
+    const char* error_name;  // its error's name, when not ok
+    int device_count;
+    int driver_version;   // cudaDriverGetVersion: 0 when no driver is installed
+    int runtime_version;  // cudaRuntimeGetVersion
+};
+
+// Returns kExitOk (a device can be used), kExitSkip or kExitWrong; *reason says why.
+inline int classify_gpu_query(const GpuQuery& q, std::string* reason) {
+    auto version = [](int v) {
+        return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+    };
+    if (q.ok && q.device_count > 0) {
+        *reason = std::to_string(q.device_count) + " device(s)";
+        return kExitOk;
+    }
+    if (q.ok || q.no_device_error) {
+        *reason = "no CUDA device";
+        return kExitSkip;
+    }
+    if (q.driver_version == 0) {
+        *reason = std::string("no CUDA driver installed (") + q.error_name + ")";
+        return kExitSkip;
+    }
+    if (q.driver_version < q.runtime_version) {
+        *reason = "the CUDA driver supports CUDA " + version(q.driver_version) +
+                  ", older than this build's runtime, CUDA " + version(q.runtime_version) +
+                  ": update the driver (" + q.error_name + ")";
+        return kExitWrong;
+    }
+    *reason = std::string("cudaGetDeviceCount failed: ") + q.error_name;
+    return kExitWrong;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Flags
@@ -249,6 +293,18 @@ inline double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const std::size_t m = v.size() / 2;
     return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// The median of repeated timings, with the fastest and slowest: the spread says whether a
+// difference between two medians is more than run-to-run noise.
+struct TimeStats {
+    double median = 0, min = 0, max = 0;
+};
+
+inline TimeStats time_stats(const std::vector<double>& v) {
+    if (v.empty()) return {};
+    return {median(v), *std::min_element(v.begin(), v.end()),
+            *std::max_element(v.begin(), v.end())};
 }
 
 template <class F>

@@ -1,6 +1,7 @@
 // common_test: the shared helpers checked on the host (no GPU needed).
 // The flag parser's verdicts, check_close's tolerance and its NaN/Inf rule, the seeded inputs and
-// the median. Each program's <name>/usage and <name>/bad_value tests check the exit code 2 itself.
+// the median and spread, require_gpu()'s skip/fail verdicts. Each program's <name>/usage and
+// <name>/bad_value tests check the exit code 2 itself.
 #include <limits>
 
 #include "common.h"
@@ -104,8 +105,41 @@ static void test_median() {
     EXPECT(common::median({4.0, 1.0, 3.0, 2.0}) == 2.5);
 }
 
+// require_gpu()'s verdicts for what the runtime can report (the no-driver case is also what this
+// test's own machine shows when it has no GPU: GPU programs exit 77 there).
+static void test_gpu_query() {
+    std::string why;
+    using common::GpuQuery;
+    EXPECT(common::classify_gpu_query(GpuQuery{true, false, "cudaSuccess", 1, 13000, 13000},
+                                      &why) == common::kExitOk);
+    EXPECT(common::classify_gpu_query(GpuQuery{true, false, "cudaSuccess", 0, 13000, 13000},
+                                      &why) == common::kExitSkip);
+    EXPECT(common::classify_gpu_query(GpuQuery{false, true, "cudaErrorNoDevice", 0, 13000, 13000},
+                                      &why) == common::kExitSkip);
+    // No driver at all: the runtime says "insufficient driver", the driver version is 0.
+    EXPECT(common::classify_gpu_query(
+               GpuQuery{false, false, "cudaErrorInsufficientDriver", 0, 0, 13000}, &why) ==
+           common::kExitSkip);
+    // A driver older than the runtime: a failure that says so.
+    EXPECT(common::classify_gpu_query(
+               GpuQuery{false, false, "cudaErrorInsufficientDriver", 0, 12020, 13000}, &why) ==
+           common::kExitWrong);
+    EXPECT(why.find("12.2") != std::string::npos && why.find("13.0") != std::string::npos);
+    // Anything else with a driver present is a failure too.
+    EXPECT(common::classify_gpu_query(
+               GpuQuery{false, false, "cudaErrorDevicesUnavailable", 0, 13000, 13000}, &why) ==
+           common::kExitWrong);
+}
+
+static void test_time_stats() {
+    const common::TimeStats t = common::time_stats({3.0, 1.0, 2.0, 9.0});
+    EXPECT(t.median == 2.5 && t.min == 1.0 && t.max == 9.0);
+}
+
 int main() {
     test_cli();
+    test_gpu_query();
+    test_time_stats();
     test_check_close();
     test_random();
     test_median();

@@ -1,0 +1,189 @@
+// 10_94_deterministic_sum: beyond the book, a one-pass reduction whose float result has the same
+// bits on every run (any N).
+//
+// What changed from 10_92: 10_92 and Figs 10.13-10.15 combine the blocks' results with atomicAdd,
+// in whatever order the blocks finish, and float addition is not associative, so the last bits of
+// the sum can change from run to run. Here no float atomic is used:
+//  1. the input is cut into tiles of a fixed size, TILE = 32768 elements, one block per tile. Each
+//     thread combines its 64 elements (16 float4 loads, eight in flight at a time, in a fixed
+//     order), the block combines its 512 threads with shuffles (a fixed tree), and thread 0 writes
+//     the tile's result to partials[blockIdx.x];
+//  2. thread 0 then counts its block in with one integer atomic, a fetch_add with acq_rel order
+//     (cuda::atomic_ref, device scope). The release half makes the partial visible to whichever
+//     block counts after it; the acquire half makes every partial counted before visible here;
+//  3. the block that counts last (it sees gridDim.x - 1) knows every partial is written and
+//     visible: it reduces partials[0 .. gridDim.x) in a fixed order and writes the result. The
+//     __syncthreads() between its thread 0's acquire and the other threads' loads carries the
+//     visibility on to them (the barrier orders the block's threads, and ordering is transitive).
+// Every addition happens in an order fixed by N alone, not by the GPU, its number of SMs or the
+// scheduling, so the bits depend on the input only. The program shows it: several runs of 10_94
+// and of 10_92 on an input whose sum rounds, with the bits of each. It also resets the counter for
+// the next launch, and writes the output itself: one kernel, no memset, is the whole timed region.
+//
+// Build: cmake --build build --target 10_94_deterministic_sum
+// Run:   build/bin/10_94_deterministic_sum [--n 1000003] [--seed 1234] [--reps 20] [--csv]
+#include <cuda/atomic>
+
+#include "reduction.cuh"
+
+constexpr unsigned int DET_THREADS = 512;
+constexpr unsigned int DET_VECTORS = 16;  // 16-byte vectors per thread per tile
+constexpr unsigned int DET_IN_FLIGHT = 8;
+constexpr unsigned int DET_TILE = DET_THREADS * DET_VECTORS * 4;
+
+// This thread's share of the tile at `base`: vector k * DET_THREADS + threadIdx.x for k = 0, 1, ...
+// (each warp's loads contiguous), combined in the order of k. A tile that runs past n (the last
+// one) is read element by element with the identity past the end.
+template <class T, class Op>
+__device__ T tile_reduce(const T* __restrict__ input, unsigned int n, unsigned int base, Op op) {
+    using V = typename ch10::Vec4<T>::type;
+    T result = Op::identity();
+    if (n - base >= DET_TILE) {
+        const V* tile4 = reinterpret_cast<const V*>(input + base);
+        for (unsigned int k0 = 0; k0 < DET_VECTORS; k0 += DET_IN_FLIGHT) {
+            V v[DET_IN_FLIGHT];
+#pragma unroll
+            for (unsigned int k = 0; k < DET_IN_FLIGHT; ++k)
+                v[k] = tile4[(k0 + k) * DET_THREADS + threadIdx.x];
+#pragma unroll
+            for (unsigned int k = 0; k < DET_IN_FLIGHT; ++k)
+                result = op(result, ch10::combine4(v[k], op));
+        }
+    } else {
+        for (unsigned int k = 0; k < DET_TILE / DET_THREADS; ++k) {
+            const unsigned int i = base + k * DET_THREADS + threadIdx.x;
+            if (i < n) result = op(result, input[i]);
+        }
+    }
+    return result;
+}
+
+template <class T, class Op>
+__global__ void __launch_bounds__(DET_THREADS)
+    deterministic_sum_kernel(const T* __restrict__ input, T* partials, unsigned int* blocks_done,
+                             T* output, unsigned int n, Op op) {
+    __shared__ bool is_last;
+    const T tile_result = ch10::block_reduce(tile_reduce(input, n, blockIdx.x * DET_TILE, op), op);
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = tile_result;
+        cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(*blocks_done);
+        is_last = done.fetch_add(1, cuda::memory_order_acq_rel) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!is_last) return;
+
+    T result = Op::identity();
+#pragma unroll 16
+    for (unsigned int b = threadIdx.x; b < gridDim.x; b += DET_THREADS) {
+        result = op(result, partials[b]);
+    }
+    result = ch10::block_reduce(result, op);
+    if (threadIdx.x == 0) {
+        *output = result;
+        *blocks_done = 0;  // for the next launch, which the end of this kernel orders after it
+    }
+}
+
+// The partials and the counter, allocated once (the counter zeroed once; every launch leaves it
+// zero again).
+class DeterministicSum {
+  public:
+    explicit DeterministicSum(unsigned int n)
+        : n_(n), tiles_(std::max(1u, common::ceil_div(n, DET_TILE))), partials_(4 * tiles_) {
+        CUDA_CHECK(cudaMemset(done_.get(), 0, sizeof(unsigned int)));
+    }
+
+    template <class T, class Op>
+    void run(const T* input, T* output, Op op) {
+        static_assert(sizeof(T) == 4, "partials hold 4-byte elements");
+        if (reinterpret_cast<std::uintptr_t>(input) % 16 != 0) {
+            std::fprintf(stderr, "deterministic_sum: input must be 16-byte aligned\n");
+            std::exit(common::kExitWrong);
+        }
+        deterministic_sum_kernel<<<tiles_, DET_THREADS>>>(
+            input, reinterpret_cast<T*>(partials_.get()), done_.get(), output, n_, op);
+        CUDA_CHECK_LAUNCH();
+    }
+
+    unsigned int tiles() const { return tiles_; }
+
+  private:
+    unsigned int n_, tiles_;
+    common::DeviceBuffer<unsigned char> partials_;
+    common::DeviceBuffer<unsigned int> done_{1};
+};
+
+// Rounding: 2 levels inside a float4, 16 vectors per thread, 10 shuffle levels in the tile, then
+// the last block's loop over the partials (ceil(tiles / 512) each) and its 10 shuffle levels.
+std::int64_t deterministic_sum_height(unsigned int tiles) {
+    return 2 + DET_VECTORS + 10 + common::ceil_div(tiles, DET_THREADS) + 10;
+}
+
+#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark includes this file for the kernel alone
+#define CH10_KERNELS_ONLY
+#include "10_92_vectorized_sum.cu"  // the atomic single pass, to compare bits with
+#undef CH10_KERNELS_ONLY
+
+#include <cstring>
+
+// Runs `launch` `runs` times on the device input and prints the bits of each float result;
+// returns whether they were all the same.
+template <class Launch>
+bool same_bits_every_run(std::FILE* text, const char* name, int runs, Launch launch) {
+    common::DeviceBuffer<float> output(1);
+    std::vector<std::uint32_t> bits;
+    for (int r = 0; r < runs; ++r) {
+        CUDA_CHECK(cudaMemset(output.get(), 0xff, sizeof(float)));
+        launch(output.get());
+        const float value = output.to_host()[0];
+        std::uint32_t b;
+        std::memcpy(&b, &value, sizeof b);
+        bits.push_back(b);
+    }
+    const bool same = std::count(bits.begin(), bits.end(), bits[0]) == runs;
+    std::fprintf(text, "  %-22s", name);
+    for (std::uint32_t b : bits) std::fprintf(text, " %08x", b);
+    std::fprintf(text, "  %s\n", same ? "identical" : "DIFFERENT");
+    return same;
+}
+
+int main(int argc, char** argv) {
+    common::Options opt;
+    opt.n = 1000003;
+    common::Cli cli("10_94_deterministic_sum",
+                    "beyond the book: one pass, no float atomics, the same bits on every run");
+    cli.add_standard(opt, 1, ch10::kMaxN);
+    cli.parse_or_exit(argc, argv);
+    common::Reporter report(opt.csv);
+    const common::Device dev = common::require_gpu(report.text());
+
+    const unsigned int n = static_cast<unsigned int>(opt.n);
+    DeterministicSum det(n);
+    auto launch = [&det](auto op, auto* input, auto* output) { det.run(input, output, op); };
+    const ch10::KernelInfo info = {"deterministic", /*in_place=*/false,
+                                   deterministic_sum_height(det.tiles())};
+    if (!ch10::verify_then_time(dev, opt, report, "10_94_deterministic_sum",
+                                std::to_string(det.tiles()) + " tiles", info, launch))
+        return common::kExitWrong;
+
+    // The bits, on 24-bit random floats in [0, 1), whose sum rounds at every size: 10_94 must give
+    // the same bits every time; 10_92's atomicAdd order may change them (or may not, by chance).
+    const std::vector<float> rounding = common::random_floats(n, opt.seed, 0.0f, 1.0f);
+    const common::DeviceBuffer<float> input(rounding);
+    const unsigned int blocks = vectorized_sum_blocks(dev, n);
+    constexpr int kRuns = 8;
+    std::fprintf(report.text(), "bits of the float sum of %u random floats in [0, 1), %d runs:\n",
+                 n, kRuns);
+    const bool deterministic =
+        same_bits_every_run(report.text(), "10_94 deterministic", kRuns,
+                            [&](float* out) { det.run(input.get(), out, ch10::Sum<float>{}); });
+    same_bits_every_run(report.text(), "10_92 atomicAdd", kRuns, [&](float* out) {
+        vectorized_sum(input.get(), out, n, blocks, ch10::Sum<float>{});
+    });
+    if (!deterministic) {
+        std::fprintf(stderr, "FAIL: 10_94 gave different bits on the same input\n");
+        return common::kExitWrong;
+    }
+    return common::kExitOk;
+}
+#endif
