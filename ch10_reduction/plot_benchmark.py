@@ -21,7 +21,7 @@ BEGIN, END = "<!-- benchmark-table:begin -->", "<!-- benchmark-table:end -->"
 PROGRESSION = [
     "read ceiling", "10_06 per segment", "10_09 per segment", "10_11 per segment",
     "10_13_segmented_sum", "10_15 COARSE_FACTOR=8", "10_91_warp_shuffle_sum",
-    "10_92_vectorized_sum", "10_93_cub_sum",
+    "10_92_vectorized_sum", "10_94_deterministic_sum", "10_93_cub_sum",
 ]
 
 
@@ -59,7 +59,7 @@ def table(rows, sizes, env):
     kernels = [k for k in PROGRESSION if any((k, n) in rows for n in sizes)]
     kernels += sorted({k for k, _ in rows if k.startswith("10_15 ") and k not in kernels},
                       key=lambda k: int(k.split("=")[1]))
-    head = "| kernel | " + " | ".join(f"{size_label(n)}: ms · GB/s · ×CUB" for n in sizes)
+    head = "| kernel | " + " | ".join(f"{size_label(n)}: ms [min–max] · GB/s · ×CUB" for n in sizes)
     head += f" | {size_label(sizes[-1])}: % of read ceiling |"
     lines = [f"Measured {env}." if env else "", "", head,
              "|---" * (len(sizes) + 2) + "|"]
@@ -67,8 +67,9 @@ def table(rows, sizes, env):
         cells = []
         for n in sizes:
             r = rows.get((k, n))
+            spread = f" [{float(r['ms_min']):.4f}–{float(r['ms_max']):.4f}]" if r and "ms_min" in r else ""
             cells.append("–" if r is None else
-                         f"{float(r['ms']):.4f} · {float(r['gb_per_s']):.0f} · {float(r['speed_vs_cub']):.2f}")
+                         f"{float(r['ms']):.4f}{spread} · {float(r['gb_per_s']):.0f} · {float(r['speed_vs_cub']):.3f}")
         last = rows.get((k, sizes[-1]))
         cells.append("–" if last is None else f"{float(last['pct_of_read_ceiling']):.1f}%")
         lines.append(f"| {k} | " + " | ".join(cells) + " |")
