@@ -21,6 +21,7 @@ using ch10::BLOCK_DIM;
 // past the end so that any N works.
 template <class T, class Op>
 __global__ void segmented_sum_kernel(const T* input, T* output, unsigned int n, Op op) {
+    // BEGIN SOLUTION
     __shared__ T input_s[BLOCK_DIM];
     unsigned int segment = 2 * blockDim.x * blockIdx.x;
     unsigned int i = segment + threadIdx.x;
@@ -36,10 +37,14 @@ __global__ void segmented_sum_kernel(const T* input, T* output, unsigned int n, 
     if (t == 0) {
         ch10::atomic_combine(output, input_s[0], op);
     }
+    // END SOLUTION
 }
 
 unsigned int segmented_sum_blocks(unsigned int n) {
+    // BEGIN SOLUTION
     return common::ceil_div(n, 2 * BLOCK_DIM);
+    // STUB: return 1;
+    // END SOLUTION
 }
 
 template <class T, class Op>
