@@ -1,5 +1,5 @@
-// 03_nested_reduce_nosync: the document's gpuRecursiveReduceNosync, and what makes it correct
-// today.
+// 03_nested_reduce_nosync: the document's gpuRecursiveReduceNosync, and the two ways to make it
+// correct today.
 //
 // The document drops both barriers of 02 and the device-side synchronisation, reasoning that "a
 // child grid sees the same memory as its parent, and needs only part of the parent's data". The
@@ -10,15 +10,20 @@
 // other warps are rarely that late, but nothing makes it so: --faithful --stall-ns 200000 (every
 // warp but thread 0's made 200 us late) fails, and a test checks that it does.
 //
-// The correct form keeps the document's idea, no barrier in the kernel, by launching the child into
-// the tail-launch stream (cudaStreamTailLaunch): a tail-launched grid starts only after the grid
-// that launched it, and all that grid's work, is complete, so every thread's sum is visible to it.
-// The top-level grid is then waited for once, as a whole, before the first children start; every
-// child grid is a single block, so below that each level waits only for its own block.
-// (02's barrier-then-launch is the other correct form.)
+// Correct form 1, the default: the barrier goes back in front of the launch. The kernel is then
+// 02's without the device-side cudaDeviceSynchronize(), which is what 02 is today anyway: under
+// CUDA 12+ the two are the same kernel and take the same time. The 3x the document measured
+// between them was the cost of the device-side synchronisation, which no longer exists.
+// Correct form 2, --tail: still no barrier; thread 0 launches the child into the tail-launch stream
+// (cudaStreamTailLaunch), so it starts only after the grid that launched it, and all that grid's
+// work, is complete, every thread's sum included. Correct, but slow: the tail-launch stream is a
+// stream, its grids run one at a time in launch order, and a grid is complete only with all its
+// descendants, so the top-level grid's 2048 children and their chains of 8 levels run one after
+// another (the README's table).
 //
 // Build: cmake --build build --target 03_nested_reduce_nosync
-// Run:   build/bin/03_nested_reduce_nosync [--n 1048576] [--block 512] [--faithful] [--stall-ns 0]
+// Run:   build/bin/03_nested_reduce_nosync [--n 1048576] [--block 512] [--tail | --faithful]
+//                                          [--stall-ns 0]
 #include "nested_reduce.cuh"
 
 __global__ void gpuRecursiveReduceNosync(int* g_idata, int* g_odata, unsigned int isize) {
@@ -35,17 +40,44 @@ __global__ void gpuRecursiveReduceNosync(int* g_idata, int* g_odata, unsigned in
     unsigned int istride = isize >> 1;
     // BEGIN SOLUTION
     // STUB: // TODO: add idata[tid + istride] onto idata[tid] (tid < istride; call
-    // STUB: // cdp::stall_unless(tid < warpSize) first), and let thread 0 launch the next level,
-    // STUB: // gpuRecursiveReduceNosync on (idata, odata, istride) with one block of istride
+    // STUB: // cdp::stall_unless(tid < warpSize) first), make every thread's sum visible to the
+    // STUB: // child grid, and let thread 0 launch gpuRecursiveReduceNosync on (idata, odata,
+    // STUB: // istride) with one block of istride threads; then call cdp::log_launch().
+    if (tid < istride) {
+        cdp::stall_unless(tid < warpSize);
+        idata[tid] += idata[tid + istride];
+    }
+    // the barrier the printed kernel left out: the child must see every thread's sum
+    __syncthreads();
+    if (tid == 0) {
+        gpuRecursiveReduceNosync<<<1, istride>>>(idata, odata, istride);
+        cdp::log_launch();
+    }
+    // END SOLUTION
+}
+
+// --tail: no barrier; the child starts when this whole grid is complete.
+__global__ void gpuRecursiveReduceNosyncTail(int* g_idata, int* g_odata, unsigned int isize) {
+    unsigned int tid = threadIdx.x;
+    int* idata = g_idata + blockIdx.x * blockDim.x;
+    int* odata = &g_odata[blockIdx.x];
+    if (isize == 2) {
+        if (tid == 0) g_odata[blockIdx.x] = idata[0] + idata[1];
+        return;
+    }
+    unsigned int istride = isize >> 1;
+    // BEGIN SOLUTION
+    // STUB: // TODO: add idata[tid + istride] onto idata[tid] (tid < istride; call
+    // STUB: // cdp::stall_unless(tid < warpSize) first), and let thread 0 launch
+    // STUB: // gpuRecursiveReduceNosyncTail on (idata, odata, istride) with one block of istride
     // STUB: // threads, without a barrier but so that the child starts only when all the sums are
     // STUB: // written; then call cdp::log_launch().
     if (tid < istride) {
         cdp::stall_unless(tid < warpSize);
         idata[tid] += idata[tid + istride];
-        // the child starts when this whole grid is complete: every thread's sum is then visible
         if (tid == 0) {
-            gpuRecursiveReduceNosync<<<1, istride, 0, cudaStreamTailLaunch>>>(idata, odata,
-                                                                              istride);
+            gpuRecursiveReduceNosyncTail<<<1, istride, 0, cudaStreamTailLaunch>>>(idata, odata,
+                                                                                  istride);
             cdp::log_launch();
         }
     }
@@ -78,11 +110,19 @@ std::int64_t nested_reduce_nosync_launches(const dp::Problem& p) {
     return std::int64_t(p.grid) * (dp::log2_exact(p.block) - 1);
 }
 
-void nested_reduce_nosync(int* input, int* odata, const dp::Problem& p, bool faithful) {
-    if (faithful) {
-        gpuRecursiveReduceNosyncAsPrinted<<<p.grid, p.block>>>(input, odata, p.block);
-    } else {
-        gpuRecursiveReduceNosync<<<p.grid, p.block>>>(input, odata, p.block);
+enum class NosyncForm { kBarrier, kTail, kAsPrinted };
+
+void nested_reduce_nosync(int* input, int* odata, const dp::Problem& p, NosyncForm form) {
+    switch (form) {
+        case NosyncForm::kBarrier:
+            gpuRecursiveReduceNosync<<<p.grid, p.block>>>(input, odata, p.block);
+            break;
+        case NosyncForm::kTail:
+            gpuRecursiveReduceNosyncTail<<<p.grid, p.block>>>(input, odata, p.block);
+            break;
+        case NosyncForm::kAsPrinted:
+            gpuRecursiveReduceNosyncAsPrinted<<<p.grid, p.block>>>(input, odata, p.block);
+            break;
     }
     CUDA_CHECK_LAUNCH();
 }
@@ -90,11 +130,20 @@ void nested_reduce_nosync(int* input, int* odata, const dp::Problem& p, bool fai
 #ifndef DP_KERNELS_ONLY  // 05_reduction_comparison includes this file for the kernel alone
 int main(int argc, char** argv) {
     dp::ReduceOptions o;
+    bool tail = false;
     common::Cli cli("03_nested_reduce_nosync",
-                    "gpuRecursiveReduceNosync: no barrier; the child is tail-launched (--faithful: "
-                    "launched at once, as printed)");
+                    "gpuRecursiveReduceNosync: the barrier restored before the launch (--tail: no "
+                    "barrier, tail launch; --faithful: no barrier, launched at once, as printed)");
     dp::add_reduce_flags(cli, o, /*faithful_variant=*/true, /*stall_hook=*/true);
+    cli.add_flag("--tail", &tail, "launch each child into the tail-launch stream, no barrier");
     cli.parse_or_exit(argc, argv);
+    if (tail && o.faithful) {
+        std::fprintf(stderr,
+                     "03_nested_reduce_nosync: --tail and --faithful are two different "
+                     "kernels; give one\n%s",
+                     cli.usage().c_str());
+        return common::kExitUsage;
+    }
     common::Reporter report(o.base.csv);
     const common::Device dev = common::require_gpu(report.text());
 
@@ -107,16 +156,19 @@ int main(int argc, char** argv) {
         "array %lld grid %u block %u: %lld device-side launches, pending-launch limit %zu\n",
         static_cast<long long>(p.n), p.grid, p.block, static_cast<long long>(launches), limit);
 
+    const NosyncForm form = o.faithful ? NosyncForm::kAsPrinted
+                            : tail     ? NosyncForm::kTail
+                                       : NosyncForm::kBarrier;
+    const char* variant = o.faithful ? "as printed" : tail ? "tail launch" : "";
+    const std::string name = std::string("gpuRecursiveReduceNosync ") + variant;
     dp::Runner runner(dev, p, o.base.reps);
-    const char* name =
-        o.faithful ? "gpuRecursiveReduceNosync as printed" : "gpuRecursiveReduceNosync";
-    auto launch = [&](int* in, int* out) { nested_reduce_nosync(in, out, p, o.faithful); };
-    if (!runner.verify(name, launch, launches)) return common::kExitWrong;
+    auto launch = [&](int* in, int* out) { nested_reduce_nosync(in, out, p, form); };
+    if (!runner.verify(name.c_str(), launch, launches)) return common::kExitWrong;
     std::fprintf(report.text(), "cpu_sum: %lld gpu_sum: %lld, every block's sum exact\n", p.total,
                  dp::gpu_sum(runner, p));
     // Bytes: the n inputs read once.
-    report.print({"03_nested_reduce_nosync", o.faithful ? "as printed" : "", p.n,
-                  runner.median_ms(name, launch, launches), 4.0 * p.n, dev.peak_gbps});
+    report.print({"03_nested_reduce_nosync", variant, p.n,
+                  runner.median_ms(name.c_str(), launch, launches), 4.0 * p.n, dev.peak_gbps});
     return common::kExitOk;
 }
 #endif

@@ -4,15 +4,19 @@
 //   cpu reduce          the sequential sum on the host (the reference every row is checked against)
 //   gpu Neighbored      reduceNeighbored, the book's baseline without dynamic parallelism
 //   gpu nested          02's gpuRecursiveReduce (barrier, then a launch per block and level)
-//   gpu nestedNosync    03's gpuRecursiveReduceNosync (tail launch per block and level)
+//   gpu nestedNosync    03's gpuRecursiveReduceNosync (its barrier restored: 02 without the
+//                       device-side synchronisation, which is what 02 is today too)
+//   gpu nestedNosync, tail launch
+//                       03 --tail (no barrier, each child tail-launched): not in the document
 //   gpu nested2         04's gpuRecursiveReduce2 (tail launch of the next level, one per level)
 //   cub                 cub::DeviceReduce::Sum, what a user would pick instead
 // Every GPU row is checked exactly against the CPU first (the document sums ones, which hides a
 // dropped or doubled element; these are random ints in [1, 1000]), and its device-side launches are
 // counted on the device (the document's nvprof: 16384, 16384 and 8). The GPU times are of the
-// kernels alone, median of --reps, L2 flushed before each, as the document timed its kernels; the
-// nested rows and reduceNeighbored leave one sum per block, added on the host afterwards, as in
-// the document; CUB's time includes its whole reduction to one sum.
+// kernel alone, as the document's (a host clock around the launch and cudaDeviceSynchronize()),
+// here by CUDA events, the median of --reps with the L2 flushed before each. The nested rows and
+// reduceNeighbored leave one sum per block, added on the host afterwards as in the document; CUB's
+// time includes its whole reduction to one sum.
 // --csv writes the rows with the document's K40 figures beside them for plot_comparison.py.
 //
 // Build: cmake --build build --target 05_reduction_comparison
@@ -98,9 +102,13 @@ int main(int argc, char** argv) {
          nested_reduce_launches(p),
          {172.036, 16384}},
         {"gpu nestedNosync",
-         [&](int* in, int* out) { nested_reduce_nosync(in, out, p, false); },
+         [&](int* in, int* out) { nested_reduce_nosync(in, out, p, NosyncForm::kBarrier); },
          nested_reduce_nosync_launches(p),
          {59.125, 16384}},
+        {"gpu nestedNosync, tail launch",
+         [&](int* in, int* out) { nested_reduce_nosync(in, out, p, NosyncForm::kTail); },
+         nested_reduce_nosync_launches(p),
+         {-1, -1}},
         {"gpu nested2",
          [&](int* in, int* out) { nested_reduce2(in, out, p, false); },
          nested_reduce2_launches(p),
