@@ -71,6 +71,33 @@ if(NOT BUILD)
       list(APPEND failures "${rel}: graded as a submission, the solution does not come back as is")
     endif()
   endforeach()
+  # The wrong versions of homework/wrong/ that apply here are graded, not rejected: on a GPU they
+  # must then fail their tests (homework/gpu_check_homework.sh).
+  file(GLOB variants "${SOURCE_DIR}/homework/wrong/*/*.txt")
+  foreach(variant IN LISTS variants)
+    file(STRINGS "${variant}" header LIMIT_COUNT 1)
+    string(REGEX REPLACE "^.*file: *([^ ]+).*$" "\\1" rel "${header}")
+    if(NOT rel IN_LIST HOMEWORK_MARKED_FILES)
+      continue()
+    endif()
+    get_filename_component(name "${variant}" NAME_WE)
+    get_filename_component(variant_name "${variant}" NAME)
+    set(submission "${WORK}/wrong/${variant_name}")
+    execute_process(COMMAND "${CMAKE_COMMAND}" "-DSOLUTION=${SOURCE_DIR}/${rel}"
+                            "-DVARIANT=${variant}" "-DOUTPUT=${submission}/${rel}"
+                            -P "${SOURCE_DIR}/homework/tests/MakeVariant.cmake")
+    execute_process(COMMAND "${CMAKE_COMMAND}" "-DSUBMISSION=${submission}"
+                            "-DOUT=${submission}-graded" -DRUN=OFF
+                            -P "${tree}/cmake/HomeworkGrade.cmake"
+                    RESULT_VARIABLE code ERROR_VARIABLE err)
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${submission}-graded/${rel}"
+                            "${SOURCE_DIR}/${rel}" RESULT_VARIABLE differ)
+    if(NOT code EQUAL 0 OR NOT differ)
+      list(APPEND failures "${variant}: not graded as a wrong version of ${rel}:\n${err}")
+    else()
+      message(STATUS "${variant_name}: graded as a different version of ${rel}")
+    endif()
+  endforeach()
 else()
   execute_process(COMMAND "${CMAKE_COMMAND}" -S "${tree}" -B "${WORK}/build" -G "${GENERATOR}"
                           -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CUDA_ARCHITECTURES=${ARCH}"
