@@ -45,11 +45,13 @@ x $bin/01_nested_hello_world --blocks 1
 x $bin/01_nested_hello_world --blocks 2
 x $bin/02_nested_reduce --pending-limit 16 --reps 1
 x $bin/02_nested_reduce --pending-limit 2048 --reps 1
-for i in 1 2 3; do x $bin/03_nested_reduce_nosync --faithful --reps 1; done
-for i in 1 2 3; do x $bin/04_nested_reduce2 --faithful --reps 1; done
+for i in 1 2 3; do x $bin/03_nested_reduce_nosync --faithful; done
+for i in 1 2 3; do x $bin/04_nested_reduce2 --faithful; done
 x $bin/03_nested_reduce_nosync --faithful --stall-ns 200000 --n 65536 --reps 1
 x $bin/04_nested_reduce2 --faithful --stall-ns 200000 --n 65536 --reps 1
+x compute-sanitizer --version
 x compute-sanitizer --tool synccheck --error-exitcode 1 $bin/02_nested_reduce --faithful --n 5001 --reps 1
+x compute-sanitizer --tool synccheck --error-exitcode 1 $bin/stop_condition_check --printed --n 1000
 echo "explored"
 
 # The comparison (the README's table and plot).
