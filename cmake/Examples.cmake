@@ -110,9 +110,9 @@ function(add_example name)
     list(POP_FRONT tests default_test)
     list(APPEND tests ${test_name}/hidden_seed)
     set_tests_properties(${default_test} PROPERTIES LABELS "${EX_CHAPTER};${kind};homework"
-                                                    TIMEOUT 300)
+                                                    TIMEOUT 120)
     set_tests_properties(${tests} PROPERTIES LABELS "${EX_CHAPTER};${kind};hidden"
-                                             SKIP_RETURN_CODE 77 TIMEOUT 300)
+                                             SKIP_RETURN_CODE 77 TIMEOUT 120)
   endif()
 
   if(NOT EX_TEST_ONLY)
