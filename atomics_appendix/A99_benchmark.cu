@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
     };
     const std::pair<const char*, std::function<void()>> builds[] = {
         {"A3 locks", [&] { atomics::build_locked_table(chained, mutexes, k, v, n); }},
-        {"A3 locks, no lane turns", locks_no_turns},
+        {"A3 locks (no lane turns)", locks_no_turns},
         {"A4 lock-free cas",
          [&] { atomics::build_lock_free_table(atomics::Push::kCas, chained, k, v, n); }},
         {"A4 lock-free exch",
