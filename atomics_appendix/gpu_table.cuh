@@ -31,12 +31,13 @@ class ChainedTable {
     const DeviceTable& table() const { return table_; }
     unsigned long long* refused() const { return refused_.get(); }
 
-    // Empty buckets and a poisoned pool: an entry a kernel forgets to fill is garbage that
-    // verify_table rejects, not a zero that might pass.
+    // Empty buckets, nothing refused: the state every build starts from.
     void clear() const {
         CUDA_CHECK(cudaMemsetAsync(entries_.get(), 0, table_.count * sizeof(Entry*)));
         CUDA_CHECK(cudaMemsetAsync(refused_.get(), 0, sizeof(unsigned long long)));
     }
+    // Before a verified build: an entry a kernel links but forgets to fill is then garbage that
+    // verify_table rejects, not a zero that might pass.
     void poison_pool() const {
         CUDA_CHECK(cudaMemset(pool_.get(), 0xff, table_.capacity * sizeof(Entry)));
     }
