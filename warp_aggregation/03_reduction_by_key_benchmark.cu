@@ -144,7 +144,8 @@ __device__ __forceinline__ unsigned int find_peers(int key, unsigned int active)
 template <class T, Atomic A>
 __device__ __forceinline__ void aggregate(unsigned int peers, int key, T v, T* bins,
                                           unsigned int active) {
-    const T sum = warp_agg::reduce_peers(peers, v, active);
+    // Only the first peer uses the sum: no broadcast.
+    const T sum = warp_agg::reduce_peers<false>(peers, v, active);
     if (static_cast<int>(warp_agg::lane_id()) == warp_agg::first_peer(peers))
         add_to_bin<A>(&bins[key], sum);
 }

@@ -11,6 +11,7 @@
 // num_threads() and thread_rank() the popc and the rank.
 //
 // Reduction by key (01–03) is the same idea with many counters: aggregate each key's lanes.
+// A fourth kernel, beyond the blog, aggregates per block: one global atomic per 256 elements.
 //
 // The output order depends on the order the warps reach the counter, so the filtered output is
 // checked against the CPU as a multiset (both sorted), and the count exactly. The inputs are
@@ -64,6 +65,25 @@ __global__ void filter_coalesced_group(const int* in, int* out, unsigned int* co
     }
 }
 
+// Beyond the blog: one atomic per block. Each kept element takes a rank from a shared-memory
+// counter (the compiler aggregates that atomic per warp too), thread 0 adds the block's count to
+// the global counter once, and every kept element lands at the block's base plus its rank.
+__global__ void filter_block_aggregated(const int* in, int* out, unsigned int* counter,
+                                        unsigned int n, int threshold) {
+    __shared__ unsigned int block_count, block_base;
+    if (threadIdx.x == 0) block_count = 0;
+    __syncthreads();
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int x = i < n ? in[i] : 0;
+    const bool keep = i < n && x < threshold;
+    unsigned int rank = 0;
+    if (keep) rank = atomicAdd(&block_count, 1u);
+    __syncthreads();
+    if (threadIdx.x == 0) block_base = atomicAdd(counter, block_count);
+    __syncthreads();
+    if (keep) out[block_base + rank] = x;
+}
+
 using FilterKernel = void (*)(const int*, int*, unsigned int*, unsigned int, int);
 
 void filter(FilterKernel kernel, const int* in, int* out, unsigned int* counter, unsigned int n,
@@ -77,8 +97,9 @@ int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 1 << 24;
     std::int64_t percent = 0;
-    common::Cli cli("04_warp_aggregated_increment",
-                    "filtering with one atomic per element, per warp, and per coalesced group");
+    common::Cli cli(
+        "04_warp_aggregated_increment",
+        "filtering with one atomic per element, per warp, per coalesced group and per block");
     cli.add_standard(opt, 1, std::int64_t{1} << 29);
     cli.add_int("--percent", &percent, 0, 100,
                 "share of the inputs kept, in percent; 0: 1, 10, 50, 90 and 100");
@@ -100,7 +121,8 @@ int main(int argc, char** argv) {
     };
     const Variant variants[] = {{"plain atomicAdd", filter_plain},
                                 {"warp-aggregated", filter_warp_aggregated},
-                                {"coalesced_threads", filter_coalesced_group}};
+                                {"coalesced_threads", filter_coalesced_group},
+                                {"block-aggregated", filter_block_aggregated}};
     std::vector<std::int64_t> percents = {1, 10, 50, 90, 100};
     if (percent != 0) percents = {percent};
 

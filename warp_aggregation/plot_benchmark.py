@@ -109,7 +109,7 @@ def plot(rows, variants, png, env):
     except ImportError:
         print("matplotlib is not installed: plot skipped (pip install matplotlib)")
         return
-    fig, axes = plt.subplots(1, 2, figsize=(15, 5.5), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(15, 6.5), sharey=True)
     width = 0.8 / len(variants)
     for ax, precision in zip(axes, PRECISIONS):
         for j, v in enumerate(variants):
@@ -122,9 +122,10 @@ def plot(rows, variants, png, env):
         ax.set_title(f"{precision}: 10^7 values into 10^6 bins")
         ax.grid(axis="y", which="both", alpha=0.3)
     axes[0].set_ylabel("ms (median, log scale; lower is faster)")
-    axes[1].legend(fontsize=8, loc="upper left")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=8, frameon=False)
     fig.suptitle(env or "03_reduction_by_key_benchmark")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     fig.savefig(png, dpi=110)
     print(f"wrote {png}")
 

@@ -2,7 +2,7 @@
 //   get_peers(key, active)          the blog's loop: one __shfl_sync + __ballot_sync per distinct
 //   key match_peers(key, active)        the same mask in one instruction, __match_any_sync (sm_70+)
 //   reduce_peers(peers, x, active)  a tree reduction inside every peer group at once; every peer
-//                                   gets its group's sum
+//                                   gets its group's sum (reduce_peers<false>: the first peer only)
 //
 // `active` is the mask of the warp's lanes that call the function, all with the same value: the
 // whole warp (0xffffffff) except in a final partial warp. The blog wrote for Kepler, where
@@ -89,7 +89,10 @@ __device__ __forceinline__ int first_peer(unsigned int peers) {
 //
 // Every lane in `active` stays in the loop until __any_sync says that no lane has a peer left to
 // add, so `active` is the right mask for every intrinsic: all of its lanes execute each of them.
-template <class F, class Trace = NoReduceTrace>
+// The final broadcast is what the blog calls optional: a caller that only lets the first peer
+// use the sum (one atomic per group) asks for kBroadcast = false and saves a shuffle (two for a
+// double) per value.
+template <bool kBroadcast = true, class F, class Trace = NoReduceTrace>
 __device__ F reduce_peers(unsigned int peers, F x, unsigned int active, Trace trace = {}) {
     const int lane = static_cast<int>(lane_id());
     const int first = first_peer(peers);
@@ -115,6 +118,7 @@ __device__ F reduce_peers(unsigned int peers, F x, unsigned int active, Trace tr
         rel_pos >>= 1;
     }
     // END SOLUTION
+    if (!kBroadcast) return x;  // the group's sum in the first peer, partial sums elsewhere
     // hand the group's sum, held by its first peer, to every peer
     return __shfl_sync(active, x, first);
 }
