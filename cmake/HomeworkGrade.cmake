@@ -236,6 +236,12 @@ if(RUN)
                             --timeout 120 -j 4
                             --output-on-failure --output-junit "${OUT}/junit.xml"
                     RESULT_VARIABLE status)
+    # A skipped test (exit 77: no GPU) is no pass.
+    file(STRINGS "${OUT}/junit.xml" counts REGEX "^[ \t]*skipped=\"[0-9]+\"")
+    if(counts MATCHES "skipped=\"([1-9][0-9]*)\"")
+      message(SEND_ERROR "grading: ${CMAKE_MATCH_1} test(s) skipped (no GPU?): not graded")
+      set(status 1)
+    endif()
   endif()
 endif()
 if(rejected OR NOT status EQUAL 0)

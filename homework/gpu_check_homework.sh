@@ -130,8 +130,12 @@ for i in "${!pids[@]}"; do
     fail "wrong version $name was not graded (see $name.log)"
     tail -5 "$W/wrong/$name.log" | tee -a "$log"
   else
-    failed=$(python3 -c "import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); print(r.get('failures'), 'of', r.get('tests'))" "$W/wrong/$name/graded/junit.xml")
-    say "wrong version $name: fails as it must ($failed tests failed)"
+    read -r failed tests < <(python3 -c "import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); print(r.get('failures'), r.get('tests'))" "$W/wrong/$name/graded/junit.xml")
+    if [ "${failed:-0}" -gt 0 ]; then
+      say "wrong version $name: fails as it must ($failed of $tests tests failed)"
+    else
+      fail "wrong version $name: no test failed ($tests tests; skipped?)"
+    fi
   fi
 done
 tar -C "$W" -czf "$OUT/hw_wrong_logs.tgz" --exclude=build wrong 2>/dev/null
