@@ -4,10 +4,12 @@
 // What changed from 10_92: 10_92 and Figs 10.13-10.15 combine the blocks' results with atomicAdd,
 // in whatever order the blocks finish, and float addition is not associative, so the last bits of
 // the sum can change from run to run. Here no float atomic is used:
-//  1. the input is cut into tiles of a fixed size, TILE = 32768 elements, one block per tile. Each
-//     thread combines its 64 elements (16 float4 loads, eight in flight at a time, in a fixed
-//     order), the block combines its 512 threads with shuffles (a fixed tree), and thread 0 writes
-//     the tile's result to partials[blockIdx.x];
+//  1. the input is read in chunks of DET_CHUNK = 8192 elements (512 threads x four 16-byte
+//     loads). The grid is a function of N alone: one block per four chunks, at most
+//     DET_MAX_BLOCKS, never the GPU's size. Block b takes chunks b, b + gridDim.x, ... (a
+//     grid-stride loop as in 10_92); each thread combines its elements in a fixed order, the
+//     block combines its threads with shuffles (a fixed tree), and thread 0 writes the block's
+//     result to partials[blockIdx.x];
 //  2. thread 0 then counts its block in with one integer atomic, a fetch_add with acq_rel order
 //     (cuda::atomic_ref, device scope). The release half makes the partial visible to whichever
 //     block counts after it; the acquire half makes every partial counted before visible here;
@@ -17,41 +19,50 @@
 //     visibility on to them (the barrier orders the block's threads, and ordering is transitive).
 // Every addition happens in an order fixed by N alone, not by the GPU, its number of SMs or the
 // scheduling, so the bits depend on the input only. The program shows it: several runs of 10_94
-// and of 10_92 on an input whose sum rounds, with the bits of each. It also resets the counter for
-// the next launch, and writes the output itself: one kernel, no memset, is the whole timed region.
+// and of 10_92 on an input whose sum rounds, with the bits of each. The last block also resets
+// the counter for the next launch and writes the output itself: one kernel, no memset, is the
+// whole timed region.
 //
 // Build: cmake --build build --target 10_94_deterministic_sum
 // Run:   build/bin/10_94_deterministic_sum [--n 1000003] [--seed 1234] [--reps 20] [--csv]
+#include <algorithm>
 #include <cuda/atomic>
 
 #include "reduction.cuh"
 
 constexpr unsigned int DET_THREADS = 512;
-constexpr unsigned int DET_VECTORS = 16;  // 16-byte vectors per thread per tile
-constexpr unsigned int DET_IN_FLIGHT = 8;
-constexpr unsigned int DET_TILE = DET_THREADS * DET_VECTORS * 4;
+constexpr unsigned int DET_UNROLL = 4;  // 16-byte loads in flight per thread
+constexpr unsigned int DET_CHUNK = DET_THREADS * DET_UNROLL * 4;
+constexpr unsigned int DET_MIN_CHUNKS_PER_BLOCK = 4;
+constexpr unsigned int DET_MAX_BLOCKS = 2048;
 
-// This thread's share of the tile at `base`: vector k * DET_THREADS + threadIdx.x for k = 0, 1, ...
-// (each warp's loads contiguous), combined in the order of k. A tile that runs past n (the last
-// one) is read element by element with the identity past the end.
+// The grid: a function of n alone, so that the order of the additions is too.
+unsigned int deterministic_sum_blocks(unsigned int n) {
+    const unsigned int chunks = common::ceil_div(n, DET_CHUNK);
+    return std::clamp(common::ceil_div(chunks, DET_MIN_CHUNKS_PER_BLOCK), 1u, DET_MAX_BLOCKS);
+}
+
+// This thread's share: in chunk c, vectors u * DET_THREADS + threadIdx.x for u = 0 .. 3 (each
+// warp's loads contiguous), chunks in the order b, b + gridDim.x, ...; the last, partial chunk (if
+// any) element by element, by the block whose turn it is.
 template <class T, class Op>
-__device__ T tile_reduce(const T* __restrict__ input, unsigned int n, unsigned int base, Op op) {
+__device__ T chunks_reduce(const T* __restrict__ input, unsigned int n, Op op) {
     using V = typename ch10::Vec4<T>::type;
+    const unsigned int full_chunks = n / DET_CHUNK;
     T result = Op::identity();
-    if (n - base >= DET_TILE) {
-        const V* tile4 = reinterpret_cast<const V*>(input + base);
-        for (unsigned int k0 = 0; k0 < DET_VECTORS; k0 += DET_IN_FLIGHT) {
-            V v[DET_IN_FLIGHT];
+    unsigned int c = blockIdx.x;
+    for (; c < full_chunks; c += gridDim.x) {
+        const V* chunk =
+            reinterpret_cast<const V*>(input + static_cast<std::size_t>(c) * DET_CHUNK);
+        V v[DET_UNROLL];
 #pragma unroll
-            for (unsigned int k = 0; k < DET_IN_FLIGHT; ++k)
-                v[k] = tile4[(k0 + k) * DET_THREADS + threadIdx.x];
+        for (unsigned int u = 0; u < DET_UNROLL; ++u) v[u] = chunk[u * DET_THREADS + threadIdx.x];
 #pragma unroll
-            for (unsigned int k = 0; k < DET_IN_FLIGHT; ++k)
-                result = op(result, ch10::combine4(v[k], op));
-        }
-    } else {
-        for (unsigned int k = 0; k < DET_TILE / DET_THREADS; ++k) {
-            const unsigned int i = base + k * DET_THREADS + threadIdx.x;
+        for (unsigned int u = 0; u < DET_UNROLL; ++u) result = op(result, ch10::combine4(v[u], op));
+    }
+    if (c == full_chunks) {
+        for (unsigned int k = 0; k < DET_CHUNK / DET_THREADS; ++k) {
+            const unsigned int i = full_chunks * DET_CHUNK + k * DET_THREADS + threadIdx.x;
             if (i < n) result = op(result, input[i]);
         }
     }
@@ -63,9 +74,9 @@ __global__ void __launch_bounds__(DET_THREADS)
     deterministic_sum_kernel(const T* __restrict__ input, T* partials, unsigned int* blocks_done,
                              T* output, unsigned int n, Op op) {
     __shared__ bool is_last;
-    const T tile_result = ch10::block_reduce(tile_reduce(input, n, blockIdx.x * DET_TILE, op), op);
+    const T block_result = ch10::block_reduce(chunks_reduce(input, n, op), op);
     if (threadIdx.x == 0) {
-        partials[blockIdx.x] = tile_result;
+        partials[blockIdx.x] = block_result;
         cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(*blocks_done);
         is_last = done.fetch_add(1, cuda::memory_order_acq_rel) == gridDim.x - 1;
     }
@@ -73,7 +84,6 @@ __global__ void __launch_bounds__(DET_THREADS)
     if (!is_last) return;
 
     T result = Op::identity();
-#pragma unroll 16
     for (unsigned int b = threadIdx.x; b < gridDim.x; b += DET_THREADS) {
         result = op(result, partials[b]);
     }
@@ -89,7 +99,7 @@ __global__ void __launch_bounds__(DET_THREADS)
 class DeterministicSum {
   public:
     explicit DeterministicSum(unsigned int n)
-        : n_(n), tiles_(std::max(1u, common::ceil_div(n, DET_TILE))), partials_(4 * tiles_) {
+        : n_(n), blocks_(deterministic_sum_blocks(n)), partials_(4 * blocks_) {
         CUDA_CHECK(cudaMemset(done_.get(), 0, sizeof(unsigned int)));
     }
 
@@ -100,23 +110,26 @@ class DeterministicSum {
             std::fprintf(stderr, "deterministic_sum: input must be 16-byte aligned\n");
             std::exit(common::kExitWrong);
         }
-        deterministic_sum_kernel<<<tiles_, DET_THREADS>>>(
+        deterministic_sum_kernel<<<blocks_, DET_THREADS>>>(
             input, reinterpret_cast<T*>(partials_.get()), done_.get(), output, n_, op);
         CUDA_CHECK_LAUNCH();
     }
 
-    unsigned int tiles() const { return tiles_; }
+    unsigned int blocks() const { return blocks_; }
 
   private:
-    unsigned int n_, tiles_;
+    unsigned int n_, blocks_;
     common::DeviceBuffer<unsigned char> partials_;
     common::DeviceBuffer<unsigned int> done_{1};
 };
 
-// Rounding: 2 levels inside a float4, 16 vectors per thread, 10 shuffle levels in the tile, then
-// the last block's loop over the partials (ceil(tiles / 512) each) and its 10 shuffle levels.
-std::int64_t deterministic_sum_height(unsigned int tiles) {
-    return 2 + DET_VECTORS + 10 + common::ceil_div(tiles, DET_THREADS) + 10;
+// Rounding: 2 levels inside a float4, then one addition per vector into the thread's result
+// (DET_UNROLL per chunk it takes) plus the partial chunk, 10 shuffle levels in the block, then the
+// last block's loop over the partials (ceil(blocks / 512) each) and its 10 shuffle levels.
+std::int64_t deterministic_sum_height(unsigned int n, unsigned int blocks) {
+    const std::int64_t chunks_per_block = common::ceil_div(common::ceil_div(n, DET_CHUNK), blocks);
+    return 2 + DET_UNROLL * chunks_per_block + DET_CHUNK / DET_THREADS + 10 +
+           common::ceil_div(blocks, DET_THREADS) + 10;
 }
 
 #ifndef CH10_KERNELS_ONLY  // 10_99_benchmark includes this file for the kernel alone
@@ -161,9 +174,9 @@ int main(int argc, char** argv) {
     DeterministicSum det(n);
     auto launch = [&det](auto op, auto* input, auto* output) { det.run(input, output, op); };
     const ch10::KernelInfo info = {"deterministic", /*in_place=*/false,
-                                   deterministic_sum_height(det.tiles())};
+                                   deterministic_sum_height(n, det.blocks())};
     if (!ch10::verify_then_time(dev, opt, report, "10_94_deterministic_sum",
-                                std::to_string(det.tiles()) + " tiles", info, launch))
+                                std::to_string(det.blocks()) + " blocks", info, launch))
         return common::kExitWrong;
 
     // The bits, on 24-bit random floats in [0, 1), whose sum rounds at every size: 10_94 must give

@@ -125,7 +125,7 @@ std::vector<Kernel> chapter_kernels(const common::Device& dev, unsigned int n) {
                                       vectorized_sum(in, out, n, vec_blocks, op);
                                   }));
     kernels.push_back(make_kernel("10_94_deterministic_sum", false,
-                                  deterministic_sum_height(det->tiles()),
+                                  deterministic_sum_height(n, det->blocks()),
                                   [det](auto op, auto* in, auto* out) { det->run(in, out, op); }));
     // CUB last: the ratios refer to it.
     Kernel cub =
