@@ -5,11 +5,12 @@
 // in whatever order the blocks finish, and float addition is not associative, so the last bits of
 // the sum can change from run to run. Here no float atomic is used:
 //  1. the input is read in chunks of DET_CHUNK = 8192 elements (512 threads x four 16-byte
-//     loads). The grid is a function of N alone: one block per four chunks, at most
-//     DET_MAX_BLOCKS, never the GPU's size. Block b takes chunks b, b + gridDim.x, ... (a
-//     grid-stride loop as in 10_92); each thread combines its elements in a fixed order, the
-//     block combines its threads with shuffles (a fixed tree), and thread 0 writes the block's
-//     result to partials[blockIdx.x];
+//     loads). The grid is a function of N alone, never of the GPU: one block per chunk, at most
+//     DET_MAX_BLOCKS = 512 (about what an H200 holds at once, 132 SMs x 4 blocks, so that at
+//     large N the blocks stream through the input as 10_92's do). Block b takes chunks b,
+//     b + gridDim.x, ... (a grid-stride loop as in 10_92); each thread combines its elements in a
+//     fixed order, the block combines its threads with shuffles (a fixed tree), and thread 0
+//     writes the block's result to partials[blockIdx.x];
 //  2. thread 0 then counts its block in with one integer atomic, a fetch_add with acq_rel order
 //     (cuda::atomic_ref, device scope). The release half makes the partial visible to whichever
 //     block counts after it; the acquire half makes every partial counted before visible here;
@@ -33,13 +34,12 @@
 constexpr unsigned int DET_THREADS = 512;
 constexpr unsigned int DET_UNROLL = 4;  // 16-byte loads in flight per thread
 constexpr unsigned int DET_CHUNK = DET_THREADS * DET_UNROLL * 4;
-constexpr unsigned int DET_MIN_CHUNKS_PER_BLOCK = 4;
-constexpr unsigned int DET_MAX_BLOCKS = 2048;
+constexpr unsigned int DET_MAX_BLOCKS = 512;
 
 // The grid: a function of n alone, so that the order of the additions is too.
 unsigned int deterministic_sum_blocks(unsigned int n) {
     const unsigned int chunks = common::ceil_div(n, DET_CHUNK);
-    return std::clamp(common::ceil_div(chunks, DET_MIN_CHUNKS_PER_BLOCK), 1u, DET_MAX_BLOCKS);
+    return std::min(chunks, DET_MAX_BLOCKS);
 }
 
 // This thread's share: in chunk c, vectors u * DET_THREADS + threadIdx.x for u = 0 .. 3 (each
