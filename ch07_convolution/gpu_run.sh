@@ -2,7 +2,7 @@
 # Chapter 7 on a machine with an NVIDIA GPU, from the repository root: the chapter's build and
 # every test (the `sanitize` label included), the benchmark and the image filter with their plots,
 # and the Nsight Compute counters the README quotes. Everything goes to $OUT.
-#   OUT=dir bash ch07_convolution/gpu_run.sh [all|test|bench|ncu]
+#   OUT=dir [NCU_PROGRAMS="07_92_conv2d_register_cached ..."] bash ch07_convolution/gpu_run.sh [all|test|bench|ncu]
 set -uo pipefail
 OUT=${OUT:-$PWD/ch07-gpu-out}
 B=${BUILD:-build-ch07}
@@ -37,8 +37,9 @@ fi
 
 if [ "$stage" = all ] || [ "$stage" = ncu ]; then
   # One launch of each 5x5 kernel at 8192 x 8192 (the run that verifies, caches flushed by ncu).
-  for p in 07_07_conv2d_basic 07_09_conv2d_constant_memory 07_12_conv2d_tiled \
-    07_15_conv2d_tiled_cached_halo 07_ex2_conv2d_output_tiled 07_91_conv2d_register_tiled; do
+  for p in ${NCU_PROGRAMS:-07_07_conv2d_basic 07_09_conv2d_constant_memory 07_12_conv2d_tiled \
+    07_15_conv2d_tiled_cached_halo 07_ex2_conv2d_output_tiled 07_91_conv2d_register_tiled \
+    07_92_conv2d_register_cached}; do
     echo "=== $p" >>"$OUT/ncu.txt"
     timeout 120 ncu -k regex:"conv" -c 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
       --section ComputeWorkloadAnalysis --section Occupancy \
