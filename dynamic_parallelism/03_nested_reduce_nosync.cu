@@ -160,7 +160,8 @@ int main(int argc, char** argv) {
                             : tail     ? NosyncForm::kTail
                                        : NosyncForm::kBarrier;
     const char* variant = o.faithful ? "as printed" : tail ? "tail launch" : "";
-    const std::string name = std::string("gpuRecursiveReduceNosync ") + variant;
+    const std::string name =
+        std::string("gpuRecursiveReduceNosync") + (*variant ? " " : "") + variant;
     dp::Runner runner(dev, p, o.base.reps);
     auto launch = [&](int* in, int* out) { nested_reduce_nosync(in, out, p, form); };
     if (!runner.verify(name.c_str(), launch, launches)) return common::kExitWrong;

@@ -6,7 +6,7 @@
 //   gpu nested          02's gpuRecursiveReduce (barrier, then a launch per block and level)
 //   gpu nestedNosync    03's gpuRecursiveReduceNosync (its barrier restored: 02 without the
 //                       device-side synchronisation, which is what 02 is today too)
-//   gpu nestedNosync, tail launch
+//   gpu nestedNosync (tail launch)
 //                       03 --tail (no barrier, each child tail-launched): not in the document
 //   gpu nested2         04's gpuRecursiveReduce2 (tail launch of the next level, one per level)
 //   cub                 cub::DeviceReduce::Sum, what a user would pick instead
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
          [&](int* in, int* out) { nested_reduce_nosync(in, out, p, NosyncForm::kBarrier); },
          nested_reduce_nosync_launches(p),
          {59.125, 16384}},
-        {"gpu nestedNosync, tail launch",
+        {"gpu nestedNosync (tail launch)",
          [&](int* in, int* out) { nested_reduce_nosync(in, out, p, NosyncForm::kTail); },
          nested_reduce_nosync_launches(p),
          {-1, -1}},

@@ -51,7 +51,7 @@ def table(rows, env):
         ms = float(r["ms"])
         k40 = f"{float(r['k40_ms']):.3f}" if r["k40_ms"] else "–"
         ratio = f"{float(r['k40_ms']) / ms:.1f}" if r["k40_ms"] else "–"
-        lines.append(f"| {r['variant']} | {ms:.4f} | {float(r['gb_per_s']):.0f} | "
+        lines.append(f"| {r['variant']} | {ms:.4f} | {float(r['gb_per_s']):.3g} | "
                      f"{r['device_launches']} | {k40} | {r['k40_device_launches'] or '–'} | {ratio} |")
     return "\n".join(lines).strip() + "\n"
 
@@ -87,6 +87,7 @@ def plot(rows, png, env):
     ax.set_yticklabels(names)
     ax.invert_yaxis()
     ax.set_xscale("log")
+    ax.set_xlim(right=max(here + k40) * 30)  # room for the launch counts
     ax.set_xlabel("ms (log scale), 1<<20 ints, grid 2048 × block 512")
     ax.set_title("Nested reduction: the document's table on this GPU")
     ax.legend(loc="lower right", fontsize=8)
