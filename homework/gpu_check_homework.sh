@@ -8,7 +8,8 @@
 #      input, last partial tile or block dropped): each must fail.
 # Usage: bash homework/gpu_check_homework.sh [chapter ...]   (default: every chapter)
 # Logs and JUnit files go to $OUT (default ./gpu-check-out); the summary is $OUT/homework.log.
-# HW_DEBUG=1 also builds the student tree and grades the solutions in Debug.
+# HW_DEBUG=1 also builds the student tree and grades the solutions in Debug; HW_DEBUG=only does
+# only that (after the export).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -36,23 +37,6 @@ if ! cmake -S . -B "$W/main" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCHAPTERS=${c
 fi
 cmake --build "$W/main" --target homework_export 2>&1 | tail -1 | tee -a "$log"
 [ -f "$W/student/CMakeLists.txt" ] || { fail "homework_export"; exit 1; }
-
-# The student tree's build, and the solutions' grading (its own clean copy), side by side.
-build_student() { # <build type> <folder>
-  cmake -S "$W/student" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE="$1" &&
-    cmake --build "$2" -- -k 0
-}
-grade() { # <submission> <out folder> [more -D arguments]
-  local submission=$1 out=$2
-  shift 2
-  cmake -DSUBMISSION="$submission" -DOUT="$out" "$@" -P "$W/student/cmake/HomeworkGrade.cmake"
-}
-seed=${HW_SEED:-4242}
-build_student Release "$W/student-build" >"$W/student_build.log" 2>&1 &
-student_pid=$!
-grade "$root" "$W/solutions" -DHIDDEN_SEED="$seed" >"$OUT/hw_solutions.log" 2>&1
-solutions_status=$?
-wait $student_pid || fail "the student tree does not build (see $W/student_build.log)"
 
 # Counts a JUnit file: expect=fail (every test fails with a verdict, none hangs) or expect=pass.
 junit_summary() { # <junit> <fail|pass> <what>
@@ -87,60 +71,214 @@ sys.exit(1 if bad or sum(counts.values()) == 0 else 0)
 EOF
 }
 
-ctest --test-dir "$W/student-build" -L homework --timeout 120 -j 8 \
-  --output-junit "$OUT/hw_student.xml" >"$OUT/hw_student.log" 2>&1
-junit_summary "$OUT/hw_student.xml" fail "student versions, label homework (each must fail)" |
-  tee -a "$log" || fail "a student version does not fail its homework test"
-if [ $solutions_status = 0 ]; then
-  say "solutions graded in the student tree (homework + hidden, seed $seed): accepted"
-else
-  fail "solutions graded in the student tree (see hw_solutions.log)"
-  grep -E "REJECTED|Error" "$OUT/hw_solutions.log" | head -20 | tee -a "$log"
-fi
-if [ -f "$W/solutions/junit.xml" ]; then
-  cp "$W/solutions/junit.xml" "$OUT/hw_solutions.xml"
-  junit_summary "$OUT/hw_solutions.xml" pass "solutions, labels homework and hidden" |
-    tee -a "$log" || status=1
-fi
+# The student tree's build, and the solutions' grading (its own clean copy), side by side.
+release=1
+[ "${HW_DEBUG:-0}" = only ] && release=0
+build_student() { # <build type> <folder>
+  cmake -S "$W/student" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE="$1" &&
+    cmake --build "$2" -- -k 0
+}
+grade() { # <submission> <out folder> [more -D arguments]
+  local submission=$1 out=$2
+  shift 2
+  cmake -DSUBMISSION="$submission" -DOUT="$out" "$@" -P "$W/student/cmake/HomeworkGrade.cmake"
+}
+seed=${HW_SEED:-4242}
+if [ $release = 1 ]; then
+  build_student Release "$W/student-build" >"$W/student_build.log" 2>&1 &
+  student_pid=$!
+  grade "$root" "$W/solutions" -DHIDDEN_SEED="$seed" >"$OUT/hw_solutions.log" 2>&1
+  solutions_status=$?
+  wait $student_pid || fail "the student tree does not build (see $W/student_build.log)"
 
-# The wrong versions: each one file of a submission, graded on its own program only.
-pids=()
-names=()
-for variant in homework/wrong/*/*.txt; do
-  [ -e "$variant" ] || continue
-  chapter=$(basename "$(dirname "$variant")")
-  case " $chapters " in *" $chapter "*) ;; *) continue ;; esac
-  read -r _ program _ file < <(head -1 "$variant")
-  [ -f "$W/student/$file" ] || continue
-  name=$(basename "$variant" .txt)
-  mkdir -p "$W/wrong/$name/submission/$(dirname "$file")"
-  cmake -DSOLUTION="$root/$file" -DVARIANT="$root/$variant" \
-    -DOUTPUT="$W/wrong/$name/submission/$file" -P homework/tests/MakeVariant.cmake
-  grade "$W/wrong/$name/submission" "$W/wrong/$name/graded" -DPROGRAMS="$program" \
-    >"$W/wrong/$name.log" 2>&1 &
-  pids+=($!)
-  names+=("$name")
-done
-for i in "${!pids[@]}"; do
-  name=${names[$i]}
-  if wait "${pids[$i]}"; then
-    fail "wrong version $name PASSED"
-  elif grep -q REJECTED "$W/wrong/$name/graded/grading.txt" 2>/dev/null ||
-    [ ! -f "$W/wrong/$name/graded/junit.xml" ]; then
-    fail "wrong version $name was not graded (see $name.log)"
-    tail -5 "$W/wrong/$name.log" | tee -a "$log"
+  ctest --test-dir "$W/student-build" -L homework --timeout 120 -j 8 \
+    --output-junit "$OUT/hw_student.xml" >"$OUT/hw_student.log" 2>&1
+  junit_summary "$OUT/hw_student.xml" fail "student versions, label homework (each must fail)" |
+    tee -a "$log" || fail "a student version does not fail its homework test"
+  if [ $solutions_status = 0 ]; then
+    say "solutions graded in the student tree (homework + hidden, seed $seed): accepted"
   else
-    read -r failed tests < <(python3 -c "import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); print(r.get('failures'), r.get('tests'))" "$W/wrong/$name/graded/junit.xml")
-    if [ "${failed:-0}" -gt 0 ]; then
-      say "wrong version $name: fails as it must ($failed of $tests tests failed)"
-    else
-      fail "wrong version $name: no test failed ($tests tests; skipped?)"
-    fi
+    fail "solutions graded in the student tree (see hw_solutions.log)"
+    grep -E "REJECTED|Error" "$OUT/hw_solutions.log" | head -20 | tee -a "$log"
   fi
-done
-tar -C "$W" -czf "$OUT/hw_wrong_logs.tgz" --exclude=build wrong 2>/dev/null
+  if [ -f "$W/solutions/junit.xml" ]; then
+    cp "$W/solutions/junit.xml" "$OUT/hw_solutions.xml"
+    junit_summary "$OUT/hw_solutions.xml" pass "solutions, labels homework and hidden" |
+      tee -a "$log" || status=1
+  fi
 
-if [ "${HW_DEBUG:-0}" = 1 ]; then
+  # The wrong versions: each one file of a submission, graded on its own program only.
+  pids=()
+  names=()
+  for variant in homework/wrong/*/*.txt; do
+    [ -e "$variant" ] || continue
+    chapter=$(basename "$(dirname "$variant")")
+    case " $chapters " in *" $chapter "*) ;; *) continue ;; esac
+    read -r _ program _ file < <(head -1 "$variant")
+    [ -f "$W/student/$file" ] || continue
+    name=$(basename "$variant" .txt)
+    mkdir -p "$W/wrong/$name/submission/$(dirname "$file")"
+    cmake -DSOLUTION="$root/$file" -DVARIANT="$root/$variant" \
+      -DOUTPUT="$W/wrong/$name/submission/$file" -P homework/tests/MakeVariant.cmake
+    grade "$W/wrong/$name/submission" "$W/wrong/$name/graded" -DPROGRAMS="$program" \
+      >"$W/wrong/$name.log" 2>&1 &
+    pids+=($!)
+    names+=("$name")
+  done
+  for i in "${!pids[@]}"; do
+    name=${names[$i]}
+    if wait "${pids[$i]}"; then
+      fail "wrong version $name PASSED"
+    elif grep -q REJECTED "$W/wrong/$name/graded/grading.txt" 2>/dev/null ||
+      [ ! -f "$W/wrong/$name/graded/junit.xml" ]; then
+      fail "wrong version $name was not graded (see $name.log)"
+      tail -5 "$W/wrong/$name.log" | tee -a "$log"
+    else
+      read -r failed tests < <(python3 -c "import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); print(r.get('failures'), r.get('tests'))" "$W/wrong/$name/graded/junit.xml")
+      if [ "${failed:-0}" -gt 0 ]; then
+        say "wrong version $name: fails as it must ($failed of $tests tests failed)"
+      else
+        fail "wrong version $name: no test failed ($tests tests; skipped?)"
+      fi
+    fi
+  done
+  tar -C "$W" -czf "$OUT/hw_wrong_logs.tgz" --exclude=build wrong 2>/dev/null
+fi
+
+if [ "${HW_DEBUG:-0}" != 0 ]; then
+  build_student Debug "$W/student-debug" >"$W/student_debug.log" 2>&1 &
+  student_pid=$!
+  grade "$root" "$W/solutions-debug" -DBUILD_TYPE=Debug >"$OUT/hw_solutions_debug.log" 2>&1 ||
+    fail "solutions in Debug (see hw_solutions_debug.log)"
+  wait $student_pid || fail "the Debug student tree does not build"
+  ctest --test-dir "$W/student-debug" -L homework --timeout 120 -j 8 \
+    --output-junit "$OUT/hw_student_debug.xml" >/dev/null 2>&1
+  junit_summary "$OUT/hw_student_debug.xml" fail "student versions, Debug, label homework" |
+    tee -a "$log" || status=1
+  if [ -f "$W/solutions-debug/junit.xml" ]; then
+    junit_summary "$W/solutions-debug/junit.xml" pass "solutions, Debug, homework and hidden" |
+      tee -a "$log" || status=1
+  fi
+fi
+
+say "homework check: $(date -u +'%Y-%m-%d %H:%M UTC'), chapters: $chapters"
+if ! cmake -S . -B "$W/main" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCHAPTERS=${chapters// /;}" \
+  "-DHOMEWORK_EXPORT_DIR=$W/student" >"$W/configure.log" 2>&1; then
+  tail -20 "$W/configure.log" | tee -a "$log"
+  fail "configure"
+  exit 1
+fi
+cmake --build "$W/main" --target homework_export 2>&1 | tail -1 | tee -a "$log"
+[ -f "$W/student/CMakeLists.txt" ] || { fail "homework_export"; exit 1; }
+
+# Counts a JUnit file: expect=fail (every test fails with a verdict, none hangs) or expect=pass.
+junit_summary() { # <junit> <fail|pass> <what>
+  python3 - "$@" <<'EOF'
+import re, sys, xml.etree.ElementTree as ET
+path, expect, what = sys.argv[1:4]
+cases = ET.parse(path).getroot().iter("testcase")
+counts, bad = {"pass": 0, "fail": 0, "other": 0}, []
+verdict = re.compile(r"FAIL|mismatch|wrong|error|expected", re.I)
+for case in cases:
+    name, state = case.get("name"), case.get("status")
+    out = "".join(case.itertext())
+    timeout = "Timeout" in out or float(case.get("time", 0)) >= 119
+    if state == "run":
+        counts["pass"] += 1
+        if expect == "fail":
+            bad.append(f"{name}: PASSED as a student version")
+    elif state == "fail" and not timeout:
+        counts["fail"] += 1
+        if expect == "pass":
+            bad.append(f"{name}: failed")
+        elif not verdict.search(out):
+            bad.append(f"{name}: failed without a verdict on its output")
+    else:
+        counts["other"] += 1
+        bad.append(f"{name}: {'timed out' if timeout else state}")
+print(f"{what}: {sum(counts.values())} tests, {counts['pass']} passed, {counts['fail']} failed, "
+      f"{counts['other']} not run, skipped or timed out")
+for line in bad:
+    print("  " + line)
+sys.exit(1 if bad or sum(counts.values()) == 0 else 0)
+EOF
+}
+
+# The student tree's build, and the solutions' grading (its own clean copy), side by side.
+release=1
+[ "${HW_DEBUG:-0}" = only ] && release=0
+build_student() { # <build type> <folder>
+  cmake -S "$W/student" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE="$1" &&
+    cmake --build "$2" -- -k 0
+}
+grade() { # <submission> <out folder> [more -D arguments]
+  local submission=$1 out=$2
+  shift 2
+  cmake -DSUBMISSION="$submission" -DOUT="$out" "$@" -P "$W/student/cmake/HomeworkGrade.cmake"
+}
+seed=${HW_SEED:-4242}
+if [ $release = 1 ]; then
+  build_student Release "$W/student-build" >"$W/student_build.log" 2>&1 &
+  student_pid=$!
+  grade "$root" "$W/solutions" -DHIDDEN_SEED="$seed" >"$OUT/hw_solutions.log" 2>&1
+  solutions_status=$?
+  wait $student_pid || fail "the student tree does not build (see $W/student_build.log)"
+
+  ctest --test-dir "$W/student-build" -L homework --timeout 120 -j 8 \
+    --output-junit "$OUT/hw_student.xml" >"$OUT/hw_student.log" 2>&1
+  junit_summary "$OUT/hw_student.xml" fail "student versions, label homework (each must fail)" |
+    tee -a "$log" || fail "a student version does not fail its homework test"
+  if [ $solutions_status = 0 ]; then
+    say "solutions graded in the student tree (homework + hidden, seed $seed): accepted"
+  else
+    fail "solutions graded in the student tree (see hw_solutions.log)"
+    grep -E "REJECTED|Error" "$OUT/hw_solutions.log" | head -20 | tee -a "$log"
+  fi
+  if [ -f "$W/solutions/junit.xml" ]; then
+    cp "$W/solutions/junit.xml" "$OUT/hw_solutions.xml"
+    junit_summary "$OUT/hw_solutions.xml" pass "solutions, labels homework and hidden" |
+      tee -a "$log" || status=1
+  fi
+
+  # The wrong versions: each one file of a submission, graded on its own program only.
+  pids=()
+  names=()
+  for variant in homework/wrong/*/*.txt; do
+    [ -e "$variant" ] || continue
+    chapter=$(basename "$(dirname "$variant")")
+    case " $chapters " in *" $chapter "*) ;; *) continue ;; esac
+    read -r _ program _ file < <(head -1 "$variant")
+    [ -f "$W/student/$file" ] || continue
+    name=$(basename "$variant" .txt)
+    mkdir -p "$W/wrong/$name/submission/$(dirname "$file")"
+    cmake -DSOLUTION="$root/$file" -DVARIANT="$root/$variant" \
+      -DOUTPUT="$W/wrong/$name/submission/$file" -P homework/tests/MakeVariant.cmake
+    grade "$W/wrong/$name/submission" "$W/wrong/$name/graded" -DPROGRAMS="$program" \
+      >"$W/wrong/$name.log" 2>&1 &
+    pids+=($!)
+    names+=("$name")
+  done
+  for i in "${!pids[@]}"; do
+    name=${names[$i]}
+    if wait "${pids[$i]}"; then
+      fail "wrong version $name PASSED"
+    elif grep -q REJECTED "$W/wrong/$name/graded/grading.txt" 2>/dev/null ||
+      [ ! -f "$W/wrong/$name/graded/junit.xml" ]; then
+      fail "wrong version $name was not graded (see $name.log)"
+      tail -5 "$W/wrong/$name.log" | tee -a "$log"
+    else
+      read -r failed tests < <(python3 -c "import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); print(r.get('failures'), r.get('tests'))" "$W/wrong/$name/graded/junit.xml")
+      if [ "${failed:-0}" -gt 0 ]; then
+        say "wrong version $name: fails as it must ($failed of $tests tests failed)"
+      else
+        fail "wrong version $name: no test failed ($tests tests; skipped?)"
+      fi
+    fi
+  done
+  tar -C "$W" -czf "$OUT/hw_wrong_logs.tgz" --exclude=build wrong 2>/dev/null
+fi
+
+if [ "${HW_DEBUG:-0}" != 0 ]; then
   build_student Debug "$W/student-debug" >"$W/student_debug.log" 2>&1 ||
     say "note: Debug student build had errors"
   ctest --test-dir "$W/student-debug" -L homework --timeout 120 -j 8 \
