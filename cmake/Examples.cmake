@@ -75,6 +75,11 @@ function(add_example name)
   target_link_libraries(${name} PRIVATE common ${EX_LIBRARIES})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
   if(EX_RELOCATABLE)
+    if(NOT TARGET CUDA::cudadevrt)  # FindCUDAToolkit of CMake 3.25 does not define it
+      find_library(EXAMPLES_CUDADEVRT cudadevrt HINTS "${CUDAToolkit_LIBRARY_DIR}" REQUIRED)
+      add_library(CUDA::cudadevrt STATIC IMPORTED GLOBAL)
+      set_target_properties(CUDA::cudadevrt PROPERTIES IMPORTED_LOCATION "${EXAMPLES_CUDADEVRT}")
+    endif()
     set_target_properties(${name} PROPERTIES CUDA_SEPARABLE_COMPILATION ON
                                              CUDA_RESOLVE_DEVICE_SYMBOLS ON)
     target_link_libraries(${name} PRIVATE CUDA::cudadevrt)
