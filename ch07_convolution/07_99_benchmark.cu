@@ -117,21 +117,21 @@ class CudnnConv {
 #endif
 
 #ifdef CH07_HAVE_NPP
-// nppiFilter_32f_C1R_Ctx does not read outside its ROI (the H200 run showed the r rows and columns
-// at the image's edge differing from the zero-padded reference when the source pointer pointed
-// into a zero-padded copy), so it filters the whole padded copy, (W+2r) x (H+2r) with the ghost
-// cells stored as 0, into a padded output, and the W x H interior is the book's result. The timed
-// launch is the filter call alone; the verified one also copies the interior out. The coefficients
-// are passed reversed, as NPP's documentation asks (it computes a true convolution).
+// nppiFilter_32f_C1R_Ctx runs on a copy of the image with r zero rows and columns around it (the
+// ghost cells, stored), the ROI being the W x H interior: NPP's filter may read the whole
+// neighbourhood of every ROI pixel, so the margin keeps it inside the allocation (an H200 run with
+// the margin itself inside the ROI faulted). On the H200 with CUDA 13.0, the 3x3 and 5x5 filters
+// gave other values than the zero border in the r-wide ring at the image's edge (and exactly the
+// reference inside it), while 7x7 and 9x9 matched everywhere; so NPP is checked exactly on the
+// interior and the ring's mismatches are counted and printed (Conv2dRunner::verify). The
+// coefficients are passed reversed, as NPP's documentation asks (it computes a true convolution).
 class NppConv {
   public:
     explicit NppConv(const ch07::Conv2dRunner& run) : run_(run) {
         const int r = run.radius();
         padded_width_ = run.width() + 2 * r;
-        padded_height_ = run.height() + 2 * r;
-        const std::size_t padded_pixels = std::size_t(padded_width_) * padded_height_;
+        const std::size_t padded_pixels = std::size_t(padded_width_) * (run.height() + 2 * r);
         padded_ = std::make_unique<common::DeviceBuffer<float>>(padded_pixels);
-        padded_out_ = std::make_unique<common::DeviceBuffer<float>>(padded_pixels);
         CUDA_CHECK(cudaMemset(padded_->get(), 0, padded_pixels * sizeof(float)));
         CUDA_CHECK(cudaMemcpy2D(padded_->get() + std::size_t(r) * padded_width_ + r,
                                 padded_width_ * sizeof(float), run.input(),
@@ -158,19 +158,12 @@ class NppConv {
                                           cudaDevAttrComputeCapabilityMinor, dev));
         ctx_.nStreamFlags = 0;
     }
-    void copy_interior() const {
-        const int r = run_.radius();
-        CUDA_CHECK(cudaMemcpy2DAsync(run_.output(), run_.width() * sizeof(float),
-                                     padded_out_->get() + std::size_t(r) * padded_width_ + r,
-                                     padded_width_ * sizeof(float), run_.width() * sizeof(float),
-                                     run_.height(), cudaMemcpyDeviceToDevice));
-    }
     void run() const {
         const int r = run_.radius(), dim = ch07::filter_dim(r);
         const NppStatus status = nppiFilter_32f_C1R_Ctx(
-            padded_->get(), padded_width_ * sizeof(float), padded_out_->get(),
-            padded_width_ * sizeof(float), NppiSize{padded_width_, padded_height_}, kernel_->get(),
-            NppiSize{dim, dim}, NppiPoint{r, r}, ctx_);
+            padded_->get() + std::size_t(r) * padded_width_ + r, padded_width_ * sizeof(float),
+            run_.output(), run_.width() * sizeof(float), NppiSize{run_.width(), run_.height()},
+            kernel_->get(), NppiSize{dim, dim}, NppiPoint{r, r}, ctx_);
         if (status != NPP_SUCCESS) {
             std::fprintf(stderr, "nppiFilter_32f_C1R_Ctx failed: NppStatus %d\n", int(status));
             std::exit(common::kExitWrong);
@@ -179,8 +172,8 @@ class NppConv {
 
   private:
     const ch07::Conv2dRunner& run_;
-    int padded_width_ = 0, padded_height_ = 0;
-    std::unique_ptr<common::DeviceBuffer<float>> padded_, padded_out_, kernel_;
+    int padded_width_ = 0;
+    std::unique_ptr<common::DeviceBuffer<float>> padded_, kernel_;
     NppStreamContext ctx_{};
 };
 #endif
@@ -222,9 +215,9 @@ double fp32_peak_gflops(const common::Device& dev) {
 
 struct Kernel {
     std::string name;
-    std::function<void()> launch;  // what is timed
+    std::function<void()> launch;
     bool library;
-    std::function<void()> verified_launch = nullptr;  // when the result needs more than `launch`
+    bool interior_only = false;  // checked away from the image's edge only (NppConv says why)
 };
 
 template <int R>
@@ -311,16 +304,12 @@ int main(int argc, char** argv) {
         std::unique_ptr<NppConv> npp;
         if (libraries) {
             npp = std::make_unique<NppConv>(run);
-            kernels.push_back({"NPP nppiFilter", [&] { npp->run(); }, true,
-                               [&] {
-                                   npp->run();
-                                   npp->copy_interior();
-                               }});
+            kernels.push_back({"NPP nppiFilter", [&] { npp->run(); }, true, true});
         }
 #endif
         std::vector<Kernel> verified;
         for (const Kernel& k : kernels) {
-            if (run.verify(k.name, k.verified_launch ? k.verified_launch : k.launch)) {
+            if (run.verify(k.name, k.launch, k.interior_only)) {
                 verified.push_back(k);
             } else if (k.library) {
                 std::fprintf(stderr, "%s left out: its result differs from the reference\n",
