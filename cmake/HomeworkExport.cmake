@@ -7,7 +7,8 @@
 # The tree holds common/, cmake/ (without the instructor's scripts), the chosen exercises with
 # every file of their chapter that they include (each marked file in its student form), a
 # CMakeLists.txt per chapter with the exercises' add_example() calls, and a README for students.
-# DEST is deleted first, so it must be empty, absent, or an earlier export.
+# DEST is replaced, so it must be empty, absent, or an earlier export whose marked files nobody
+# has edited since.
 # SOLUTION_LINES, for the tests of the scheme, receives per region one line that only the solution
 # has; it must stay out of the student tree.
 cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the build
@@ -69,9 +70,11 @@ if(EXISTS "${DEST}" AND NOT EXISTS "${DEST}/.homework-export")
                         "choose an empty or new folder")
   endif()
 endif()
+# Written beside DEST first: an earlier export in which someone has started to write is kept.
+set(final_dest "${DEST}")
+set(DEST "${DEST}.new")
 file(REMOVE_RECURSE "${DEST}")
 file(MAKE_DIRECTORY "${DEST}")
-file(WRITE "${DEST}/.homework-export" "written by homework_export; replaced by the next export\n")
 file(WRITE "${DEST}/.gitignore" "/build*/\n")
 
 # The shared helpers and the build functions; the instructor's scripts stay behind.
@@ -175,5 +178,34 @@ list(JOIN tree_chapters " " HOMEWORK_CHAPTER_DIRS)
 configure_file("${student}/CMakeLists.txt.in" "${DEST}/CMakeLists.txt" @ONLY)
 set(HOMEWORK_TABLE "${readme_rows}")
 configure_file("${student}/README.md.in" "${DEST}/README.md" @ONLY)
+# The marker records each student file's hash as exported; a file that no longer has it has been
+# edited since.
+set(marker "written by homework_export; replaced by the next export unless a file below changed\n")
+foreach(rel IN LISTS tree_marked)
+  file(SHA256 "${DEST}/${rel}" hash)
+  string(APPEND marker "${hash} ${rel}\n")
+endforeach()
+file(WRITE "${DEST}/.homework-export" "${marker}")
+if(EXISTS "${final_dest}/.homework-export")
+  file(STRINGS "${final_dest}/.homework-export" exported REGEX "^[0-9a-f]+ ")
+else()
+  set(exported "")
+endif()
+foreach(entry IN LISTS exported)
+  string(REGEX REPLACE "^([0-9a-f]+) (.*)$" "\\1;\\2" entry "${entry}")
+  list(GET entry 0 hash)
+  list(GET entry 1 rel)
+  if(EXISTS "${final_dest}/${rel}")
+    file(SHA256 "${final_dest}/${rel}" now)
+    if(NOT now STREQUAL hash)
+      file(REMOVE_RECURSE "${DEST}")
+      message(FATAL_ERROR "homework_export: ${final_dest}/${rel} has been edited since the last "
+                          "export; save that work elsewhere and delete ${final_dest}, or export "
+                          "to another folder (-DHOMEWORK_EXPORT_DIR=...)")
+    endif()
+  endif()
+endforeach()
+file(REMOVE_RECURSE "${final_dest}")
+file(RENAME "${DEST}" "${final_dest}")
 list(LENGTH chosen count)
-message(STATUS "homework_export: ${count} exercise(s) (${chosen}) written to ${DEST}")
+message(STATUS "homework_export: ${count} exercise(s) (${chosen}) written to ${final_dest}")
