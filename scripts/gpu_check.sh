@@ -5,8 +5,9 @@
 #   bash scripts/gpu_check.sh            everything
 #   bash scripts/gpu_check.sh test       the README's test command only
 #   bash scripts/gpu_check.sh bench      the examples command, the figures and the benchmarks
-# (the two halves exist because a remote session may limit one command's time; `bench` reuses the
-# build that `test` made).
+#   bash scripts/gpu_check.sh homework   every student version fails, every solution passes
+# (the parts exist because a remote session may limit one command's time; `bench` reuses the build
+# that `test` made).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-check-out}
@@ -44,15 +45,53 @@ if [ "$stage" = all ] || [ "$stage" = bench ]; then
   cmake --workflow --preset examples >"$OUT/examples.log" 2>&1 || status=1
   sed -n '/== summary/,$p' "$OUT/examples.log"
 
-  # ch10: the book's worked numbers, then the benchmark and its plot.
+  # ch10: the book's worked numbers, the trace, the deterministic sum's bits, then the benchmark.
   for args in "10_06_simple_sum --n 256" "10_06_simple_sum --n 2048" "10_09_convergent_sum --n 256" \
-    "10_09_convergent_sum --n 2048" "10_11_shared_memory_sum --n 256"; do
+    "10_09_convergent_sum --n 2048" "10_11_shared_memory_sum --n 256" "10_11_shared_memory_sum --n 2048" \
+    "10_09_convergent_sum --n 16 --trace" "10_94_deterministic_sum"; do
     step figures.log build/bin/$args
   done
   step figures.log sh -c "build/bin/10_99_benchmark --csv >'$OUT/ch10_benchmark.csv'"
   step figures.log python3 ch10_reduction/plot_benchmark.py "$OUT/ch10_benchmark.csv" \
     --png "$OUT/ch10_benchmark.png" --env "$OUT/env.txt"
-  tail -4 "$OUT/figures.log"
+
+  # ch07: the worked numbers, then the benchmark, the image filter and their plots.
+  step figures.log build/bin/07_01_conv1d_sequential
+  step figures.log build/bin/07_14_arithmetic_intensity
+  step figures.log sh -c "build/bin/07_99_benchmark --csv >'$OUT/ch07_benchmark.csv'"
+  mkdir -p "$OUT/ch07_images"
+  step figures.log build/bin/07_98_image_filter --n 1024 --out-dir "$OUT/ch07_images"
+  step figures.log python3 ch07_convolution/plot_benchmark.py "$OUT/ch07_benchmark.csv" \
+    --png "$OUT/ch07_benchmark.png" --env "$OUT/env.txt" \
+    --images "$OUT/ch07_images" --images-png "$OUT/ch07_image_filter.png"
+
+  # dynamic_parallelism: the document's printed runs, then its table beside the K40 figures.
+  step figures.log build/bin/01_nested_hello_world --blocks 1
+  step figures.log build/bin/01_nested_hello_world --blocks 2
+  step figures.log sh -c "build/bin/05_reduction_comparison --csv >'$OUT/dp_comparison.csv'"
+  step figures.log python3 dynamic_parallelism/plot_comparison.py "$OUT/dp_comparison.csv" \
+    --png "$OUT/dp_comparison.png" --env "$OUT/env.txt"
+
+  # atomics_appendix: the lock dot product at the book's size, then the hash-table benchmark.
+  step figures.log build/bin/A1_lock_dot_product
+  step figures.log sh -c "build/bin/A99_benchmark --csv >'$OUT/atomics_benchmark.csv'"
+  step figures.log python3 atomics_appendix/plot_benchmark.py "$OUT/atomics_benchmark.csv" \
+    --png "$OUT/atomics_benchmark.png" --env "$OUT/env.txt"
+
+  # warp_aggregation: the traces, the filter sweep, then the reduction-by-key benchmark.
+  for args in "01_get_peers --n 64 --trace" "02_reduce_peers --n 64 --trace" \
+    "04_warp_aggregated_increment"; do
+    step figures.log build/bin/$args
+  done
+  step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --csv >'$OUT/warp_benchmark.csv'"
+  step figures.log python3 warp_aggregation/plot_benchmark.py "$OUT/warp_benchmark.csv" \
+    --png "$OUT/warp_benchmark.png" --env "$OUT/env.txt"
+fi
+
+if [ "$stage" = all ] || [ "$stage" = homework ]; then
+  # The homework scheme (homework/gpu_check_homework.sh writes its summary to $OUT/homework.log).
+  step homework_run.log env OUT="$OUT" bash homework/gpu_check_homework.sh
+  tail -30 "$OUT/homework.log"
 fi
 
 echo "gpu_check: $([ $status = 0 ] && echo passed || echo FAILED)"
