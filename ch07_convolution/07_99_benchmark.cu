@@ -4,13 +4,13 @@
 // For each radius (default 1..4; --radius for one) on one random W x H fp32 image (default
 // 8192 x 8192) it runs Fig 7.7 (basic), Fig 7.9 (constant memory), Fig 7.12 (tiled), Fig 7.15
 // (cached halo), 07_ex2 (output-tiled), 07_91 (register-tiled), 07_92 (register window, reuse
-// from the caches), and, where the build found them, cuDNN (cudnnConvolutionForward: one image,
-// one channel, zero padding r, cross-correlation as in the book, CUDNN_FMA_MATH so that it
-// computes in fp32 like the kernels; the fastest direct-sum algorithm that
-// cudnnFindConvolutionForwardAlgorithm reports) and NPP (nppiFilter_32f_C1R_Ctx on a zero-padded
-// copy of the image made once beforehand, see NppConv). Every one is checked against the
-// sequential convolution, every pixel exactly (NPP: away from the edge), before it is timed
-// (median of --reps, L2 flushed before every run).
+// from the caches), 07_93 (float4 strips; also with 8-row strips instead of 16), and, where the
+// build found them, cuDNN (cudnnConvolutionForward: one image, one channel, zero padding r,
+// cross-correlation as in the book, CUDNN_FMA_MATH so that it computes in fp32 like the kernels;
+// the fastest direct-sum algorithm that cudnnFindConvolutionForwardAlgorithm reports) and NPP
+// (nppiFilter_32f_C1R_Ctx on a zero-padded copy of the image made once beforehand, see NppConv).
+// Every one is checked against the sequential convolution, every pixel exactly (NPP: away from the
+// edge), before it is timed (median of --reps, L2 flushed before every run).
 //
 // The roofline floor of a radius is the larger of
 //   memory:  the image read once and the output written once (8 bytes per pixel) at the copy
@@ -32,6 +32,7 @@
 #include "07_15_conv2d_tiled_cached_halo.cu"
 #include "07_91_conv2d_register_tiled.cu"
 #include "07_92_conv2d_register_cached.cu"
+#include "07_93_conv2d_strip_float4.cu"
 #include "07_ex2_conv2d_output_tiled.cu"
 
 #ifdef CH07_HAVE_CUDNN
@@ -126,24 +127,30 @@ class CudnnConv {
 #endif
 
 #ifdef CH07_HAVE_NPP
-// nppiFilter_32f_C1R_Ctx runs on a copy of the image with r zero rows and columns around it (the
-// ghost cells, stored), the ROI being the W x H interior: NPP's filter may read the whole
-// neighbourhood of every ROI pixel, so the margin keeps it inside the allocation (an H200 run with
-// the margin itself inside the ROI faulted). On the H200 with CUDA 13.0, the 3x3 and 5x5 filters
-// gave other values than the zero border in the r-wide ring at the image's edge (and exactly the
-// reference inside it), while 7x7 and 9x9 matched everywhere; so NPP is checked exactly on the
-// interior and the ring's mismatches are counted and printed (Conv2dRunner::verify). The
-// coefficients are passed reversed, as NPP's documentation asks (it computes a true convolution).
+// nppiFilter_32f_C1R_Ctx runs on a copy of the image with kMargin zero rows and columns around it
+// (the ghost cells, stored), the ROI being the W x H interior. NPP's filter reads the neighbourhood
+// of every ROI pixel through pSrc and its step, and nothing keeps it inside an allocation but the
+// caller: the second H200 run gave it the zero-padded copy itself as its ROI, so the window of the
+// first pixel began r rows and columns before the allocation, and the 8192 x 8192 run stopped
+// with an illegal address (at small sizes the read landed in other allocations and went unseen).
+// The margin is 32 floats, not r: any read NPP makes up to 32 columns or rows beyond the window
+// stays inside the copy, and every row and pSrc start on a 128-byte boundary, as nppiMalloc would
+// give. The output is the W x H image itself (step W floats), of which NPP writes the ROI only.
+// On the H200 with CUDA 13.0, the 3x3 and 5x5 filters gave other values than the zero border in
+// the r-wide ring at the image's edge (and exactly the reference inside it), while 7x7 and 9x9
+// matched everywhere; so NPP is checked exactly on the interior and the ring's mismatches are
+// counted and printed (Conv2dRunner::verify). The coefficients are passed reversed, as NPP's
+// documentation asks (it computes a true convolution).
 class NppConv {
   public:
+    static constexpr int kMargin = 32;
+
     explicit NppConv(const ch07::Conv2dRunner& run) : run_(run) {
-        const int r = run.radius();
-        padded_width_ = run.width() + 2 * r;
-        const std::size_t padded_pixels = std::size_t(padded_width_) * (run.height() + 2 * r);
+        padded_width_ = run.width() + 2 * kMargin;
+        const std::size_t padded_pixels = std::size_t(padded_width_) * (run.height() + 2 * kMargin);
         padded_ = std::make_unique<common::DeviceBuffer<float>>(padded_pixels);
         CUDA_CHECK(cudaMemset(padded_->get(), 0, padded_pixels * sizeof(float)));
-        CUDA_CHECK(cudaMemcpy2D(padded_->get() + std::size_t(r) * padded_width_ + r,
-                                padded_width_ * sizeof(float), run.input(),
+        CUDA_CHECK(cudaMemcpy2D(interior(), padded_width_ * sizeof(float), run.input(),
                                 run.width() * sizeof(float), run.width() * sizeof(float),
                                 run.height(), cudaMemcpyDeviceToDevice));
         std::vector<float> k = run.host_filter();
@@ -170,9 +177,9 @@ class NppConv {
     void run() const {
         const int r = run_.radius(), dim = ch07::filter_dim(r);
         const NppStatus status = nppiFilter_32f_C1R_Ctx(
-            padded_->get() + std::size_t(r) * padded_width_ + r, padded_width_ * sizeof(float),
-            run_.output(), run_.width() * sizeof(float), NppiSize{run_.width(), run_.height()},
-            kernel_->get(), NppiSize{dim, dim}, NppiPoint{r, r}, ctx_);
+            interior(), padded_width_ * sizeof(float), run_.output(), run_.width() * sizeof(float),
+            NppiSize{run_.width(), run_.height()}, kernel_->get(), NppiSize{dim, dim},
+            NppiPoint{r, r}, ctx_);
         if (status != NPP_SUCCESS) {
             std::fprintf(stderr, "nppiFilter_32f_C1R_Ctx failed: NppStatus %d\n", int(status));
             std::exit(common::kExitWrong);
@@ -180,6 +187,10 @@ class NppConv {
     }
 
   private:
+    float* interior() const {
+        return padded_->get() + std::size_t(kMargin) * padded_width_ + kMargin;
+    }
+
     const ch07::Conv2dRunner& run_;
     int padded_width_ = 0;
     std::unique_ptr<common::DeviceBuffer<float>> padded_, kernel_;
@@ -243,6 +254,8 @@ std::vector<Kernel> chapter_kernels(const ch07::Conv2dRunner& run) {
         {"07_ex2 output tiled", [=] { convolution_output_tiled_2D<R>(in, out, w, h); }, false},
         {"07_91 register tiled", [=] { conv2d_register_tiled<R>(in, out, w, h); }, false},
         {"07_92 register cached", [=] { conv2d_register_cached<R>(in, out, w, h); }, false},
+        {"07_93 strip float4", [=] { conv2d_strip_float4<R>(in, out, w, h); }, false},
+        {"07_93 strip float4 8 rows", [=] { conv2d_strip_float4<R, 8>(in, out, w, h); }, false},
     };
 }
 
