@@ -6,15 +6,20 @@
 // issue slots 57% busy, no unit saturated. To run at the copy's speed a kernel needs enough bytes
 // in flight per SM, full 16-byte coalesced accesses, and few instructions per output besides the
 // FMAs. Here each thread owns 4 adjacent columns (one float4) and a vertical strip of ROWS outputs
-// (16 by default; 07_99 also runs 8). It walks the ROWS + 2r input rows of its strip once, with
-// one 16-byte load per row: the r columns to either side come from the neighbouring lanes' float4
-// by warp shuffle, and only lanes 0 and 31 load one more float4 (the neighbouring warp's, an L2
-// or L1 hit). The 4 + 2r values of a row are added into every output of the strip whose window
-// holds that row, so every FMA reads its input from a register and its weight straight from
-// constant memory. A warp reads and writes 512 contiguous bytes per row; the halo rows shared with
-// the strips above and below are read again from L2, not DRAM. No shared memory, no barrier:
-// the loads of the fully unrolled row loop are all independent of the FMAs, so the compiler
-// issues many of them before the first FMA waits.
+// (8 by default). It walks the ROWS + 2r input rows of its strip once, with one 16-byte load per
+// row; the r columns to either side are the neighbouring lanes' float4, fetched by warp shuffle.
+// Lanes 0 and 31 only load (the 4 columns left and right of the warp's 120 output columns), so
+// there is no extra load and no lane test in the loop; the halo chunks are re-read from L2 by the
+// neighbouring warps, never from DRAM twice. The 4 + 2r values of a row are added into every
+// output of the strip whose window holds that row: every FMA reads its input from a register and
+// its weight straight from constant memory. A warp reads and writes 480-512 contiguous bytes per
+// row; the halo rows shared with the strips above and below come from L2. No shared memory, no
+// barrier: the loads of the fully unrolled row loop do not depend on the FMAs, so the compiler
+// issues as many of them ahead as the register budget allows.
+//
+// The first version gave lanes 0 and 31 an extra float4 load for the halo and ran at 85% of the
+// floor at 5x5 on the H200 (ncu: DRAM 73% of peak, 80 registers, 37.5% occupancy, spills): the
+// extra load cost 4 registers per row in every lane, halving the rows in flight.
 //
 // A width that is not a multiple of 4 (or an unaligned pointer) cannot use float4 rows; the same
 // kernel then loads the 4 + 2r values of a row one by one (VEC = false): correct at any size, and
@@ -27,26 +32,28 @@
 
 #include "conv.cuh"
 
-constexpr int SF_BLOCK_X = 32, SF_BLOCK_Y = 4, SF_ROWS = 16;
+constexpr int SF_BLOCK_X = 32, SF_BLOCK_Y = 4;
+constexpr int SF_OUT_COLS = 4 * (SF_BLOCK_X - 2);  // output columns per warp: lanes 1..30
 constexpr unsigned kFullWarp = 0xffffffffu;
 
-// Register budget: ROWS x 4 accumulators plus a row window and the loads in flight; the minimum
-// block count keeps enough warps per SM without spilling.
-template <int FILTER_RADIUS, int ROWS, bool VEC>
-__global__ void __launch_bounds__(SF_BLOCK_X* SF_BLOCK_Y, ROWS >= 16 ? 3 : 6)
+// ROWS outputs per thread and column; MIN_BLOCKS (of 128 threads) per SM sets the register budget
+// (65536 / (128 MIN_BLOCKS) per thread): ROWS x 4 accumulators plus the rows whose loads the
+// compiler issues ahead of the FMAs. More blocks hide latency with warps, more registers with
+// loads in flight per warp; 07_99 measures four choices.
+template <int FILTER_RADIUS, int ROWS, int MIN_BLOCKS, bool VEC>
+__global__ void __launch_bounds__(SF_BLOCK_X* SF_BLOCK_Y, MIN_BLOCKS)
     conv2d_strip_kernel(const float* __restrict__ N, float* __restrict__ P, int width, int height) {
+    static_assert(FILTER_RADIUS <= 4, "the halo must fit in one neighbouring float4");
     constexpr int DIM = 2 * FILTER_RADIUS + 1, X = 4 + 2 * FILTER_RADIUS;
     const int lane = threadIdx.x;
-    const int col = (blockIdx.x * SF_BLOCK_X + lane) * 4;  // the thread's first column
+    // Lane l holds columns col .. col+3; lanes 0 and 31 hold the warp's halo and write nothing.
+    const int col = int(blockIdx.x) * SF_OUT_COLS - 4 + 4 * lane;
     const int row0 = (blockIdx.y * SF_BLOCK_Y + threadIdx.y) * ROWS;
     // threadIdx.y is the same across a warp, so a warp returns whole (the shuffles need it whole).
     if (row0 >= height) return;
-
-    // The float4 path's per-thread constants: lane 0 also loads the 4 columns left of the warp,
-    // lane 31 the 4 to its right (width is a multiple of 4: a float4 is wholly in or out).
-    const bool centreOk = col < width;
-    const int sideCol = lane == 0 ? col - 4 : col + 4;
-    const bool sideOk = (lane == 0 || lane == SF_BLOCK_X - 1) && sideCol >= 0 && sideCol < width;
+    const bool writes = lane > 0 && lane < SF_BLOCK_X - 1 && col < width;
+    // width is a multiple of 4 on the float4 path: a lane's float4 is wholly in or out.
+    const bool colOk = col >= 0 && col < width;
 
     float acc[ROWS][4];
 #pragma unroll
@@ -62,22 +69,16 @@ __global__ void __launch_bounds__(SF_BLOCK_X* SF_BLOCK_Y, ROWS >= 16 ? 3 : 6)
         // x[k] is input column col - r + k of this row (0 for a ghost cell).
         float x[X];
         if (VEC) {
-            float4 c4 = make_float4(0.0f, 0.0f, 0.0f, 0.0f), s4 = c4;
-            if (rowOk && centreOk) c4 = *reinterpret_cast<const float4*>(N + rowStart + col);
-            if (rowOk && sideOk) s4 = *reinterpret_cast<const float4*>(N + rowStart + sideCol);
-            const float cv[4] = {c4.x, c4.y, c4.z, c4.w}, sv[4] = {s4.x, s4.y, s4.z, s4.w};
+            float4 c4 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            if (rowOk && colOk) c4 = *reinterpret_cast<const float4*>(N + rowStart + col);
+            const float cv[4] = {c4.x, c4.y, c4.z, c4.w};
 #pragma unroll
             for (int k = 0; k < FILTER_RADIUS; ++k) {  // the left neighbour's last r columns
-                const float left = __shfl_up_sync(kFullWarp, cv[4 - FILTER_RADIUS + k], 1);
-                x[k] = lane == 0 ? sv[4 - FILTER_RADIUS + k] : left;
+                x[k] = __shfl_up_sync(kFullWarp, cv[4 - FILTER_RADIUS + k], 1);
+                x[FILTER_RADIUS + 4 + k] = __shfl_down_sync(kFullWarp, cv[k], 1);  // right's first
             }
 #pragma unroll
             for (int k = 0; k < 4; ++k) x[FILTER_RADIUS + k] = cv[k];
-#pragma unroll
-            for (int k = 0; k < FILTER_RADIUS; ++k) {  // the right neighbour's first r columns
-                const float right = __shfl_down_sync(kFullWarp, cv[k], 1);
-                x[FILTER_RADIUS + 4 + k] = lane == SF_BLOCK_X - 1 ? sv[k] : right;
-            }
         } else {
 #pragma unroll
             for (int k = 0; k < X; ++k) {
@@ -98,15 +99,15 @@ __global__ void __launch_bounds__(SF_BLOCK_X* SF_BLOCK_Y, ROWS >= 16 ? 3 : 6)
         }
     }
 
+    if (!writes) return;
 #pragma unroll
     for (int j = 0; j < ROWS; ++j) {
         const int row = row0 + j;
         if (row >= height) break;
         float* out = P + std::ptrdiff_t(row) * width + col;
         if (VEC) {
-            if (centreOk)
-                *reinterpret_cast<float4*>(out) =
-                    make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]);
+            *reinterpret_cast<float4*>(out) =
+                make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]);
         } else {
 #pragma unroll
             for (int c = 0; c < 4; ++c)
@@ -116,17 +117,19 @@ __global__ void __launch_bounds__(SF_BLOCK_X* SF_BLOCK_Y, ROWS >= 16 ? 3 : 6)
 }
 
 // F_c must hold the filter (ch07::upload_filter) before the launch.
-template <int FILTER_RADIUS, int ROWS = SF_ROWS>
+template <int FILTER_RADIUS, int ROWS = 8, int MIN_BLOCKS = 8>
 void conv2d_strip_float4(const float* N, float* P, int width, int height) {
     const dim3 block(SF_BLOCK_X, SF_BLOCK_Y);
-    const dim3 grid(common::ceil_div(width, 4 * SF_BLOCK_X),
+    const dim3 grid(common::ceil_div(width, SF_OUT_COLS),
                     common::ceil_div(height, SF_BLOCK_Y * ROWS));
     const bool vec = width % 4 == 0 && reinterpret_cast<std::uintptr_t>(N) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(P) % 16 == 0;
     if (vec) {
-        conv2d_strip_kernel<FILTER_RADIUS, ROWS, true><<<grid, block>>>(N, P, width, height);
+        conv2d_strip_kernel<FILTER_RADIUS, ROWS, MIN_BLOCKS, true>
+            <<<grid, block>>>(N, P, width, height);
     } else {
-        conv2d_strip_kernel<FILTER_RADIUS, ROWS, false><<<grid, block>>>(N, P, width, height);
+        conv2d_strip_kernel<FILTER_RADIUS, ROWS, MIN_BLOCKS, false>
+            <<<grid, block>>>(N, P, width, height);
     }
     CUDA_CHECK_LAUNCH();
 }
@@ -135,7 +138,7 @@ void conv2d_strip_float4(const float* N, float* P, int width, int height) {
 int main(int argc, char** argv) {
     return ch07::run_2d_program(
         argc, argv, "07_93_conv2d_strip_float4",
-        "beyond the book: float4 columns, 16-row strips, halo columns by warp shuffle",
+        "beyond the book: float4 columns, 8-row strips, halo columns by warp shuffle",
         [](const ch07::Conv2dRunner& run) -> std::function<void()> {
             std::function<void()> launch;
             ch07::with_radius(run.radius(), [&](auto radius) {

@@ -4,13 +4,14 @@
 // For each radius (default 1..4; --radius for one) on one random W x H fp32 image (default
 // 8192 x 8192) it runs Fig 7.7 (basic), Fig 7.9 (constant memory), Fig 7.12 (tiled), Fig 7.15
 // (cached halo), 07_ex2 (output-tiled), 07_91 (register-tiled), 07_92 (register window, reuse
-// from the caches), 07_93 (float4 strips; also with 8-row strips instead of 16), and, where the
-// build found them, cuDNN (cudnnConvolutionForward: one image, one channel, zero padding r,
-// cross-correlation as in the book, CUDNN_FMA_MATH so that it computes in fp32 like the kernels;
-// the fastest direct-sum algorithm that cudnnFindConvolutionForwardAlgorithm reports) and NPP
-// (nppiFilter_32f_C1R_Ctx on a zero-padded copy of the image made once beforehand, see NppConv).
-// Every one is checked against the sequential convolution, every pixel exactly (NPP: away from the
-// edge), before it is timed (median of --reps, L2 flushed before every run).
+// from the caches), 07_93 (float4 strips: 8 rows and 64 registers per thread; also 8 rows with 80,
+// 4 rows with 64 and 16 rows with 128), and, where the build found them, cuDNN
+// (cudnnConvolutionForward: one image, one channel, zero padding r, cross-correlation as in the
+// book, CUDNN_FMA_MATH so that it computes in fp32 like the kernels; the fastest direct-sum
+// algorithm that cudnnFindConvolutionForwardAlgorithm reports) and NPP (nppiFilter_32f_C1R_Ctx on a
+// zero-padded copy of the image made once beforehand, see NppConv). Every one is checked against
+// the sequential convolution, every pixel exactly (NPP: away from the edge), before it is timed
+// (median of --reps, L2 flushed before every run).
 //
 // The roofline floor of a radius is the larger of
 //   memory:  the image read once and the output written once (8 bytes per pixel) at the copy
@@ -254,8 +255,10 @@ std::vector<Kernel> chapter_kernels(const ch07::Conv2dRunner& run) {
         {"07_ex2 output tiled", [=] { convolution_output_tiled_2D<R>(in, out, w, h); }, false},
         {"07_91 register tiled", [=] { conv2d_register_tiled<R>(in, out, w, h); }, false},
         {"07_92 register cached", [=] { conv2d_register_cached<R>(in, out, w, h); }, false},
-        {"07_93 strip float4", [=] { conv2d_strip_float4<R>(in, out, w, h); }, false},
-        {"07_93 strip float4 8 rows", [=] { conv2d_strip_float4<R, 8>(in, out, w, h); }, false},
+        {"07_93 8 rows, 64 regs", [=] { conv2d_strip_float4<R>(in, out, w, h); }, false},
+        {"07_93 8 rows, 80 regs", [=] { conv2d_strip_float4<R, 8, 6>(in, out, w, h); }, false},
+        {"07_93 4 rows, 64 regs", [=] { conv2d_strip_float4<R, 4, 8>(in, out, w, h); }, false},
+        {"07_93 16 rows, 128 regs", [=] { conv2d_strip_float4<R, 16, 4>(in, out, w, h); }, false},
     };
 }
 

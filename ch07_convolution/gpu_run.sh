@@ -33,9 +33,9 @@ if [ "$stage" = all ] || [ "$stage" = bench ]; then
 fi
 
 if [ "$stage" = all ] || [ "$stage" = ncu ]; then
-  # The 8192 x 8192 5x5 launches that verify 07_92 and both 07_93 variants inside the benchmark
+  # The 8192 x 8192 5x5 launches that verify 07_92 and the four 07_93 variants inside the benchmark
   # (L2 flushed by ncu before each), at the clocks the benchmark ran at (--clock-control none).
-  timeout 150 ncu --clock-control none -k regex:"conv2d_strip|conv2d_register_cached" -c 3 \
+  timeout 150 ncu --clock-control none -k regex:"conv2d_strip|conv2d_register_cached" -c 5 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
     --section Occupancy --section LaunchStats --section WarpStateStats \
     --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,smsp__inst_executed.sum \
