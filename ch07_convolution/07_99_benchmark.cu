@@ -235,7 +235,7 @@ double fp32_peak_gflops(const common::Device& dev) {
 }
 
 struct Kernel {
-    std::string name;
+    std::string name;  // a CSV field as printed: no commas
     std::function<void()> launch;
     bool library;
     bool interior_only = false;  // checked away from the image's edge only (NppConv says why)
@@ -255,10 +255,10 @@ std::vector<Kernel> chapter_kernels(const ch07::Conv2dRunner& run) {
         {"07_ex2 output tiled", [=] { convolution_output_tiled_2D<R>(in, out, w, h); }, false},
         {"07_91 register tiled", [=] { conv2d_register_tiled<R>(in, out, w, h); }, false},
         {"07_92 register cached", [=] { conv2d_register_cached<R>(in, out, w, h); }, false},
-        {"07_93 8 rows, 64 regs", [=] { conv2d_strip_float4<R>(in, out, w, h); }, false},
-        {"07_93 8 rows, 80 regs", [=] { conv2d_strip_float4<R, 8, 6>(in, out, w, h); }, false},
-        {"07_93 4 rows, 64 regs", [=] { conv2d_strip_float4<R, 4, 8>(in, out, w, h); }, false},
-        {"07_93 16 rows, 128 regs", [=] { conv2d_strip_float4<R, 16, 4>(in, out, w, h); }, false},
+        {"07_93 8 rows/64 regs", [=] { conv2d_strip_float4<R>(in, out, w, h); }, false},
+        {"07_93 8 rows/80 regs", [=] { conv2d_strip_float4<R, 8, 6>(in, out, w, h); }, false},
+        {"07_93 4 rows/64 regs", [=] { conv2d_strip_float4<R, 4, 8>(in, out, w, h); }, false},
+        {"07_93 16 rows/128 regs", [=] { conv2d_strip_float4<R, 16, 4>(in, out, w, h); }, false},
     };
 }
 
