@@ -84,7 +84,7 @@ void conv2d_register_tiled(const float* N, float* P, int width, int height) {
     CUDA_CHECK_LAUNCH();
 }
 
-#ifndef CH07_KERNELS_ONLY  // 07_98 and 07_99 include this file for the kernel alone
+#ifndef CH07_KERNELS_ONLY  // 07_99_benchmark includes this file for the kernel alone
 int main(int argc, char** argv) {
     return ch07::run_2d_program(
         argc, argv, "07_91_conv2d_register_tiled",

@@ -2,7 +2,8 @@
 //
 // Reads a greyscale PGM (--in; binary P5 or text P2, 8 or 16 bits) or, without --in, generates a
 // test pattern with edges, gradients, fine stripes and letters. It applies three classic filters
-// with 07_91's register-tiled kernel (filter in constant memory, ghost cells 0):
+// with the chapter's fastest kernel, 07_93's float4 strips (filter in constant memory, ghost
+// cells 0):
 //   Gaussian blur  5x5 binomial, [1 4 6 4 1]^T [1 4 6 4 1] / 256 (r = 2)
 //   sharpen        3x3, 5 at the centre, -1 at the four neighbours (r = 1)
 //   Sobel          3x3 horizontal and vertical gradients (r = 1), combined as sqrt(gx^2 + gy^2)
@@ -20,8 +21,8 @@
 #include <fstream>
 #include <sstream>
 
-#define CH07_KERNELS_ONLY  // 07_91 brings its kernel and launcher, not its main
-#include "07_91_conv2d_register_tiled.cu"
+#define CH07_KERNELS_ONLY  // 07_93 brings its kernel and launcher, not its main
+#include "07_93_conv2d_strip_float4.cu"
 
 struct Image {
     int width = 0, height = 0, maxval = 255;
@@ -262,7 +263,7 @@ int main(int argc, char** argv) {
         std::function<void()> launch;
         ch07::with_radius(f.r, [&](auto radius) {
             constexpr int R = decltype(radius)::value;
-            launch = [&] { conv2d_register_tiled<R>(d_in.get(), d_out.get(), w, h); };
+            launch = [&] { conv2d_strip_float4<R>(d_in.get(), d_out.get(), w, h); };
         });
         CUDA_CHECK(cudaMemset(d_out.get(), 0xff, n * sizeof(float)));
         launch();
