@@ -9,35 +9,20 @@
 run's date, `nvidia-smi --query-gpu=name,driver_version --format=csv` and `nvcc --version` output.
 Without matplotlib the plot is skipped with a message and the table is still written.
 """
-import argparse
 import csv
-import re
+import os
 import sys
 
-BEGIN, END = "<!-- benchmark-table:begin -->", "<!-- benchmark-table:end -->"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
+import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
+
+
 BOOK_MS = {"A2 cpu": 360.0, "A3 locks": 375.0}  # Core 2 Duo and a 2010 GPU, 26,214,400 keys
 
 
 def load(path):
     with open(path, newline="") as f:
         return [row for row in csv.DictReader(f)]
-
-
-def describe_env(path):
-    if not path:
-        return ""
-    text = open(path).read()
-    date = re.search(r"date: (.+)", text)
-    gpu = re.search(r"^(NVIDIA[^,\n]*), ([0-9.]+)", text, re.M)
-    cuda = re.search(r"release ([0-9.]+)", text)
-    parts = []
-    if gpu:
-        parts += [gpu.group(1), f"driver {gpu.group(2)}"]
-    if cuda:
-        parts.append(f"CUDA {cuda.group(1)}")
-    if date:
-        parts.append(date.group(1).strip())
-    return ", ".join(parts)
 
 
 def rate(rows, table, operation, load="-"):
@@ -75,14 +60,6 @@ def table(rows, env):
     return "\n".join(lines).strip() + "\n"
 
 
-def update_readme(path, text):
-    readme = open(path).read()
-    if BEGIN not in readme or END not in readme:
-        sys.exit(f"{path} has no {BEGIN} ... {END} markers")
-    start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
-    open(path, "w").write(readme[:start] + "\n" + text + readme[end:])
-
-
 def plot(rows, png, env):
     try:
         import matplotlib
@@ -113,18 +90,14 @@ def plot(rows, png, env):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("csv")
-    parser.add_argument("--png", help="write the plot here")
-    parser.add_argument("--readme", help="rewrite the table between the markers of this README")
-    parser.add_argument("--env", help="file with the run's date, nvidia-smi and nvcc output")
+    parser = report.parser(__doc__)
     args = parser.parse_args()
     rows = load(args.csv)
-    env = describe_env(args.env)
+    env = report.describe_env(args.env)
     text = table(rows, env)
     print(text)
     if args.readme:
-        update_readme(args.readme, text)
+        report.update_readme(args.readme, text)
     if args.png:
         plot(rows, args.png, env)
 

@@ -12,14 +12,14 @@ the run's date, `nvidia-smi --query-gpu=name,driver_version,... --format=csv` an
 output. The plots need matplotlib (and numpy for the images); without them they are skipped with a
 message and the table is still written.
 """
-import argparse
 import csv
 import os
-import re
 import sys
 from collections import OrderedDict
 
-BEGIN, END = "<!-- benchmark-table:begin -->", "<!-- benchmark-table:end -->"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
+import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
+
 
 
 def load(path):
@@ -30,23 +30,6 @@ def load(path):
     radii = sorted({r for _, r in rows})
     kernels = list(OrderedDict.fromkeys(k for k, _ in rows))
     return rows, radii, kernels
-
-
-def describe_env(path):
-    if not path:
-        return ""
-    text = open(path).read()
-    date = re.search(r"date: (.+)", text)
-    gpu = re.search(r"^(NVIDIA[^,\n]*), ([0-9.]+),", text, re.M)
-    cuda = re.search(r"release ([0-9.]+)", text)
-    parts = []
-    if gpu:
-        parts += [gpu.group(1), f"driver {gpu.group(2)}"]
-    if cuda:
-        parts.append(f"CUDA {cuda.group(1)}")
-    if date:
-        parts.append(date.group(1).strip())
-    return ", ".join(parts)
 
 
 def table(rows, radii, kernels, env):
@@ -73,14 +56,6 @@ def table(rows, radii, kernels, env):
                          f" · {float(row['pct_of_floor']):.1f}% · " + (f"{vs:.2f}" if vs > 0 else "–"))
         lines.append(f"| {k} | " + " | ".join(cells) + " |")
     return "\n".join(lines).strip() + "\n"
-
-
-def update_readme(path, text):
-    readme = open(path).read()
-    if BEGIN not in readme or END not in readme:
-        sys.exit(f"{path} has no {BEGIN} ... {END} markers")
-    start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
-    open(path, "w").write(readme[:start] + "\n" + text + readme[end:])
 
 
 def pyplot():
@@ -162,21 +137,17 @@ def plot_images(folder, png, env):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("csv", nargs="?")
-    parser.add_argument("--png", help="write the benchmark plot here")
-    parser.add_argument("--readme", help="rewrite the table between the markers of this README")
-    parser.add_argument("--env", help="file with the run's date, nvidia-smi and nvcc output")
+    parser = report.parser(__doc__, csv_optional=True)
     parser.add_argument("--images", help="folder with 07_98's input/blur/sharpen/sobel PGMs")
     parser.add_argument("--images-png", help="write the side-by-side image figure here")
     args = parser.parse_args()
-    env = describe_env(args.env)
+    env = report.describe_env(args.env)
     if args.csv:
         rows, radii, kernels = load(args.csv)
         text = table(rows, radii, kernels, env)
         print(text)
         if args.readme:
-            update_readme(args.readme, text)
+            report.update_readme(args.readme, text)
         if args.png:
             plot(rows, radii, kernels, args.png, env)
     if args.images and args.images_png:

@@ -10,13 +10,15 @@ the run's date, `nvidia-smi --query-gpu=name,driver_version,... --format=csv` an
 output (scripts/gpu_check.sh writes it). The plot needs matplotlib; without it the plot is skipped
 with a message and the table is still written.
 """
-import argparse
 import csv
-import re
+import os
 import sys
 from collections import OrderedDict
 
-BEGIN, END = "<!-- benchmark-table:begin -->", "<!-- benchmark-table:end -->"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
+import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
+
+
 # The progression shown in the table and the bar chart; the COARSE_FACTOR sweep gets its own panel.
 PROGRESSION = [
     "read ceiling", "10_06 per segment", "10_09 per segment", "10_11 per segment",
@@ -32,23 +34,6 @@ def load(path):
             rows[(row["kernel"], int(row["n"]))] = row
     sizes = sorted({n for _, n in rows})
     return rows, sizes
-
-
-def describe_env(path):
-    if not path:
-        return ""
-    text = open(path).read()
-    date = re.search(r"date: (.+)", text)
-    gpu = re.search(r"^(NVIDIA[^,\n]*), ([0-9.]+),", text, re.M)
-    cuda = re.search(r"release ([0-9.]+)", text)
-    parts = []
-    if gpu:
-        parts += [gpu.group(1), f"driver {gpu.group(2)}"]
-    if cuda:
-        parts.append(f"CUDA {cuda.group(1)}")
-    if date:
-        parts.append(date.group(1).strip())
-    return ", ".join(parts)
 
 
 def size_label(n):
@@ -74,14 +59,6 @@ def table(rows, sizes, env):
         cells.append("–" if last is None else f"{float(last['pct_of_read_ceiling']):.1f}%")
         lines.append(f"| {k} | " + " | ".join(cells) + " |")
     return "\n".join(lines).strip() + "\n"
-
-
-def update_readme(path, text):
-    readme = open(path).read()
-    if BEGIN not in readme or END not in readme:
-        sys.exit(f"{path} has no {BEGIN} ... {END} markers")
-    start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
-    open(path, "w").write(readme[:start] + "\n" + text + readme[end:])
 
 
 def plot(rows, sizes, png, env):
@@ -121,18 +98,14 @@ def plot(rows, sizes, png, env):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("csv")
-    parser.add_argument("--png", help="write the plot here")
-    parser.add_argument("--readme", help="rewrite the table between the markers of this README")
-    parser.add_argument("--env", help="file with the run's date, nvidia-smi and nvcc output")
+    parser = report.parser(__doc__)
     args = parser.parse_args()
     rows, sizes = load(args.csv)
-    env = describe_env(args.env)
+    env = report.describe_env(args.env)
     text = table(rows, sizes, env)
     print(text)
     if args.readme:
-        update_readme(args.readme, text)
+        report.update_readme(args.readme, text)
     if args.png:
         plot(rows, sizes, args.png, env)
 

@@ -10,34 +10,18 @@ run's date, `nvidia-smi --query-gpu=name,driver_version --format=csv` and `nvcc 
 (gpu_run.sh writes it). The plot needs matplotlib; without it the plot is skipped with a message and
 the table is still written.
 """
-import argparse
 import csv
-import re
+import os
 import sys
 
-BEGIN, END = "<!-- comparison-table:begin -->", "<!-- comparison-table:end -->"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
+import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
+
 
 
 def load(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
-
-
-def describe_env(path):
-    if not path:
-        return ""
-    text = open(path).read()
-    date = re.search(r"date: (.+)", text)
-    gpu = re.search(r"^(NVIDIA[^,\n]*), ([0-9.]+)", text, re.M)
-    cuda = re.search(r"release ([0-9.]+)", text)
-    parts = []
-    if gpu:
-        parts += [gpu.group(1), f"driver {gpu.group(2)}"]
-    if cuda:
-        parts.append(f"CUDA {cuda.group(1)}")
-    if date:
-        parts.append(date.group(1).strip())
-    return ", ".join(parts)
 
 
 def table(rows, env):
@@ -54,14 +38,6 @@ def table(rows, env):
         lines.append(f"| {r['variant']} | {ms:.4f} | {float(r['gb_per_s']):.3g} | "
                      f"{r['device_launches']} | {k40} | {r['k40_device_launches'] or '–'} | {ratio} |")
     return "\n".join(lines).strip() + "\n"
-
-
-def update_readme(path, text):
-    readme = open(path).read()
-    if BEGIN not in readme or END not in readme:
-        sys.exit(f"{path} has no {BEGIN} ... {END} markers")
-    start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
-    open(path, "w").write(readme[:start] + "\n" + text + readme[end:])
 
 
 def plot(rows, png, env):
@@ -98,18 +74,14 @@ def plot(rows, png, env):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("csv")
-    parser.add_argument("--png", help="write the plot here")
-    parser.add_argument("--readme", help="rewrite the table between the markers of this README")
-    parser.add_argument("--env", help="file with the run's date, nvidia-smi and nvcc output")
+    parser = report.parser(__doc__)
     args = parser.parse_args()
     rows = load(args.csv)
-    env = describe_env(args.env)
+    env = report.describe_env(args.env)
     text = table(rows, env)
     print(text)
     if args.readme:
-        update_readme(args.readme, text)
+        report.update_readme(args.readme, text, "comparison-table")
     if args.png:
         plot(rows, args.png, env)
 

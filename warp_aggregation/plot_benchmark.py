@@ -10,12 +10,14 @@ run's date, `nvidia-smi --query-gpu=name,driver_version,... --format=csv` and `n
 output (scripts/gpu_check.sh writes it). The plot needs matplotlib; without it the plot is skipped
 with a message and the tables are still written.
 """
-import argparse
 import csv
-import re
+import os
 import sys
 
-BEGIN, END = "<!-- benchmark-table:begin -->", "<!-- benchmark-table:end -->"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
+import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
+
+
 ORDERS = ["sorted", "partially sorted", "random"]
 PRECISIONS = ["float", "double"]
 WARP_VARIANTS = ["warp get_peers", "warp get_peers + CAS", "warp match_any"]
@@ -30,23 +32,6 @@ def load(path):
             if row["variant"] not in variants:
                 variants.append(row["variant"])
     return rows, variants
-
-
-def describe_env(path):
-    if not path:
-        return ""
-    text = open(path).read()
-    date = re.search(r"date: (.+)", text)
-    gpu = re.search(r"^(NVIDIA[^,\n]*), ([0-9.]+),", text, re.M)
-    cuda = re.search(r"release ([0-9.]+)", text)
-    parts = []
-    if gpu:
-        parts += [gpu.group(1), f"driver {gpu.group(2)}"]
-    if cuda:
-        parts.append(f"CUDA {cuda.group(1)}")
-    if date:
-        parts.append(date.group(1).strip())
-    return ", ".join(parts)
 
 
 def best_warp(rows, precision, order):
@@ -93,14 +78,6 @@ def tables(rows, variants, env):
     return "\n".join(lines).strip() + "\n"
 
 
-def update_readme(path, text):
-    readme = open(path).read()
-    if BEGIN not in readme or END not in readme:
-        sys.exit(f"{path} has no {BEGIN} ... {END} markers")
-    start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
-    open(path, "w").write(readme[:start] + "\n" + text + readme[end:])
-
-
 def plot(rows, variants, png, env):
     try:
         import matplotlib
@@ -131,18 +108,14 @@ def plot(rows, variants, png, env):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("csv")
-    parser.add_argument("--png", help="write the plot here")
-    parser.add_argument("--readme", help="rewrite the tables between the markers of this README")
-    parser.add_argument("--env", help="file with the run's date, nvidia-smi and nvcc output")
+    parser = report.parser(__doc__)
     args = parser.parse_args()
     rows, variants = load(args.csv)
-    env = describe_env(args.env)
+    env = report.describe_env(args.env)
     text = tables(rows, variants, env)
     print(text)
     if args.readme:
-        update_readme(args.readme, text)
+        report.update_readme(args.readme, text)
     if args.png:
         plot(rows, variants, args.png, env)
 

@@ -1,0 +1,43 @@
+"""What the chapters' plot scripts share: their command line, the run's description read from the
+env.txt that scripts/gpu_check.sh writes, and the README table kept between two markers."""
+import argparse
+import re
+import sys
+
+
+def parser(doc, csv_optional=False):
+    """The common flags: the benchmark's CSV, --png, --readme, --env (a script adds its own)."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("csv", nargs="?" if csv_optional else None)
+    p.add_argument("--png", help="write the plot here")
+    p.add_argument("--readme", help="rewrite the table between the markers of this README")
+    p.add_argument("--env", help="file with the run's date, nvidia-smi and nvcc output")
+    return p
+
+
+def describe_env(path):
+    """'NVIDIA H200, driver 580.159.04, CUDA 13.0, 2026-11-22 02:38 UTC' from env.txt, or ''."""
+    if not path:
+        return ""
+    text = open(path).read()
+    date = re.search(r"date: (.+)", text)
+    gpu = re.search(r"^(NVIDIA[^,\n]*), ([0-9.]+)", text, re.M)
+    cuda = re.search(r"release ([0-9.]+)", text)
+    parts = []
+    if gpu:
+        parts += [gpu.group(1), f"driver {gpu.group(2)}"]
+    if cuda:
+        parts.append(f"CUDA {cuda.group(1)}")
+    if date:
+        parts.append(date.group(1).strip())
+    return ", ".join(parts)
+
+
+def update_readme(path, text, marker="benchmark-table"):
+    """Replaces what stands between <!-- marker:begin --> and <!-- marker:end --> with text."""
+    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
+    readme = open(path).read()
+    if begin not in readme or end not in readme:
+        sys.exit(f"{path} has no {begin} ... {end} markers")
+    start, stop = readme.index(begin) + len(begin), readme.index(end)
+    open(path, "w").write(readme[:start] + "\n" + text + readme[stop:])
