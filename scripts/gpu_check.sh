@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The whole GPU check, on a machine with an NVIDIA GPU, from a clean tree: the README's two commands
-# (every test, the `sanitize` label included; every example), each chapter's worked numbers, and
-# the chapter benchmarks with their plots. Logs, CSVs and plots go to $OUT (default ./gpu-check-out).
+# (every test, the `sanitize` label included; every example), each chapter's worked numbers, the
+# chapter benchmarks with their plots, the Nsight Compute counters the chapter READMEs quote, and
+# the homework scheme. Logs, CSVs and plots go to $OUT (default ./gpu-check-out).
 #   bash scripts/gpu_check.sh            everything
 #   bash scripts/gpu_check.sh test       the README's test command only
 #   bash scripts/gpu_check.sh bench      the examples command, the figures and the benchmarks
+#   bash scripts/gpu_check.sh ncu        the Nsight Compute counters (ncu, at the clocks it finds)
 #   bash scripts/gpu_check.sh homework   every student version fails, every solution passes
-# (the parts exist because a remote session may limit one command's time; `bench` reuses the build
-# that `test` made).
+# (the parts exist because a remote session may limit one command's time; `bench` and `ncu` reuse
+# the build that `test` made, or make it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-check-out}
@@ -48,7 +50,9 @@ if [ "$stage" = all ] || [ "$stage" = bench ]; then
   # ch10: the book's worked numbers, the trace, the deterministic sum's bits, then the benchmark.
   for args in "10_06_simple_sum --n 256" "10_06_simple_sum --n 2048" "10_09_convergent_sum --n 256" \
     "10_09_convergent_sum --n 2048" "10_11_shared_memory_sum --n 256" "10_11_shared_memory_sum --n 2048" \
-    "10_09_convergent_sum --n 16 --trace" "10_94_deterministic_sum"; do
+    "10_09_convergent_sum --n 16 --trace" "10_94_deterministic_sum" \
+    "10_94_deterministic_sum --n 268435456" "10_93_cub_sum --n 268435456" \
+    "10_92_vectorized_sum --n 268435456"; do
     step figures.log build/bin/$args
   done
   step figures.log sh -c "build/bin/10_99_benchmark --csv >'$OUT/ch10_benchmark.csv'"
@@ -86,6 +90,52 @@ if [ "$stage" = all ] || [ "$stage" = bench ]; then
   step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --csv >'$OUT/warp_benchmark.csv'"
   step figures.log python3 warp_aggregation/plot_benchmark.py "$OUT/warp_benchmark.csv" \
     --png "$OUT/warp_benchmark.png" --env "$OUT/env.txt"
+fi
+
+if [ "$stage" = all ] || [ "$stage" = ncu ]; then
+  [ -x build/bin/10_06_simple_sum ] || cmake --workflow --preset test >"$OUT/test.log" 2>&1
+  # Nsight Compute at the clocks the benchmarks ran at (--clock-control none: the card's settings
+  # are left alone), the L2 flushed before each profiled launch (ncu's default).
+  ncu_step() { step ncu.log timeout 300 ncu --clock-control none "$@"; }
+
+  # ch10: divergence and coalescing of the single-block figures at N = 2048 (the float sum is the
+  # third launch of each kernel: the integer sum and max come first), then what limits 10_94, CUB
+  # and 10_92 at 2^28.
+  M=smsp__thread_inst_executed_per_inst_executed.ratio,smsp__inst_executed.sum,smsp__thread_inst_executed.sum
+  M=$M,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+  M=$M,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
+  M=$M,smsp__sass_inst_executed_op_global_ld.sum,smsp__sass_inst_executed_op_global_st.sum
+  for k in "10_06_simple_sum simple_sum_kernel" "10_09_convergent_sum convergent_sum_kernel" \
+    "10_11_shared_memory_sum shared_memory_sum_kernel"; do
+    set -- $k
+    ncu_step --csv --page raw --metrics $M --kernel-name regex:$2 --launch-skip 2 --launch-count 1 \
+      --log-file "$OUT/ncu_ch10_figures_$1.csv" build/bin/$1 --n 2048 --reps 1
+  done
+  L=gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  L=$L,lts__t_sectors_srcunit_tex_op_read.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed
+  L=$L,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active
+  L=$L,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size
+  for k in "10_94_deterministic_sum deterministic_sum_kernel 2 1" "10_93_cub_sum DeviceReduce 4 2" \
+    "10_92_vectorized_sum vectorized_sum_kernel 2 1"; do
+    set -- $k
+    ncu_step --csv --page raw --metrics $L --kernel-name regex:$2 --launch-skip $3 --launch-count $4 \
+      --log-file "$OUT/ncu_ch10_limits_$1.csv" build/bin/$1 --n 268435456 --reps 1
+  done
+
+  # ch07: each 2D kernel's verifying launch at 8192 x 8192, 5 x 5, then the four register budgets
+  # of 07_93 inside the benchmark.
+  S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis"
+  S="$S --section Occupancy --section LaunchStats --section WarpStateStats"
+  S="$S --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,smsp__inst_executed.sum"
+  for p in 07_07_conv2d_basic 07_09_conv2d_constant_memory 07_12_conv2d_tiled \
+    07_15_conv2d_tiled_cached_halo 07_ex2_conv2d_output_tiled 07_91_conv2d_register_tiled \
+    07_92_conv2d_register_cached 07_93_conv2d_strip_float4; do
+    ncu_step -k regex:conv -c 1 $S --log-file "$OUT/ncu_ch07_$p.txt" build/bin/$p --n 8192 --radius 2 --reps 1
+  done
+  ncu_step -k regex:conv2d_strip -c 4 $S --log-file "$OUT/ncu_ch07_07_93_variants.txt" \
+    build/bin/07_99_benchmark --n 8192 --radius 2 --reps 1 --libraries 0
+  grep -hE "^  conv|Duration|DRAM Throughput|Issue Slots Busy|L1/TEX Hit|Achieved Occupancy" \
+    "$OUT"/ncu_ch07_*.txt | head -80
 fi
 
 if [ "$stage" = all ] || [ "$stage" = homework ]; then
