@@ -3,7 +3,9 @@
 // A simulation box of 100x100x100 cells holds 10 particles per cell; each particle adds a value
 // into its cell's bin: 10^7 values summed by key into 10^6 bins, far more bins than shared memory
 // holds. The particles come in three key orders:
-//   sorted             by cell, as after a sort by key: each warp sees 4 or 5 cells
+//   sorted             by cell, as after a sort by key: a full warp of 32 sees ceil(32/per-cell)
+//                      cells, or one more when it starts late in a cell (at the default 10 per
+//                      cell every warp starts at offset 0, 2, 4, 6 or 8 of a cell: exactly 4)
 //   partially sorted   sorted, then every particle displaced by less than --displacement
 //                      positions (default 32, one warp): particles that moved a little since the
 //                      last sort. Each particle's position gets a random offset in
@@ -28,9 +30,11 @@
 // below 2^22), so every bin is exact in float and double whatever the order of the additions: the
 // tolerance, derived from the largest group, is 0, and a dropped or doubled value fails.
 //
-// Time is the median of --reps runs, the L2 flushed before each; the atomic variants' time
-// includes clearing the bins. GB/s counts a key and a value read per particle and each bin written
-// once. --csv writes one row per measurement; plot_benchmark.py makes the README table and plot.
+// Time is the median of --reps runs (with the fastest and slowest: the spread), the L2 flushed
+// before each; the atomic variants' time includes clearing the bins. GB/s is the fewest bytes a
+// variant must move (its own count, at variants(): e.g. a peer search reads a key and writes a
+// mask per value, whatever the value type) over the median time. --csv writes one row per
+// measurement; plot_benchmark.py makes the README table and plot.
 //
 // Build: cmake --build build --target 03_reduction_by_key_benchmark
 // Run:   build/bin/03_reduction_by_key_benchmark [--n 10000000] [--per-cell 10]
@@ -332,7 +336,17 @@ std::vector<double> reference_bins(const std::vector<int>& keys, const std::vect
 
 struct Row {
     std::string precision, order, variant;
-    double ms;
+    double bytes;  // the fewest bytes the variant must move (Traffic)
+    common::TimeStats t;
+};
+
+// The fewest bytes a variant must move to or from memory, as bytes per value (per particle) and
+// per key (per bin): what its GB/s counts.
+struct Traffic {
+    double per_value, per_key;
+    double bytes(unsigned int n, unsigned int num_keys) const {
+        return per_value * n + per_key * num_keys;
+    }
 };
 
 template <class T>
@@ -340,22 +354,41 @@ struct Variant {
     std::string name;
     std::function<void(const Problem<T>&)> launch;
     bool writes_bins;  // false: the peer search alone, checked through its masks
+    Traffic traffic;
 };
+
+constexpr double kKeyBytes = sizeof(int), kMaskBytes = sizeof(unsigned int);
+
+// Every variant that sums into the bins reads a key and a value per particle and writes each bin
+// once: clearing the bins and the atomics on them meet in the L2, from which a bin's line need
+// reach DRAM only once. The CUB variant has its own count (run_precision).
+template <class T>
+constexpr Traffic kBinsTraffic{kKeyBytes + sizeof(T), sizeof(T)};
 
 template <class T>
 std::vector<Variant<T>> variants() {
+    // A peer search reads a key and writes a mask per value; it touches neither values nor bins.
+    constexpr Traffic search{kKeyBytes + kMaskBytes, 0.0};
+    // From masks found beforehand: a key, a value and a mask read per value, each bin written.
+    constexpr Traffic masks_given{kKeyBytes + sizeof(T) + kMaskBytes, sizeof(T)};
     return {
-        {"atomicAdd", run_per_value<T, Atomic::kNative>, true},
-        {"atomicCAS loop", run_per_value<T, Atomic::kCas>, true},
-        {"shared-memory hashing", run_shared_hash<T>, true},
-        {"warp get_peers", run_warp<T, Search::kGetPeers, Atomic::kNative>, true},
-        {"warp get_peers + CAS", run_warp<T, Search::kGetPeers, Atomic::kCas>, true},
-        {"warp match_any", run_warp<T, Search::kMatchAny, Atomic::kNative>, true},
-        {"get_peers search only", run_search<T, Search::kGetPeers>, false},
-        {"match_any search only", run_search<T, Search::kMatchAny>, false},
-        {"reduce_peers masks given", run_masks_given<T>, true},
+        {"atomicAdd", run_per_value<T, Atomic::kNative>, true, kBinsTraffic<T>},
+        {"atomicCAS loop", run_per_value<T, Atomic::kCas>, true, kBinsTraffic<T>},
+        {"shared-memory hashing", run_shared_hash<T>, true, kBinsTraffic<T>},
+        {"warp get_peers", run_warp<T, Search::kGetPeers, Atomic::kNative>, true, kBinsTraffic<T>},
+        {"warp get_peers + CAS", run_warp<T, Search::kGetPeers, Atomic::kCas>, true,
+         kBinsTraffic<T>},
+        {"warp match_any", run_warp<T, Search::kMatchAny, Atomic::kNative>, true, kBinsTraffic<T>},
+        {"get_peers search only", run_search<T, Search::kGetPeers>, false, search},
+        {"match_any search only", run_search<T, Search::kMatchAny>, false, search},
+        {"reduce_peers masks given", run_masks_given<T>, true, masks_given},
     };
 }
+
+// CUB's ReduceByKey reads a key and a value per value and writes, per run of equal keys (one per
+// bin on sorted keys), the unique key and its sum; its 4-byte run count is left out.
+template <class T>
+constexpr Traffic kCubTraffic{kKeyBytes + sizeof(T), kKeyBytes + sizeof(T)};
 
 struct Config {
     unsigned int n, per_cell, displacement;
@@ -416,8 +449,8 @@ bool run_precision(const common::Device& dev, const common::Options& opt, const 
                 continue;
             }
             if (masks_given) put_masks();  // the masks stay in place for every timed run
-            rows->push_back(
-                {precision, order_name(order), v.name, timer.median_ms([&] { v.launch(p); })});
+            rows->push_back({precision, order_name(order), v.name, v.traffic.bytes(n, num_keys),
+                             timer.measure([&] { v.launch(p); }, [] {})});
         }
         if (order == Order::kSorted) {
             auto launch = [&] {
@@ -429,7 +462,8 @@ bool run_precision(const common::Device& dev, const common::Options& opt, const 
                 continue;
             }
             rows->push_back({precision, order_name(order), "CUB ReduceByKey",
-                             timer.median_ms([&] { cub.run(p); })});
+                             kCubTraffic<T>.bytes(n, num_keys),
+                             timer.measure([&] { cub.run(p); }, [] {})});
         }
     }
     return ok;
@@ -448,36 +482,56 @@ bool is_warp_variant(const std::string& v) {
 
 // Prints every row with its ratios (above 1: faster than the baseline), then the summary the
 // README quotes: for each precision and order, the best warp variant against atomicAdd, the
-// atomicCAS loop and (sorted keys) CUB.
+// atomicCAS loop and (sorted keys) CUB. A ratio without its baseline row is "-" in the text and
+// an empty field in the CSV; the CUB ratio is given for sorted rows only, the only order CUB ran.
 void print_results(const std::vector<Row>& rows, const Config& cfg, const common::Device& dev,
                    bool csv, std::FILE* text) {
     const unsigned int num_keys = static_cast<unsigned int>(common::ceil_div(cfg.n, cfg.per_cell));
-    auto ratio = [&](const Row& r, const char* order, const char* variant) {
+    // The median of the baseline over the row's: 0 when there is no baseline row.
+    auto ratio = [&](const Row& r, const std::string& order, const char* variant) {
         const Row* base = find_row(rows, r.precision, order, variant);
-        return base ? base->ms / r.ms : 0.0;
+        return base ? base->t.median / r.t.median : 0.0;
+    };
+    auto cub_ratio = [&](const Row& r) {
+        return r.order == "sorted" ? ratio(r, "sorted", "CUB ReduceByKey") : 0.0;
+    };
+    // A ratio as text, "-" (text) or nothing (CSV) where there is none.
+    auto fmt = [](double x, const char* format, const char* none) {
+        if (x <= 0.0) return std::string(none);
+        char buf[32];
+        std::snprintf(buf, sizeof buf, format, x);
+        return std::string(buf);
     };
     if (csv) {
         std::printf(
             "precision,order,variant,n,ms,gb_per_s,pct_of_peak,vs_atomicadd,vs_cas,"
-            "vs_cub_sorted\n");
+            "vs_cub_sorted,ms_min,ms_max,bins,bytes\n");
     } else {
-        std::fprintf(text, "\n%-6s %-17s %-26s %10s %8s %9s %7s %9s\n", "type", "order", "variant",
-                     "ms", "GB/s", "xatomic", "xCAS", "xCUB");
+        std::fprintf(text,
+                     "\nms: median of the runs, with the fastest and slowest; GB/s: the fewest "
+                     "bytes the variant must move over the median\n(see variants()); above 1: "
+                     "faster than atomicAdd, the atomicCAS loop, CUB ReduceByKey (sorted keys "
+                     "only)\n");
+        std::fprintf(text, "%-6s %-17s %-26s %10s %21s %8s %7s %8s %7s %6s\n", "type", "order",
+                     "variant", "ms", "ms min .. max", "GB/s", "%peak", "xatomic", "xCAS", "xCUB");
     }
     for (const Row& r : rows) {
-        const double value_bytes = r.precision == "double" ? 8.0 : 4.0;
-        // Bytes: a key and a value read per particle, every bin written once.
-        const double gbps = ((4.0 + value_bytes) * cfg.n + value_bytes * num_keys) / (r.ms * 1e6);
-        const double vs_atomic = ratio(r, r.order.c_str(), "atomicAdd");
-        const double vs_cas = ratio(r, r.order.c_str(), "atomicCAS loop");
-        const double vs_cub = ratio(r, "sorted", "CUB ReduceByKey");
+        const double gbps = r.bytes / (r.t.median * 1e6);
+        const double pct_peak = 100.0 * gbps / dev.peak_gbps;
+        const double vs_atomic = ratio(r, r.order, "atomicAdd");
+        const double vs_cas = ratio(r, r.order, "atomicCAS loop");
+        const double vs_cub = cub_ratio(r);
         if (csv) {
-            std::printf("%s,%s,%s,%u,%.6f,%.2f,%.2f,%.4f,%.4f,%.4f\n", r.precision.c_str(),
-                        r.order.c_str(), r.variant.c_str(), cfg.n, r.ms, gbps,
-                        100.0 * gbps / dev.peak_gbps, vs_atomic, vs_cas, vs_cub);
+            std::printf("%s,%s,%s,%u,%.6f,%.2f,%.2f,%s,%s,%s,%.6f,%.6f,%u,%.0f\n",
+                        r.precision.c_str(), r.order.c_str(), r.variant.c_str(), cfg.n, r.t.median,
+                        gbps, pct_peak, fmt(vs_atomic, "%.4f", "").c_str(),
+                        fmt(vs_cas, "%.4f", "").c_str(), fmt(vs_cub, "%.4f", "").c_str(), r.t.min,
+                        r.t.max, num_keys, r.bytes);
         } else {
-            std::printf("%-6s %-17s %-26s %10.4f %8.1f %9.2f %7.2f %9.2f\n", r.precision.c_str(),
-                        r.order.c_str(), r.variant.c_str(), r.ms, gbps, vs_atomic, vs_cas, vs_cub);
+            std::printf("%-6s %-17s %-26s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s\n",
+                        r.precision.c_str(), r.order.c_str(), r.variant.c_str(), r.t.median,
+                        r.t.min, r.t.max, gbps, pct_peak, fmt(vs_atomic, "%.2f", "-").c_str(),
+                        fmt(vs_cas, "%.2f", "-").c_str(), fmt(vs_cub, "%.2f", "-").c_str());
         }
     }
     std::fprintf(text, "\nbest warp variant (atomics included, peer search included):\n");
@@ -486,16 +540,15 @@ void print_results(const std::vector<Row>& rows, const Config& cfg, const common
             const Row* best = nullptr;
             for (const Row& r : rows)
                 if (r.precision == precision && r.order == order_name(o) &&
-                    is_warp_variant(r.variant) && (!best || r.ms < best->ms))
+                    is_warp_variant(r.variant) && (!best || r.t.median < best->t.median))
                     best = &r;
             if (!best) continue;
-            std::fprintf(text, "  %-6s %-17s %-21s %.2fx atomicAdd, %.2fx atomicCAS loop",
-                         precision, order_name(o), best->variant.c_str(),
-                         ratio(*best, order_name(o), "atomicAdd"),
-                         ratio(*best, order_name(o), "atomicCAS loop"));
-            if (o == Order::kSorted && find_row(rows, precision, "sorted", "CUB ReduceByKey"))
-                std::fprintf(text, ", %.2fx CUB ReduceByKey on sorted keys",
-                             ratio(*best, "sorted", "CUB ReduceByKey"));
+            std::fprintf(text, "  %-6s %-17s %-21s %sx atomicAdd, %sx atomicCAS loop", precision,
+                         order_name(o), best->variant.c_str(),
+                         fmt(ratio(*best, order_name(o), "atomicAdd"), "%.2f", "-").c_str(),
+                         fmt(ratio(*best, order_name(o), "atomicCAS loop"), "%.2f", "-").c_str());
+            const double vs_cub = cub_ratio(*best);
+            if (vs_cub > 0.0) std::fprintf(text, ", %.2fx CUB ReduceByKey on sorted keys", vs_cub);
             std::fprintf(text, "\n");
         }
     }

@@ -8,7 +8,11 @@
 --readme rewrites the tables between the README's benchmark markers; --env names a file holding the
 run's date, `nvidia-smi --query-gpu=name,driver_version,... --format=csv` and `nvcc --version`
 output (scripts/gpu_check.sh writes it). The plot needs matplotlib; without it the plot is skipped
-with a message and the tables are still written.
+with a message and the tables are still written. The CSV's columns: precision, order, variant, n,
+ms (median), gb_per_s and pct_of_peak (the fewest bytes that variant must move, `bytes`, over the
+median), vs_atomicadd, vs_cas, vs_cub_sorted (speed-ups; empty without a baseline, and
+vs_cub_sorted for sorted rows only), ms_min, ms_max (the fastest and slowest run), bins, bytes. A
+CSV from before ms_min, bins and bytes were added still works: without the spread.
 """
 import csv
 import os
@@ -34,16 +38,47 @@ def load(path):
     return rows, variants
 
 
+def ratio(row, key):
+    """A speed-up from the CSV, or None where it has no baseline (an empty field; older CSVs
+    wrote 0)."""
+    value = row.get(key, "")
+    return float(value) if value not in ("", None) and float(value) > 0 else None
+
+
+def fmt_ratio(row, key, suffix=""):
+    r = ratio(row, key)
+    return "–" if r is None else f"{r:.2f}{suffix}"
+
+
+def ms_cell(row):
+    """The median ms, with the fastest and slowest run when the CSV has them."""
+    cell = f"{float(row['ms']):.4f}"
+    if row.get("ms_min") and row.get("ms_max"):
+        cell += f" [{float(row['ms_min']):.4f}–{float(row['ms_max']):.4f}]"
+    return cell
+
+
+def count_label(x):
+    """10000000 -> 10^7; other counts as they are."""
+    x = int(x)
+    k = len(str(x)) - 1
+    return f"10^{k}" if x == 10 ** k else str(x)
+
+
 def best_warp(rows, precision, order):
     found = [rows[(precision, order, v)] for v in WARP_VARIANTS if (precision, order, v) in rows]
     return min(found, key=lambda r: float(r["ms"])) if found else None
 
 
 def tables(rows, variants, env):
-    n = next(iter(rows.values()))["n"]
+    first = next(iter(rows.values()))
+    spread = "ms_min" in first
+    bins = f" summed into {first['bins']} bins" if first.get("bins") else ""
     lines = [f"Measured {env}." if env else "",
-             f"n = {n} values; each cell: median ms · speed-up over native atomicAdd "
-             "(above 1: faster) · over the atomicCAS loop.", ""]
+             f"n = {first['n']} values{bins}; each cell: median ms"
+             + (" [fastest–slowest of the runs]" if spread else "")
+             + " · speed-up over native atomicAdd (above 1: faster) · over the atomicCAS loop.",
+             ""]
     for precision in PRECISIONS:
         if not any(p == precision for p, _, _ in rows):
             continue
@@ -56,25 +91,24 @@ def tables(rows, variants, env):
             for o in ORDERS:
                 r = rows.get((precision, o, v))
                 cells.append("–" if r is None else
-                             f"{float(r['ms']):.4f} · {float(r['vs_atomicadd']):.2f}× · "
-                             f"{float(r['vs_cas']):.2f}×")
+                             f"{ms_cell(r)} · {fmt_ratio(r, 'vs_atomicadd', '×')} · "
+                             f"{fmt_ratio(r, 'vs_cas', '×')}")
             lines.append(f"| {v} | " + " | ".join(cells) + " |")
         lines.append("")
     lines.append("Best warp variant (peer search and atomics included):")
     lines.append("")
-    lines.append("| type | order | variant | ms | × atomicAdd | × atomicCAS loop | "
+    lines.append("| type | order | variant | ms | % of peak | × atomicAdd | × atomicCAS loop | "
                  "× CUB ReduceByKey (sorted) |")
-    lines.append("|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|")
     for precision in PRECISIONS:
         for o in ORDERS:
             r = best_warp(rows, precision, o)
             if r is None:
                 continue
-            cub = float(r["vs_cub_sorted"])
-            cub_cell = f"{cub:.2f}" if cub > 0 and o == "sorted" else "–"
-            lines.append(f"| {precision} | {o} | {r['variant']} | {float(r['ms']):.4f} | "
-                         f"{float(r['vs_atomicadd']):.2f} | {float(r['vs_cas']):.2f} | "
-                         f"{cub_cell} |")
+            cub_cell = fmt_ratio(r, "vs_cub_sorted") if o == "sorted" else "–"
+            lines.append(f"| {precision} | {o} | {r['variant']} | {ms_cell(r)} | "
+                         f"{float(r['pct_of_peak']):.1f} | {fmt_ratio(r, 'vs_atomicadd')} | "
+                         f"{fmt_ratio(r, 'vs_cas')} | {cub_cell} |")
     return "\n".join(lines).strip() + "\n"
 
 
@@ -86,19 +120,30 @@ def plot(rows, variants, png, env):
     except ImportError:
         print("matplotlib is not installed: plot skipped (pip install matplotlib)")
         return
+    first = next(iter(rows.values()))
+    what = f"{count_label(first['n'])} values"
+    if first.get("bins"):
+        what += f" into {count_label(first['bins'])} bins"
     fig, axes = plt.subplots(1, 2, figsize=(15, 6.5), sharey=True)
     width = 0.8 / len(variants)
     for ax, precision in zip(axes, PRECISIONS):
         for j, v in enumerate(variants):
-            values = [float(rows[(precision, o, v)]["ms"]) if (precision, o, v) in rows else 0
-                      for o in ORDERS]
-            ax.bar([i + j * width for i in range(len(ORDERS))], values, width, label=v)
+            found = [rows.get((precision, o, v)) for o in ORDERS]
+            values = [float(r["ms"]) if r else 0 for r in found]
+            # The bar is the median; the whisker runs from the fastest to the slowest run.
+            err = None
+            if all(r is None or r.get("ms_min") for r in found):
+                err = [[float(r["ms"]) - float(r["ms_min"]) if r else 0 for r in found],
+                       [float(r["ms_max"]) - float(r["ms"]) if r else 0 for r in found]]
+            ax.bar([i + j * width for i in range(len(ORDERS))], values, width, label=v,
+                   yerr=err, error_kw={"elinewidth": 0.8, "capsize": 1.5})
         ax.set_xticks([i + width * (len(variants) - 1) / 2 for i in range(len(ORDERS))])
         ax.set_xticklabels(ORDERS)
         ax.set_yscale("log")
-        ax.set_title(f"{precision}: 10^7 values into 10^6 bins")
+        ax.set_title(f"{precision}: {what}")
         ax.grid(axis="y", which="both", alpha=0.3)
-    axes[0].set_ylabel("ms (median, log scale; lower is faster)")
+    whiskers = ", whiskers fastest to slowest" if "ms_min" in first else ""
+    axes[0].set_ylabel(f"ms (median{whiskers}; log scale; lower is faster)")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=8, frameon=False)
     fig.suptitle(env or "03_reduction_by_key_benchmark")
