@@ -14,7 +14,8 @@
 //
 // Build: cmake --build build --target 01_get_peers
 // Run:   build/bin/01_get_peers [--n 1000003] [--seed 1234] [--reps 20] [--csv] [--trace]
-//        --trace prints the loop round by round for one warp of each pattern.
+//        --trace prints the loop round by round for one warp of each pattern (to stderr with
+//        --csv, so that stdout holds nothing but CSV).
 #include "common.cuh"
 #include "warp_agg.h"
 #include "warp_peers.cuh"
@@ -65,8 +66,9 @@ void find_peers(const int* keys, unsigned int* peers, unsigned int n) {
     CUDA_CHECK_LAUNCH();
 }
 
-// Runs get_peers on the first warp of `keys` with the recorder and prints each round.
-void trace_first_warp(const std::vector<int>& keys, warp_agg::Pattern p) {
+// Runs get_peers on the first warp of `keys` with the recorder and prints each round to `text`
+// (stdout, or stderr with --csv, so that stdout holds nothing but CSV).
+void trace_first_warp(const std::vector<int>& keys, warp_agg::Pattern p, std::FILE* text) {
     const unsigned int lanes = static_cast<unsigned int>(std::min<std::size_t>(keys.size(), kWarp));
     common::DeviceBuffer<int> d_keys(std::vector<int>(keys.begin(), keys.begin() + lanes));
     common::DeviceBuffer<unsigned int> d_peers(lanes);
@@ -79,17 +81,17 @@ void trace_first_warp(const std::vector<int>& keys, warp_agg::Pattern p) {
     const int count = d_count.to_host()[0];
     const std::vector<PeersStep> steps = d_steps.to_host();
 
-    std::printf("\nget_peers, round by round, first warp of '%s' (lane 0 on the left)\n",
-                warp_agg::pattern_name(p));
-    std::printf("  keys     ");
-    for (unsigned int l = 0; l < lanes; ++l) std::printf("%d ", keys[l]);
-    std::printf("\n  %-5s %-6s %-4s  %-32s  %s\n", "round", "leader", "key", "peers (ballot)",
-                "unclaimed after");
+    std::fprintf(text, "\nget_peers, round by round, first warp of '%s' (lane 0 on the left)\n",
+                 warp_agg::pattern_name(p));
+    std::fprintf(text, "  keys     ");
+    for (unsigned int l = 0; l < lanes; ++l) std::fprintf(text, "%d ", keys[l]);
+    std::fprintf(text, "\n  %-5s %-6s %-4s  %-32s  %s\n", "round", "leader", "key",
+                 "peers (ballot)", "unclaimed after");
     for (int s = 0; s < count; ++s) {
         const PeersStep& st = steps[s];
-        std::printf("  %-5d %-6d %-4d  %s  %s\n", s, st.leader, keys[st.leader],
-                    warp_agg::lanes_string(st.peers, lanes).c_str(),
-                    warp_agg::lanes_string(st.unclaimed_after, lanes).c_str());
+        std::fprintf(text, "  %-5d %-6d %-4d  %s  %s\n", s, st.leader, keys[st.leader],
+                     warp_agg::lanes_string(st.peers, lanes).c_str(),
+                     warp_agg::lanes_string(st.unclaimed_after, lanes).c_str());
     }
 }
 
@@ -100,7 +102,9 @@ int main(int argc, char** argv) {
     common::Cli cli("01_get_peers",
                     "the blog's get_peers loop and __match_any_sync: peer masks per warp");
     cli.add_standard(opt, 1, std::int64_t{1} << 30);
-    cli.add_flag("--trace", &trace, "print the loop round by round for one warp of each pattern");
+    cli.add_flag(
+        "--trace", &trace,
+        "print the loop round by round for one warp of each pattern (to stderr with --csv)");
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
@@ -121,7 +125,7 @@ int main(int argc, char** argv) {
     bool ok = true;
     for (warp_agg::Pattern p : warp_agg::kPatterns) {
         const std::vector<int> keys = warp_agg::pattern_keys(p, n, opt.seed);
-        if (trace) trace_first_warp(keys, p);
+        if (trace) trace_first_warp(keys, p, report.text());
         const std::vector<unsigned int> want = warp_agg::cpu_peers(keys);
         CUDA_CHECK(cudaMemcpy(d_keys.get(), keys.data(), n * sizeof(int), cudaMemcpyHostToDevice));
         for (const Variant& v : variants) {

@@ -14,11 +14,13 @@
 // What changed from the blog: __any, __shfl and __ballot became their _sync forms with the mask
 // of the calling lanes (every lane stays in the loop until no lane has work left, so that mask is
 // right throughout); `peers << (32 - lane)`, a shift by 32 for lane 0, became a mask of the lower
-// lanes; a lane with no peer left to fetch shuffles its own value rather than lane -1's.
+// lanes; a lane with no peer left to fetch shuffles its own value rather than "lane -1" (which
+// __shfl reads modulo 32 as lane 31: outside the mask, and undefined, in a partial last warp).
 //
 // Build: cmake --build build --target 02_reduce_peers
 // Run:   build/bin/02_reduce_peers [--n 1000003] [--seed 1234] [--reps 20] [--csv] [--trace]
-//        --trace prints every lane's partial sum after every round, for one warp.
+//        --trace prints every lane's partial sum after every round, for the first warp of each
+//        pattern, in float only (the double run is not traced); with --csv it goes to stderr.
 #include "common.cuh"
 #include "warp_agg.h"
 #include "warp_peers.cuh"
@@ -71,11 +73,12 @@ std::vector<double> cpu_group_sums(const std::vector<int>& keys, const std::vect
     return sums;
 }
 
-// Runs reduce_peers on the first warp with the recorder and prints a lane per line: its key, its
-// position among its peers, its value, and its partial sum after each round.
+// Runs reduce_peers on the first warp with the recorder and prints a lane per line to `text`
+// (stdout, or stderr with --csv, so that stdout holds nothing but CSV): its key, its position among
+// its peers, its value, and its partial sum after each round.
 template <class F>
 void trace_first_warp(const std::vector<int>& keys, const std::vector<F>& values,
-                      warp_agg::Pattern p) {
+                      warp_agg::Pattern p, std::FILE* text) {
     const unsigned int lanes = static_cast<unsigned int>(std::min<std::size_t>(keys.size(), kWarp));
     common::DeviceBuffer<int> d_keys(std::vector<int>(keys.begin(), keys.begin() + lanes));
     common::DeviceBuffer<F> d_values(std::vector<F>(values.begin(), values.begin() + lanes));
@@ -93,17 +96,20 @@ void trace_first_warp(const std::vector<int>& keys, const std::vector<F>& values
     const std::vector<unsigned int> peers =
         warp_agg::cpu_peers(std::vector<int>(keys.begin(), keys.begin() + lanes));
 
-    std::printf("\nreduce_peers, round by round, first warp of '%s' (%d rounds; x after each)\n",
-                warp_agg::pattern_name(p), rounds);
-    std::printf("  lane  key  rel_pos  value");
-    for (int r = 0; r < rounds; ++r) std::printf("  round %d", r);
-    std::printf("  result\n");
+    std::fprintf(text,
+                 "\nreduce_peers, round by round, first warp of '%s' (%d rounds; x after each)\n",
+                 warp_agg::pattern_name(p), rounds);
+    std::fprintf(text, "  lane  key  rel_pos  value");
+    for (int r = 0; r < rounds; ++r) std::fprintf(text, "  round %d", r);
+    std::fprintf(text, "  result\n");
     for (unsigned int l = 0; l < lanes; ++l) {
         const int rel_pos = __builtin_popcount(peers[l] & ((1u << l) - 1u));
-        std::printf("  %4u %4d %8d %6.2f", l, keys[l], rel_pos, static_cast<double>(values[l]));
+        std::fprintf(text, "  %4u %4d %8d %6.2f", l, keys[l], rel_pos,
+                     static_cast<double>(values[l]));
         for (int r = 0; r < rounds; ++r)
-            std::printf("  %7.2f", static_cast<double>(x[r * kWarp + l]));
-        std::printf("  %6.2f%s\n", static_cast<double>(sums[l]), rel_pos == 0 ? "  <- first" : "");
+            std::fprintf(text, "  %7.2f", static_cast<double>(x[r * kWarp + l]));
+        std::fprintf(text, "  %6.2f%s\n", static_cast<double>(sums[l]),
+                     rel_pos == 0 ? "  <- first" : "");
     }
 }
 
@@ -119,7 +125,7 @@ bool run_precision(const common::Device& dev, const common::Options& opt, bool t
     bool ok = true;
     for (warp_agg::Pattern p : warp_agg::kPatterns) {
         const std::vector<int> keys = warp_agg::pattern_keys(p, n, opt.seed);
-        if (trace) trace_first_warp(keys, values, p);
+        if (trace) trace_first_warp(keys, values, p, report.text());
         CUDA_CHECK(cudaMemcpy(d_keys.get(), keys.data(), n * sizeof(int), cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemset(d_sums.get(), 0xff, n * sizeof(F)));  // NaN unless written
         group_sums(d_keys.get(), d_values.get(), d_sums.get(), n);
@@ -149,7 +155,9 @@ int main(int argc, char** argv) {
     common::Cli cli("02_reduce_peers",
                     "the blog's reduce_peers: every peer group of a warp summed in parallel");
     cli.add_standard(opt, 1, std::int64_t{1} << 28);
-    cli.add_flag("--trace", &trace, "print every lane's partial sum after each round, one warp");
+    cli.add_flag("--trace", &trace,
+                 "print every lane's partial sum after each round, one warp per pattern, in float "
+                 "only (to stderr with --csv)");
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());

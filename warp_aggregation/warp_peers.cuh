@@ -1,6 +1,7 @@
 // warp_peers.cuh: the blog's two warp-level building blocks, written for today's CUDA.
-//   get_peers(key, active)          the blog's loop: one __shfl_sync + __ballot_sync per distinct
-//   key match_peers(key, active)        the same mask in one instruction, __match_any_sync (sm_70+)
+//   get_peers(key, active)          the blog's loop: one __shfl_sync + __ballot_sync per
+//                                   distinct key in the warp
+//   match_peers(key, active)        the same mask in one instruction, __match_any_sync (sm_70+)
 //   reduce_peers(peers, x, active)  a tree reduction inside every peer group at once; every peer
 //                                   gets its group's sum (reduce_peers<false>: the first peer only)
 //
@@ -46,6 +47,11 @@ struct NoReduceTrace {
 // same `unclaimed` because it comes from the same ballots). The blog's mask-less intrinsics
 // implicitly used "whoever is here"; naming the full warp instead would be undefined, because the
 // lanes that already left never reach the intrinsic.
+//
+// A mask that is not a constant costs extra where nvcc cannot prove that the lanes executing the
+// intrinsic are the ones it names: on sm_90 each round of this loop then also runs a MATCH.ANY on
+// `unclaimed`, two REDUX.OR and two BRA.DIV to a slow path (in 02's and 03's kernels; 01's kernel
+// has none of them).
 template <class Key, class Trace = NoPeersTrace>
 __device__ unsigned int get_peers(Key key, unsigned int active, Trace trace = {}) {
     // BEGIN SOLUTION
