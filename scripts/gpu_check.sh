@@ -136,6 +136,24 @@ if [ "$stage" = all ] || [ "$stage" = ncu ]; then
     build/bin/07_99_benchmark --n 8192 --radius 2 --reps 1 --libraries 0
   grep -hE "^  conv|Duration|DRAM Throughput|Issue Slots Busy|L1/TEX Hit|Achieved Occupancy" \
     "$OUT"/ncu_ch07_*.txt | head -80
+
+  # warp_aggregation: what limits each kernel of 03 on sorted keys in double, with the stall
+  # reasons behind the latency argument. With --reps 1 each kernel runs 4 times (checked, 2
+  # warm-ups, timed), all profiled: atomicAdd, atomicCAS loop, warp get_peers, warp get_peers +
+  # CAS, warp match_any, reduce_peers masks given.
+  W=gpu__time_duration.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed
+  W=$W,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  W=$W,sm__inst_issued.avg.pct_of_peak_sustained_active
+  W=$W,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active
+  W=$W,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__warps_eligible.avg.per_cycle_active
+  W=$W,smsp__average_warp_latency_per_inst_issued.ratio
+  for r in short_scoreboard long_scoreboard mio_throttle lg_throttle math_pipe_throttle wait; do
+    W=$W,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio
+  done
+  ncu_step --csv --page raw --metrics $W \
+    --kernel-name regex:'per_value_kernel|warp_kernel|masks_given_kernel' \
+    --log-file "$OUT/ncu_warp_sorted_double.csv" \
+    build/bin/03_reduction_by_key_benchmark --order 1 --precision 64 --reps 1
 fi
 
 if [ "$stage" = all ] || [ "$stage" = homework ]; then
