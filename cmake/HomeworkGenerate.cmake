@@ -9,10 +9,13 @@
 #     // END SOLUTION
 # In the student version the region becomes its STUB lines with "// STUB: " removed (each keeping
 # its own indentation), or, with none, one `// TODO` line at the BEGIN line's indentation. Regions
-# do not nest. A line that mentions SOLUTION but is not one of the two marks, a misspelt STUB, a
-# STUB outside a region, an unclosed region or a file with no region is an error naming the file
-# and line. The output is the same bytes on every run (CMake reads CRLF line ends as LF). Included from other scripts, this file only
-# defines homework_generate().
+# do not nest. A line that contains the upper-case word SOLUTION but is not one of the two marks,
+# a comment that starts like a mark in other case (`// end solution`, `/* Begin_Solution`), a
+# misspelt STUB, a STUB outside a region, an unclosed region or a file with no region is an error
+# naming the file and line; "solution" in lower or mixed case elsewhere ("// the solutions are
+# graded", "we append solutions") is prose, not a mark. The output is the same bytes on every run
+# (CMake reads CRLF line ends as LF). Included from other scripts, this file only defines
+# homework_generate().
 cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the build
 include("${CMAKE_CURRENT_LIST_DIR}/HomeworkText.cmake")
 
@@ -76,11 +79,12 @@ function(homework_generate input output)
       set(HOMEWORK_REGION_${count}_LINE ${begin_line} PARENT_SCOPE)
       set(region_${count}_lines "${solution_lines}")
     elseif(bare MATCHES "${word_solution}"
-           OR bare MATCHES "([Bb][Ee][Gg][Ii][Nn]|[Ee][Nn][Dd])[ \t_-]*[Ss][Oo][Ll][Uu][Tt][Ii][Oo][Nn]")
+           OR bare MATCHES "^[ \t]*/[/*]+[ \t]*([Bb][Ee][Gg][Ii][Nn]|[Ee][Nn][Dd])[ \t_-]*[Ss][Oo][Ll][Uu][Tt][Ii][Oo][Nn]")
       homework_decode(text "${bare}")
       message(FATAL_ERROR "${where}: not an exact mark: `${text}` (the marks are whole lines "
-                          "`// BEGIN ${word_solution}` and `// END ${word_solution}`, and no "
-                          "other line may contain the word ${word_solution})")
+                          "`// BEGIN ${word_solution}` and `// END ${word_solution}`, no other "
+                          "line may contain the upper-case word ${word_solution}, and no comment "
+                          "may start like a mark in other case)")
     elseif(bare MATCHES "^([ \t]*)// STUB:( (.*))?$")
       if(NOT in_region)
         message(FATAL_ERROR "${where}: STUB line outside a region")
