@@ -8,7 +8,10 @@
 # this script lives in. From the submission it takes only the files the students edit
 # (<path in the tree>, or the bare file name at the submission's top), and from each of those only
 # the lines where the student writes: every other line must be the tree's own (blanks at either
-# end of a line aside), so the verification cannot change. A file that changed elsewhere, or that
+# end of a line aside), so the verification cannot change. The student's lines must also stay in
+# their region (homework_region_check in HomeworkText.cmake): no preprocessor directive but
+# `#pragma unroll`, braces that balance within the region, no line continuation, comment or
+# literal running past it, no exit(). A file that changed elsewhere, breaks one of these rules, or
 # calls CUB, Thrust, cuBLAS, cuDNN or NPP where the student writes, is rejected with its line and
 # graded as the unanswered exercise. Then (unless RUN=OFF) OUT is configured, built and tested with
 # `ctest -L "homework|hidden"`; OUT/junit.xml holds one result per test, OUT/grading.txt the
@@ -165,9 +168,11 @@ function(splice error_var template regions submission output)
       set(${error_var} "${display}: the lines outside the parts you write changed: line ${line} of the exercise as handed out (`${text}`) is not found unchanged" PARENT_SCOPE)
       return()
     endif()
-    # The student's lines before this segment, checked for library calls.
+    # The student's lines before this segment: no library call, and nothing that reaches past
+    # the region (homework_region_check).
     math(EXPR region_last "${found} - 1")
     if(k GREATER 0 AND at LESS_EQUAL region_last)
+      set(region "")
       foreach(j RANGE ${at} ${region_last})
         homework_library_call(library "${S_${j}}")
         if(library)
@@ -175,8 +180,15 @@ function(splice error_var template regions submission output)
           set(${error_var} "${display}:${j}: calls ${library} (`${text}`): the exercises must be written without CUB, Thrust, cuBLAS, cuDNN or NPP" PARENT_SCOPE)
           return()
         endif()
-        string(APPEND result "${S_${j}};")
+        string(APPEND region "${S_${j}};")
       endforeach()
+      string(REGEX REPLACE ";$" "" region_lines "${region}")
+      homework_region_check(problem "${region_lines}" ${at})
+      if(problem)
+        set(${error_var} "${display}:${problem}" PARENT_SCOPE)
+        return()
+      endif()
+      string(APPEND result "${region}")
     endif()
     if(first LESS_EQUAL last)
       foreach(i RANGE ${first} ${last})

@@ -1,8 +1,10 @@
 cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the build
 # The grading command on a tree of one fixture (good.cu, handed out as its student version):
 #   cmake -DSOURCE_DIR=<repository> -DWORK=<dir> -P CheckGrade.cmake
-# The solution itself and a student's own answer are accepted and spliced exactly; a file changed
-# outside the student's parts, or calling a library where the student writes, is rejected with
+# The solution itself and a student's own answer (with `#pragma unroll`, and braces in a comment
+# and a string) are accepted and spliced exactly; a file changed outside the student's parts, or
+# one whose part calls a library, holds a preprocessor directive (`#define kExitWrong kExitOk`)
+# or closes the function it is in (to specialise the verification after it), is rejected with
 # the reason and line.
 set(fixtures "${CMAKE_CURRENT_LIST_DIR}")
 include("${SOURCE_DIR}/cmake/HomeworkGenerate.cmake")
@@ -49,3 +51,7 @@ grade(library "${fixtures}/submission_library.cu" x/good.cu
       "library/x/good.cu:12: calls THRUST")
 grade(changed "${fixtures}/submission_changed.cu" x/good.cu
       "good.cu: the lines outside the parts you write changed: line 8 ")
+grade(directive "${fixtures}/submission_directive.cu" x/good.cu
+      "directive/x/good.cu:20: a preprocessor directive \\(`#define kExitWrong kExitOk`\\)")
+grade(braces "${fixtures}/submission_braces.cu" x/good.cu
+      "braces/x/good.cu:21: this `}` closes a brace opened outside the part you write")

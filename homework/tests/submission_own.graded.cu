@@ -6,9 +6,13 @@
 
 __global__ void scale(const float* in, float* out, unsigned int n) {
     unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    float x = in[i];
-    out[i] = x + x;
+    if (i >= n) return;  // a } in a comment, a "}" in a string: no brace
+    float x = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+        x += in[i];
+    }
+    out[i] = x;
 }
 
 unsigned int blocks(unsigned int n) {
