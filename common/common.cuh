@@ -138,10 +138,10 @@ class Timer {
     }
     Timer(const Timer&) = delete;
     Timer& operator=(const Timer&) = delete;
+    static constexpr int kWarmup = 2;  // untimed launches before the `reps` timed ones
 
     template <class Launch, class Before>
     TimeStats measure(Launch&& launch, Before&& before) {
-        constexpr int kWarmup = 2;
         std::vector<double> times;
         for (std::int64_t r = 0; r < kWarmup + reps_; ++r) {
             before();

@@ -98,14 +98,16 @@ class Runner {
 
     // One run, checked: no device-side launch failed, every block's sum is exact (the output is
     // poisoned with -1 first, which no sum of positive ints can be), and the device counted
-    // `launches` device-side launches.
-    bool verify(const char* what, const Launch& launch, std::int64_t launches) const {
+    // `launches` device-side launches. *counted (if given) receives the device's count.
+    bool verify(const char* what, const Launch& launch, std::int64_t launches,
+                std::int64_t* counted = nullptr) const {
         restore();
         CUDA_CHECK(cudaMemset(odata_.get(), 0xff, p_.grid * sizeof(int)));
         cdp::reset_log();
         launch(work_.get(), odata_.get());
         CUDA_CHECK_LAUNCH();
         const cdp::LaunchLog log = cdp::read_log();
+        if (counted != nullptr) *counted = static_cast<std::int64_t>(log.launches);
         const std::vector<int> got = odata_.to_host();
         if (log.failures != 0) return cdp::check_launches(what, log, launches);
         if (!common::check_close(what, got.data(), p_.block_sums.data(), p_.grid, {0.0, 0.0}))
@@ -121,8 +123,7 @@ class Runner {
             timer_.median_ms([&] { launch(work_.get(), odata_.get()); }, [&] { restore(); });
         CUDA_CHECK_LAUNCH();
         const cdp::LaunchLog log = cdp::read_log();
-        constexpr std::int64_t kWarmup = 2;  // common::Timer's warm-up launches
-        if (!cdp::check_launches(what, log, launches * (reps_ + kWarmup)))
+        if (!cdp::check_launches(what, log, launches * (reps_ + common::Timer::kWarmup)))
             std::exit(common::kExitWrong);
         return ms;
     }
