@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The homework scheme on a GPU machine, from a clean tree:
 #   1. export the student tree of every exercise (homework_export) and build it: every student
-#      version must FAIL its `homework` tests, with a verdict (not a crash, not a hang, not a pass);
+#      version must fail its `homework` tests by its verification (exit 1 with the program's FAIL
+#      line; not a pass, a CUDA error, a crash or a timeout: junit_summary below);
 #   2. grade the worked examples' own files as a submission (the grading command, which builds a
 #      clean tree with them and runs `homework` and `hidden` with another seed): all must pass;
 #   3. grade the deliberately wrong versions in homework/wrong/ (no-op, zero fill, copy of the
@@ -38,37 +39,77 @@ fi
 cmake --build "$W/main" --target homework_export 2>&1 | tail -1 | tee -a "$log"
 [ -f "$W/student/CMakeLists.txt" ] || { fail "homework_export"; exit 1; }
 
-# Counts a JUnit file: expect=fail (every test fails with a verdict, none hangs) or expect=pass.
-junit_summary() { # <junit> <fail|pass> <what>
+# Counts a JUnit file. expect=pass: every test passes. expect=fail (student versions): every test
+# fails its verification, which is precisely: ctest's "Exit Code" Failed with exit value 1
+# (common::kExitWrong), a line of the program's verification in its output (`FAIL <check>: ...`
+# from common::check_close, or a program's own `FAIL ...:` line; not `FAIL: a CUDA device cannot
+# be used`), and no `CUDA error at` line (common::cuda_check, which also exits 1). A pass, a skip,
+# a timeout, a signal (crash, abort), another exit value, a CUDA error or an exit 1 without a FAIL
+# line (require_device_bytes, for one) is reported by name. The exit values come from the
+# Test.xml of `ctest -T Test` (JUnit has none), given as the fourth argument.
+junit_summary() { # <junit> <fail|pass> <what> [Test.xml]
   python3 - "$@" <<'EOF'
 import re, sys, xml.etree.ElementTree as ET
 path, expect, what = sys.argv[1:4]
-cases = ET.parse(path).getroot().iter("testcase")
+exits = {}  # test name -> (ctest's Exit Code, Exit Value)
+if len(sys.argv) > 4:
+    for test in ET.parse(sys.argv[4]).getroot().iter("Test"):
+        name = test.findtext("Name")
+        if name is None:  # the <TestList> entries
+            continue
+        values = {m.get("name"): m.findtext("Value") for m in test.iter("NamedMeasurement")}
+        exits[name] = (values.get("Exit Code"), values.get("Exit Value"))
+verdict = re.compile(r"^FAIL[ :](?!\s*a CUDA device cannot be used)", re.M)
+cuda_error = re.compile(r"^CUDA error at .*$", re.M)
 counts, bad = {"pass": 0, "fail": 0, "other": 0}, []
-verdict = re.compile(r"FAIL|mismatch|wrong|error|expected", re.I)
-for case in cases:
+for case in ET.parse(path).getroot().iter("testcase"):
     name, state = case.get("name"), case.get("status")
-    out = "".join(case.itertext())
-    timeout = "Timeout" in out or float(case.get("time", 0)) >= 119
+    out = case.findtext("system-out") or ""
+    code, value = exits.get(name, (None, None))
     if state == "run":
         counts["pass"] += 1
         if expect == "fail":
             bad.append(f"{name}: PASSED as a student version")
-    elif state == "fail" and not timeout:
-        counts["fail"] += 1
-        if expect == "pass":
-            bad.append(f"{name}: failed")
-        elif not verdict.search(out):
-            bad.append(f"{name}: failed without a verdict on its output")
-    else:
+        continue
+    if state != "fail":
         counts["other"] += 1
-        bad.append(f"{name}: {'timed out' if timeout else state}")
-print(f"{what}: {sum(counts.values())} tests, {counts['pass']} passed, {counts['fail']} failed, "
-      f"{counts['other']} not run, skipped or timed out")
+        bad.append(f"{name}: {state} (skipped: no GPU?)")
+        continue
+    if expect == "pass":
+        counts["fail"] += 1
+        bad.append(f"{name}: failed")
+        continue
+    error = cuda_error.search(out)
+    if code is None:
+        problem = "no exit status in Test.xml"
+    elif code != "Failed":
+        problem = f"{code} (a timeout or a signal, not a verdict)"
+    elif value != "1":
+        problem = f"exit value {value}, not 1"
+    elif error:
+        problem = f"a CUDA error, not its verification: {error.group(0)}"
+    elif not verdict.search(out):
+        problem = "exit 1 without a FAIL line from its verification"
+    else:
+        counts["fail"] += 1
+        continue
+    counts["other"] += 1
+    bad.append(f"{name}: {problem}")
+if expect == "fail":
+    print(f"{what}: {sum(counts.values())} tests, {counts['pass']} passed, {counts['fail']} failed "
+          f"their verification (exit 1, FAIL line), {counts['other']} failed otherwise, were "
+          "skipped or timed out")
+else:
+    print(f"{what}: {sum(counts.values())} tests, {counts['pass']} passed, {counts['fail']} failed, "
+          f"{counts['other']} not run or skipped")
 for line in bad:
     print("  " + line)
 sys.exit(1 if bad or sum(counts.values()) == 0 else 0)
 EOF
+}
+# The Test.xml that `ctest -T Test` wrote in a build folder.
+test_xml() { # <build folder>
+  echo "$1/Testing/$(head -1 "$1/Testing/TAG" 2>/dev/null)/Test.xml"
 }
 
 # The student tree's build, and the solutions' grading (its own clean copy), side by side.
@@ -91,10 +132,11 @@ if [ $release = 1 ]; then
   solutions_status=$?
   wait $student_pid || fail "the student tree does not build (see $W/student_build.log)"
 
-  ctest --test-dir "$W/student-build" -L homework --timeout 120 -j 8 \
+  ctest --test-dir "$W/student-build" -T Test -L homework --timeout 120 -j 8 \
     --output-junit "$OUT/hw_student.xml" >"$OUT/hw_student.log" 2>&1
-  junit_summary "$OUT/hw_student.xml" fail "student versions, label homework (each must fail)" |
-    tee -a "$log" || fail "a student version does not fail its homework test"
+  junit_summary "$OUT/hw_student.xml" fail "student versions, label homework (each must fail)" \
+    "$(test_xml "$W/student-build")" |
+    tee -a "$log" || fail "a student version does not fail its homework test by its verification"
   if [ $solutions_status = 0 ]; then
     say "solutions graded in the student tree (homework + hidden, seed $seed): accepted"
   else
@@ -151,9 +193,10 @@ if [ "${HW_DEBUG:-0}" != 0 ]; then
   grade "$root" "$W/solutions-debug" -DBUILD_TYPE=Debug >"$OUT/hw_solutions_debug.log" 2>&1 ||
     fail "solutions in Debug (see hw_solutions_debug.log)"
   wait $student_pid || fail "the Debug student tree does not build"
-  ctest --test-dir "$W/student-debug" -L homework --timeout 120 -j 8 \
+  ctest --test-dir "$W/student-debug" -T Test -L homework --timeout 120 -j 8 \
     --output-junit "$OUT/hw_student_debug.xml" >/dev/null 2>&1
-  junit_summary "$OUT/hw_student_debug.xml" fail "student versions, Debug, label homework" |
+  junit_summary "$OUT/hw_student_debug.xml" fail "student versions, Debug, label homework" \
+    "$(test_xml "$W/student-debug")" |
     tee -a "$log" || status=1
   if [ -f "$W/solutions-debug/junit.xml" ]; then
     junit_summary "$W/solutions-debug/junit.xml" pass "solutions, Debug, homework and hidden" |
