@@ -4,6 +4,8 @@
 #         [-DCHAPTERS=a,b] [-DPROGRAMS=x,y] [-DSOLUTION_LINES=<file outside DEST>]
 #         -P cmake/HomeworkExport.cmake
 #
+# CHAPTERS and PROGRAMS, when not given, come from the environment variables HOMEWORK_CHAPTERS and
+# HOMEWORK_PROGRAMS (how the `homework_export` target is told; empty or unset: all).
 # The tree holds common/, cmake/ (without the instructor's scripts), the chosen exercises with
 # every file of their chapter that they include (each marked file in its student form), a
 # CMakeLists.txt per chapter with the exercises' add_example() calls, and a README for students.
@@ -21,6 +23,11 @@ foreach(var IN ITEMS MANIFEST DEST)
 endforeach()
 include("${MANIFEST}")
 set(src "${HOMEWORK_SOURCE_DIR}")
+foreach(var IN ITEMS CHAPTERS PROGRAMS)
+  if(NOT DEFINED ${var})
+    set(${var} "$ENV{HOMEWORK_${var}}")
+  endif()
+endforeach()
 string(REPLACE "," ";" CHAPTERS "${CHAPTERS}")
 string(REPLACE "," ";" PROGRAMS "${PROGRAMS}")
 

@@ -11,6 +11,7 @@ include("${SOURCE_DIR}/cmake/HomeworkText.cmake")
 set(tree "${WORK}/tree")
 file(REMOVE_RECURSE "${WORK}")
 execute_process(COMMAND "${CMAKE_COMMAND}" "-DMANIFEST=${MANIFEST}" "-DDEST=${tree}"
+                        -DCHAPTERS= -DPROGRAMS=  # all, whatever the environment says
                         "-DSOLUTION_LINES=${WORK}/solution_lines.cmake"
                         -P "${SOURCE_DIR}/cmake/HomeworkExport.cmake"
                 RESULT_VARIABLE code)
