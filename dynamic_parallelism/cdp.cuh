@@ -7,6 +7,10 @@
 // A device-side launch that fails does not stop the parent grid or raise an error on the host: the
 // launching thread finds it only through cudaGetLastError(), on the device. So every launch is
 // followed by log_launch(), and every run ends with check_launches() on the host.
+//
+// The device globals below are C++17 inline variables: with relocatable device code (which every
+// program here is built with) nvcc emits them as weak symbols, so a program of several translation
+// units that all include this header still has one log, not a link error or one copy per unit.
 #pragma once
 
 #include "common.cuh"
@@ -19,7 +23,7 @@ struct LaunchLog {
     int first_error;              // the cudaError_t of one failure (0: none)
 };
 
-__device__ LaunchLog g_launch_log;
+inline __device__ LaunchLog g_launch_log;
 
 // In the launching thread, right after the launch: the device runtime reports a failed launch
 // (pending-launch buffer full, nesting depth exceeded) only through this thread's last error.
@@ -35,7 +39,7 @@ __device__ inline void log_launch() {
 
 // Nanoseconds that the warps stall_unless() does not spare sleep before they write (0: none).
 // Only the tests that expose a race set it (--stall-ns).
-__device__ unsigned int g_stall_ns;
+inline __device__ unsigned int g_stall_ns;
 
 // A late warp is legal at any time (preemption, a cache miss, a block scheduled later); this makes
 // one certain. Code that is correct only because the other warps happen to be quick then fails.
@@ -85,12 +89,17 @@ inline bool check_launches(const char* what, const LaunchLog& log, std::int64_t 
         const cudaError_t err = static_cast<cudaError_t>(log.first_error);
         std::size_t pending = 0;
         CUDA_CHECK(cudaDeviceGetLimit(&pending, cudaLimitDevRuntimePendingLaunchCount));
+        // A refused launch's grid never runs, so the launches it would have made are never
+        // attempted: they are counted neither as failed nor as succeeded.
+        const long long attempted = static_cast<long long>(log.launches) + log.failures;
         std::fprintf(stderr,
-                     "FAIL %s: %u device-side launches failed (%llu succeeded), one with %s: %s "
-                     "[cudaLimitDevRuntimePendingLaunchCount is %zu; the nesting depth limit is "
-                     "24]\n",
-                     what, log.failures, log.launches, cudaGetErrorName(err),
-                     cudaGetErrorString(err), pending);
+                     "FAIL %s: %u device-side launches failed, %llu succeeded and %lld were never "
+                     "attempted (the grids of failed launches never ran to make them), one failure "
+                     "with %s: %s [cudaLimitDevRuntimePendingLaunchCount is %zu; the nesting depth "
+                     "limit is 24]\n",
+                     what, log.failures, log.launches,
+                     std::max(0LL, static_cast<long long>(expected) - attempted),
+                     cudaGetErrorName(err), cudaGetErrorString(err), pending);
         return false;
     }
     if (static_cast<std::int64_t>(log.launches) != expected) {
