@@ -40,7 +40,8 @@ __global__ void gpuRecursiveReduce(int* g_idata, int* g_odata, unsigned int isiz
     // STUB: // TODO: add idata[tid + istride] onto idata[tid] (tid < istride), make every thread's
     // STUB: // sum visible to the child grid, then let thread 0 launch the next level,
     // STUB: // gpuRecursiveReduce<<<1, istride>>>(idata, odata, istride), and call
-    // cdp::log_launch(). in place reduction
+    // STUB: // cdp::log_launch() right after the launch (it counts the launch on the device).
+    // in place reduction
     if (tid < istride) idata[tid] += idata[tid + istride];
     // the child must see every thread's sum, not only thread 0's
     __syncthreads();
