@@ -6,17 +6,26 @@
 // 2 blocks 16, 8, 4, 2 (each parent block has its own chain of children, and every child is
 // block 0 of its own grid).
 //
-// What changed from the document: nothing in the kernel but two checks. Each thread counts itself
-// at its depth on the device, and the launching thread checks its launch (cdp::log_launch), so the
-// program verifies the printed story instead of asking the reader to: the host compares the
+// What changed from the document: nothing in the kernel but three additions. Each thread counts
+// itself at its depth on the device, and the launching thread checks its launch (cdp::log_launch),
+// so the program verifies the printed story instead of asking the reader to: the host compares the
 // per-depth counts and the number of device-side launches with what the recursion must give, and
-// a failed launch is reported with its cause. The document's remark that adding
-// cudaDeviceSynchronize() after the child launch restores the "normal" (CPU recursion) order no
-// longer applies: CUDA 12 removed device-side cudaDeviceSynchronize(), and CUDA 13's nvcc rejects
-// it for sm_90 (see the README for the order the lines come in today and why).
+// a failed launch is reported with its cause. And a switch (g_print) silences the printf, which
+// the timed runs and --csv need. The document's remark that adding cudaDeviceSynchronize() after
+// the child launch restores the "normal" (CPU recursion) order no longer applies: CUDA 12 removed
+// device-side cudaDeviceSynchronize(), and CUDA 13's nvcc rejects it for sm_90 (see the README for
+// the order the lines come in today and why).
+//
+// The flags every program takes: --n is the threads per parent block (the document's 8); --reps
+// times that many more runs of the whole recursion, without printing (CUDA events, the median, each
+// run's launches checked too): the time of a chain of dependent device-side launches, reported in
+// the repository's result line (no data is moved, so its GB/s is 0); --csv prints that line as CSV
+// and, since device-side printf writes to stdout, runs the verified run without printing (the
+// counts go to stderr); --seed has no effect, as the program has no random input.
 //
 // Build: cmake --build build --target 01_nested_hello_world
-// Run:   build/bin/01_nested_hello_world [--blocks 1] [--n 8]
+// Run:   build/bin/01_nested_hello_world [--blocks 1] [--n 8] [--reps 20] [--csv]
+#include <string>
 #include <vector>
 
 #include "cdp.cuh"
@@ -25,10 +34,13 @@ constexpr int kMaxDepth = 24;  // the device runtime's nesting limit
 
 // Threads that printed at each depth, counted on the device.
 __device__ unsigned int g_threads_at_depth[kMaxDepth + 1];
+// Whether the kernel prints: off for the timed runs and with --csv.
+__device__ bool g_print = true;
 
 __global__ void nestedHelloWorld(int const iSize, int iDepth) {
     int tid = threadIdx.x;
-    printf("Recursion=%d: Hello World from thread %d block %d\n", iDepth, tid, blockIdx.x);
+    if (g_print)
+        printf("Recursion=%d: Hello World from thread %d block %d\n", iDepth, tid, blockIdx.x);
     atomicAdd(&g_threads_at_depth[iDepth], 1u);
     // condition to stop recursive execution
     if (iSize == 1) return;
@@ -38,23 +50,29 @@ __global__ void nestedHelloWorld(int const iSize, int iDepth) {
     if (tid == 0 && nthreads > 0) {
         nestedHelloWorld<<<1, nthreads>>>(nthreads, ++iDepth);
         cdp::log_launch();
-        printf("-------> nested execution depth: %d\n", iDepth);
+        if (g_print) printf("-------> nested execution depth: %d\n", iDepth);
     }
+}
+
+void set_print(bool print) {
+    CUDA_CHECK(cudaMemcpyToSymbol(g_print, &print, sizeof print));
 }
 
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 8;  // the document's parent block
     std::int64_t blocks = 1, pending_limit = 0;
-    common::Cli cli(
-        "01_nested_hello_world",
-        "nestedHelloWorld: thread 0 of each block launches a child of half the threads");
-    cli.add_int("--n", &opt.n, 1, 64, "threads per parent block");
+    common::Cli cli("01_nested_hello_world",
+                    "nestedHelloWorld: thread 0 of each block launches a child of half the "
+                    "threads; --n: threads per parent block; --seed: no effect (no random input)");
+    cli.add_standard(opt, 1, 64);
     cli.add_int("--blocks", &blocks, 1, 64, "blocks of the parent grid (the document: 1, then 2)");
     cli.add_int("--pending-limit", &pending_limit, 0, 1 << 24,
                 "cudaLimitDevRuntimePendingLaunchCount; 0: the launch count the recursion needs");
     cli.parse_or_exit(argc, argv);
-    common::require_gpu();
+    common::Reporter report(opt.csv);
+    std::FILE* text = report.text();
+    const common::Device dev = common::require_gpu(text);
 
     // What the recursion must give: at depth 0 every thread of every parent block, below it one
     // grid per parent block with the threads halved, down to one thread.
@@ -63,37 +81,57 @@ int main(int argc, char** argv) {
         expected.push_back(static_cast<unsigned int>(blocks * threads));
     const std::int64_t launches = blocks * static_cast<std::int64_t>(expected.size() - 1);
     cdp::set_pending_limit(launches, pending_limit);
+    auto launch = [&] {
+        nestedHelloWorld<<<static_cast<unsigned int>(blocks), static_cast<unsigned int>(opt.n)>>>(
+            static_cast<int>(opt.n), 0);
+        CUDA_CHECK_LAUNCH();
+    };
 
+    // The document's run, printed (device-side printf writes to stdout: not with --csv).
     std::vector<unsigned int> counts(kMaxDepth + 1, 0);
     CUDA_CHECK(cudaMemcpyToSymbol(g_threads_at_depth, counts.data(),
                                   counts.size() * sizeof(unsigned int)));
     cdp::reset_log();
-    std::printf("./nestedHelloWorld Execution Configuration: grid %lld block %lld\n",
-                static_cast<long long>(blocks), static_cast<long long>(opt.n));
-    std::fflush(stdout);
-    nestedHelloWorld<<<static_cast<unsigned int>(blocks), static_cast<unsigned int>(opt.n)>>>(
-        static_cast<int>(opt.n), 0);
-    CUDA_CHECK_LAUNCH();
+    set_print(!opt.csv);
+    std::fprintf(text, "./nestedHelloWorld Execution Configuration: grid %lld block %lld\n",
+                 static_cast<long long>(blocks), static_cast<long long>(opt.n));
+    std::fflush(text);
+    launch();
     const cdp::LaunchLog log =
         cdp::read_log();  // synchronises, which also flushes the printf output
     CUDA_CHECK(cudaMemcpyFromSymbol(counts.data(), g_threads_at_depth,
                                     counts.size() * sizeof(unsigned int)));
 
     bool ok = cdp::check_launches("nestedHelloWorld", log, launches);
-    std::printf("\nthreads that printed, counted on the device:\n");
+    std::fprintf(text, "\nthreads that printed, counted on the device:\n");
     for (std::size_t d = 0; d < counts.size(); ++d) {
         const unsigned int want = d < expected.size() ? expected[d] : 0;
         if (counts[d] == 0 && want == 0) continue;
-        std::printf("  depth %zu: %u threads (expected %u)%s\n", d, counts[d], want,
-                    counts[d] == want ? "" : "  <-- MISMATCH");
+        std::fprintf(text, "  depth %zu: %u threads (expected %u)%s\n", d, counts[d], want,
+                     counts[d] == want ? "" : "  <-- MISMATCH");
         ok = ok && counts[d] == want;
     }
-    std::printf("%llu device-side launches (expected %lld)\n", log.launches,
-                static_cast<long long>(launches));
+    std::fprintf(text, "%llu device-side launches (expected %lld)\n", log.launches,
+                 static_cast<long long>(launches));
     if (!ok) {
         std::fprintf(stderr, "FAIL nestedHelloWorld: the per-depth counts or launches are wrong\n");
         return common::kExitWrong;
     }
-    std::printf("verified: every depth printed by the expected number of threads\n");
+    std::fprintf(text, "verified: every depth printed by the expected number of threads\n");
+
+    // The timed runs: the whole recursion, silent; nothing is read, so the L2 is not flushed.
+    set_print(false);
+    cdp::reset_log();
+    common::Timer timer(dev, opt.reps, /*flush_l2=*/false);
+    const double ms = timer.median_ms(launch);
+    if (!cdp::check_launches("nestedHelloWorld (timed runs)", cdp::read_log(),
+                             launches * (opt.reps + common::Timer::kWarmup)))
+        return common::kExitWrong;
+    std::fprintf(text,
+                 "timed: the recursion, %zu levels, %lld device-side launches, not printing\n",
+                 expected.size(), static_cast<long long>(launches));
+    // No data is moved: 0 bytes, and no fraction of the peak bandwidth to give.
+    report.print(
+        {"01_nested_hello_world", "blocks " + std::to_string(blocks), opt.n, ms, 0.0, 0.0});
     return common::kExitOk;
 }
