@@ -16,11 +16,17 @@
 // kernel alone, as the document's (a host clock around the launch and cudaDeviceSynchronize()),
 // here by CUDA events, the median of --reps with the L2 flushed before each. The nested rows and
 // reduceNeighbored leave one sum per block, added on the host afterwards as in the document; CUB's
-// time includes its whole reduction to one sum.
+// time includes its whole reduction to one sum. GB/s counts the n ints read once; % of peak is of
+// the GPU's memory bandwidth (GPU rows).
+// The device runtime's pending-launch limit (cudaLimitDevRuntimePendingLaunchCount) changes the
+// nested rows' times: each row runs at the limit its own launches need (cdp::set_pending_limit,
+// never below the default 2048), set before it is verified and timed, and the table states it.
+// --pending-limit N runs every row at N instead, to compare rows at equal limits.
 // --csv writes the rows with the document's K40 figures beside them for plot_comparison.py.
 //
 // Build: cmake --build build --target 05_reduction_comparison
 // Run:   build/bin/05_reduction_comparison [--n 1048576] [--block 512] [--reps 20] [--csv]
+//                                           [--pending-limit N]
 #include <cub/device/device_reduce.cuh>
 
 #define DP_KERNELS_ONLY  // each program's file then brings its kernels and launcher, not its main
@@ -51,15 +57,36 @@ struct DocumentRow {
 struct Row {
     std::string variant;
     double ms;
-    std::int64_t launches;
+    std::int64_t launches;       // device-side launches, counted on the device (verifying run)
+    std::int64_t pending_limit;  // cudaLimitDevRuntimePendingLaunchCount it ran at; -1: CPU row
     DocumentRow doc;
 };
+
+// A CSV field: quoted (RFC 4180) when it holds a comma, a quote or a line end, so that no variant
+// name can shift the columns (plot_comparison.py's csv.DictReader reads it back).
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string quoted = "\"";
+    for (char c : s) {
+        if (c == '"') quoted += '"';
+        quoted += c;
+    }
+    return quoted + "\"";
+}
+
+// One number formatted by printf, for a column that may also hold "-".
+std::string printf_str(const char* format, double value) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, format, value);
+    return buf;
+}
 
 int main(int argc, char** argv) {
     dp::ReduceOptions o;
     common::Cli cli("05_reduction_comparison",
                     "the document's table on this GPU: CPU, reduceNeighbored, the three nested "
-                    "reductions and CUB");
+                    "reductions and CUB; each row at the pending-launch limit its own launches "
+                    "need");
     dp::add_reduce_flags(cli, o, /*faithful_variant=*/false, /*stall_hook=*/false);
     cli.parse_or_exit(argc, argv);
     common::Reporter report(o.base.csv);
@@ -68,10 +95,12 @@ int main(int argc, char** argv) {
 
     const dp::Problem p = dp::make_problem(o);
     const bool document_size = p.n == dp::kDefaultN && p.block == dp::kDefaultBlock;
-    const std::int64_t most_launches = nested_reduce_launches(p);
-    const std::size_t limit = cdp::set_pending_limit(most_launches, o.pending_limit);
-    std::fprintf(text, "array %lld grid %u block %u, pending-launch limit %zu\n",
-                 static_cast<long long>(p.n), p.grid, p.block, limit);
+    const std::string limits =
+        o.pending_limit > 0
+            ? "--pending-limit " + std::to_string(o.pending_limit) + " for every row"
+            : "each row's own (from its launch count, never below the default 2048)";
+    std::fprintf(text, "array %lld grid %u block %u, pending-launch limit: %s\n",
+                 static_cast<long long>(p.n), p.grid, p.block, limits.c_str());
 
     std::vector<Row> rows;
     long long cpu_sum = 0;
@@ -80,13 +109,13 @@ int main(int argc, char** argv) {
         for (std::int64_t i = 0; i < p.n; ++i) sum += p.input[i];
         cpu_sum = sum;
     });
-    rows.push_back({"cpu reduce", cpu_ms, 0, {0.689, -1}});
+    rows.push_back({"cpu reduce", cpu_ms, 0, -1, {0.689, -1}});
 
     dp::Runner runner(dev, p, o.base.reps);
     struct Kernel {
         const char* variant;
         dp::Launch launch;
-        std::int64_t launches;
+        std::int64_t launches;  // what the recursion makes
         DocumentRow doc;
     };
     const std::vector<Kernel> kernels = {
@@ -114,18 +143,27 @@ int main(int argc, char** argv) {
          nested_reduce2_launches(p),
          {0.797, 8}},
     };
-    // A wrong row is reported and left out of the table; the other rows are still measured.
+    // Each row runs at the limit its own launches need: the nested rows' times depend on the
+    // limit (measured in the README), so one limit for all, the largest row's, would time the
+    // other rows at a limit they do not need. The limit is set before the row is verified and
+    // kept for its timed runs. A wrong row is reported and left out of the table; the other rows
+    // are still measured.
     bool all_verified = true;
     for (const Kernel& k : kernels) {
-        if (!runner.verify(k.variant, k.launch, k.launches)) {
+        const std::size_t limit = cdp::set_pending_limit(k.launches, o.pending_limit);
+        std::fprintf(text, "%s: %lld device-side launches, pending-launch limit %zu\n", k.variant,
+                     static_cast<long long>(k.launches), limit);
+        std::int64_t counted = 0;
+        if (!runner.verify(k.variant, k.launch, k.launches, &counted)) {
             all_verified = false;
             continue;
         }
-        rows.push_back(
-            {k.variant, runner.median_ms(k.variant, k.launch, k.launches), k.launches, k.doc});
+        rows.push_back({k.variant, runner.median_ms(k.variant, k.launch, k.launches), counted,
+                        static_cast<std::int64_t>(limit), k.doc});
     }
 
     // CUB reads the unpadded input and writes one int (the total fits: n <= 2^21, values <= 1000).
+    const auto cub_limit = static_cast<std::int64_t>(cdp::set_pending_limit(0, o.pending_limit));
     std::size_t temp_bytes = 0;
     common::DeviceBuffer<int> cub_out(1);
     CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, runner.input(), cub_out.get(),
@@ -145,35 +183,44 @@ int main(int argc, char** argv) {
         all_verified = false;
     } else {
         common::Timer timer(dev, o.base.reps);
-        rows.push_back({"cub DeviceReduce::Sum", timer.median_ms(cub_sum), 0, {-1, -1}});
+        const double cub_ms = timer.median_ms(cub_sum);
+        rows.push_back({"cub DeviceReduce::Sum", cub_ms, 0, cub_limit, {-1, -1}});
     }
 
     if (all_verified)
         std::fprintf(
             text, "cpu_sum %lld: every GPU row checked exactly (each block's sum, CUB's total)\n",
             cpu_sum);
+    // GB/s: the n ints read once; % of peak: of the GPU's memory bandwidth (GPU rows only).
     if (o.base.csv) {
         std::printf(
-            "variant,n,grid,block,ms,gb_per_s,device_launches,k40_ms,k40_device_launches\n");
+            "variant,n,grid,block,ms,gb_per_s,pct_of_peak,device_launches,pending_limit,k40_ms,"
+            "k40_device_launches\n");
     } else {
-        std::fprintf(text, "\n%-24s %10s %9s %16s | %s\n", "", "ms", "GB/s", "device launches",
-                     document_size ? "document, Tesla K40c: ms, launches (nvprof)" : "");
+        std::printf("\n%-31s %10s %9s %7s %16s %14s | %s\n", "", "ms", "GB/s", "%peak",
+                    "device launches", "pending limit",
+                    document_size ? "document, Tesla K40c: ms, launches (nvprof)" : "");
     }
     for (const Row& r : rows) {
-        const double gbps = 4.0 * p.n / (r.ms * 1e6);  // the n ints read once
+        const bool gpu = r.pending_limit >= 0;
+        const double gbps = 4.0 * p.n / (r.ms * 1e6);
+        const double pct = 100.0 * gbps / dev.peak_gbps;
         if (o.base.csv) {
             std::printf(
-                "%s,%lld,%u,%u,%.6f,%.2f,%lld,%s,%s\n", r.variant.c_str(),
+                "%s,%lld,%u,%u,%.6f,%.2f,%s,%lld,%s,%s,%s\n", csv_field(r.variant).c_str(),
                 static_cast<long long>(p.n), p.grid, p.block, r.ms, gbps,
-                static_cast<long long>(r.launches),
+                gpu ? printf_str("%.2f", pct).c_str() : "", static_cast<long long>(r.launches),
+                gpu ? std::to_string(r.pending_limit).c_str() : "",
                 document_size && r.doc.k40_ms >= 0 ? std::to_string(r.doc.k40_ms).c_str() : "",
                 document_size && r.doc.k40_launches >= 0
                     ? std::to_string(r.doc.k40_launches).c_str()
                     : "");
             continue;
         }
-        std::printf("%-24s %10.4f %9.1f %16lld", r.variant.c_str(), r.ms, gbps,
-                    static_cast<long long>(r.launches));
+        std::printf("%-31s %10.4f %9.1f %7s %16lld %14s", r.variant.c_str(), r.ms, gbps,
+                    gpu ? printf_str("%.1f%%", pct).c_str() : "-",
+                    static_cast<long long>(r.launches),
+                    gpu ? std::to_string(r.pending_limit).c_str() : "-");
         if (document_size && r.doc.k40_ms >= 0) {
             std::printf(" | %10.3f", r.doc.k40_ms);
             if (r.doc.k40_launches >= 0)

@@ -7,8 +7,9 @@
 
 --readme rewrites the table between the README's comparison markers; --env names a file holding the
 run's date, `nvidia-smi --query-gpu=name,driver_version --format=csv` and `nvcc --version` output
-(gpu_run.sh writes it). The plot needs matplotlib; without it the plot is skipped with a message and
-the table is still written.
+(scripts/gpu_check.sh writes it). The table gives each row's pending-launch limit, on which the
+nested rows' times depend. The plot needs matplotlib; without it the plot is skipped with a
+message and the table is still written.
 """
 import csv
 import os
@@ -26,17 +27,21 @@ def load(path):
 
 def table(rows, env):
     r0 = rows[0]
-    lines = [f"Measured {env}: {int(r0['n'])} ints, grid {r0['grid']} × block {r0['block']}."
-             if env else "", "",
-             "| variant | ms | GB/s | device-side launches (counted on the device) "
-             "| document, K40c: ms | document: launches (nvprof) | K40c ms ÷ ms here |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [f"Measured {env}: {int(r0['n'])} ints, grid {r0['grid']} × block {r0['block']}; "
+             "each GPU row ran at the pending-launch limit in its column." if env else "", "",
+             "| variant | ms | GB/s | % of peak | device-side launches (counted on the device) "
+             "| pending-launch limit | document, K40c: ms | document: launches (nvprof) "
+             "| K40c ms ÷ ms here |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ms = float(r["ms"])
+        pct = r.get("pct_of_peak") or ""  # empty on the CPU row
         k40 = f"{float(r['k40_ms']):.3f}" if r["k40_ms"] else "–"
         ratio = f"{float(r['k40_ms']) / ms:.1f}" if r["k40_ms"] else "–"
         lines.append(f"| {r['variant']} | {ms:.4f} | {float(r['gb_per_s']):.3g} | "
-                     f"{r['device_launches']} | {k40} | {r['k40_device_launches'] or '–'} | {ratio} |")
+                     f"{f'{float(pct):.1f}%' if pct else '–'} | {r['device_launches']} | "
+                     f"{r.get('pending_limit') or '–'} | {k40} | "
+                     f"{r['k40_device_launches'] or '–'} | {ratio} |")
     return "\n".join(lines).strip() + "\n"
 
 
@@ -58,7 +63,9 @@ def plot(rows, png, env):
     for i, r in enumerate(rows):
         launches = int(r["device_launches"])
         if launches:
-            ax.text(here[i] * 1.15, i + 0.2, f"{launches} device launches", va="center", fontsize=8)
+            limit = f", pending limit {r['pending_limit']}" if r.get("pending_limit") else ""
+            ax.text(here[i] * 1.15, i + 0.2, f"{launches} device launches{limit}", va="center",
+                    fontsize=8)
     ax.set_yticks(list(y))
     ax.set_yticklabels(names)
     ax.invert_yaxis()
