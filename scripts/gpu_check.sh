@@ -75,6 +75,39 @@ if [ "$stage" = all ] || [ "$stage" = bench ]; then
   step figures.log sh -c "build/bin/05_reduction_comparison --csv >'$OUT/dp_comparison.csv'"
   step figures.log python3 dynamic_parallelism/plot_comparison.py "$OUT/dp_comparison.csv" \
     --png "$OUT/dp_comparison.png" --env "$OUT/env.txt"
+  # The printed forms and the device runtime's limits, which the chapter README quotes. Exit codes
+  # are logged, not judged: refused launches and exposed races exit 1 by design (ctest judges
+  # those); the compute-sanitizer tools other than memcheck refuse dynamic parallelism.
+  probe() {
+    echo "\$ $*" >>"$OUT/dp_explore.log"
+    timeout 300 "$@" >>"$OUT/dp_explore.log" 2>&1
+    echo "[exit $?]" >>"$OUT/dp_explore.log"
+  }
+  for limit in 16 2048 4096 8192 16384 32768; do
+    probe build/bin/02_nested_reduce --pending-limit $limit
+  done
+  for i in 1 2 3; do
+    probe build/bin/03_nested_reduce_nosync --faithful
+    probe build/bin/04_nested_reduce2 --faithful
+  done
+  probe build/bin/03_nested_reduce_nosync --faithful --stall-ns 200000 --n 65536 --reps 1
+  probe build/bin/04_nested_reduce2 --faithful --stall-ns 200000 --n 65536 --reps 1
+  # 04's tail launch against its printed launch, alternating, at equal pending-launch limits.
+  for limit in 2048 16384; do
+    for i in 1 2 3; do
+      probe build/bin/04_nested_reduce2 --pending-limit $limit --reps 50
+      probe build/bin/04_nested_reduce2 --faithful --pending-limit $limit --reps 50
+    done
+  done
+  probe build/bin/05_reduction_comparison --pending-limit 16384
+  probe compute-sanitizer --version
+  for tool in racecheck synccheck initcheck; do
+    probe compute-sanitizer --tool $tool --error-exitcode 1 build/bin/02_nested_reduce --n 5001 --reps 1
+  done
+  probe compute-sanitizer --tool synccheck --error-exitcode 1 build/bin/02_nested_reduce --faithful \
+    --n 5001 --reps 1
+  step figures.log compute-sanitizer --tool synccheck --error-exitcode 1 \
+    build/bin/stop_condition_check --printed --n 1000
 
   # atomics_appendix: the lock dot product at the book's size, then the hash-table benchmark.
   step figures.log build/bin/A1_lock_dot_product
