@@ -13,6 +13,8 @@
 #               [HOMEWORK]               an exercise: its marked files (// BEGIN SOLUTION ...
 #               [HOMEWORK_FILES <f>...]  // END SOLUTION) become a student version; the files
 #                                        default to SOURCE (cmake/HomeworkGenerate.cmake)
+#               [HOMEWORK_RUNS "<args>"...]  runs of an exercise the student sees too (a second
+#                                        form the default run does not reach); else as RUNS
 #               [TEST_ONLY])             a test program (checks a helper): no usage test, and
 #                                        `run_examples` leaves it out
 #
@@ -25,7 +27,7 @@
 #   <name>/<tool>    memcheck, racecheck, synccheck, initcheck under compute-sanitizer, label
 #                    `sanitize`; registered only for GPU programs and where compute-sanitizer exists
 # A HOMEWORK program's default run is also labelled `homework` (the sizes a student sees), and its
-# RUNS are labelled `hidden`, with one more run, <name>/hidden_seed, of the default arguments and
+# RUNS are labelled `hidden` (its HOMEWORK_RUNS `homework`), with one more run, <name>/hidden_seed, of the default arguments and
 # --seed HOMEWORK_HIDDEN_SEED: the instructor's grading, which passes its own seed.
 set(EXAMPLES_SANITIZER_TOOLS memcheck racecheck synccheck initcheck)
 set(_examples_dir "${CMAKE_CURRENT_LIST_DIR}")
@@ -56,7 +58,7 @@ endfunction()
 function(add_example name)
   cmake_parse_arguments(PARSE_ARGV 1 EX "HOST;GPU;TEST_ONLY;RELOCATABLE;HOMEWORK"
                         "CHAPTER;SOURCE;SANITIZE"
-                        "LIBRARIES;ARGS;RUNS;NO_SANITIZE;EXAMPLE_ARGS;HOMEWORK_FILES")
+                        "LIBRARIES;ARGS;RUNS;HOMEWORK_RUNS;NO_SANITIZE;EXAMPLE_ARGS;HOMEWORK_FILES")
   if(NOT EX_CHAPTER OR EX_HOST STREQUAL EX_GPU)
     message(FATAL_ERROR "add_example(${name}): give CHAPTER and exactly one of HOST or GPU")
   endif()
@@ -102,20 +104,26 @@ function(add_example name)
   set(test_name "${EX_CHAPTER}/${name}")
   add_test(NAME ${test_name} COMMAND ${name} ${EX_ARGS})
   set(tests ${test_name})
-  foreach(run IN LISTS EX_RUNS)
+  set(student_tests ${test_name})
+  foreach(run IN LISTS EX_RUNS EX_HOMEWORK_RUNS)
     string(REGEX REPLACE "[^A-Za-z0-9]+" "_" suffix "${run}")
     string(REGEX REPLACE "^_+|_+$" "" suffix "${suffix}")
     separate_arguments(run_args UNIX_COMMAND "${run}")
     add_test(NAME ${test_name}/${suffix} COMMAND ${name} ${run_args})
-    list(APPEND tests ${test_name}/${suffix})
+    if(run IN_LIST EX_HOMEWORK_RUNS)
+      list(APPEND student_tests ${test_name}/${suffix})
+    else()
+      list(APPEND tests ${test_name}/${suffix})
+    endif()
   endforeach()
-  set_tests_properties(${tests} PROPERTIES LABELS "${EX_CHAPTER};${kind}" SKIP_RETURN_CODE 77)
+  set_tests_properties(${tests} ${student_tests} PROPERTIES LABELS "${EX_CHAPTER};${kind}"
+                                                            SKIP_RETURN_CODE 77)
   if(EX_HOMEWORK)
     add_test(NAME ${test_name}/hidden_seed COMMAND ${name} ${EX_ARGS} --seed ${HOMEWORK_HIDDEN_SEED})
     list(POP_FRONT tests default_test)
     list(APPEND tests ${test_name}/hidden_seed)
-    set_tests_properties(${default_test} PROPERTIES LABELS "${EX_CHAPTER};${kind};homework"
-                                                    TIMEOUT 120)
+    set_tests_properties(${student_tests} PROPERTIES LABELS "${EX_CHAPTER};${kind};homework"
+                                                     TIMEOUT 120)
     set_tests_properties(${tests} PROPERTIES LABELS "${EX_CHAPTER};${kind};hidden"
                                              SKIP_RETURN_CODE 77 TIMEOUT 120)
   endif()
