@@ -1,5 +1,5 @@
 // 07_91_conv2d_register_tiled: beyond the book: Fig 7.12's tile with thread coarsening
-// (Chapter 6), the chapter's fastest kernel, and the one 07_98_image_filter uses.
+// (Chapter 6), the first of the three register-window kernels (07_92 and 07_93 are faster).
 //
 // What changed from Fig 7.12, and why. Measured on the H200, Fig 7.12 and 7.15 stop well short of
 // the DRAM floor although their OP/B is high: the limit has moved from DRAM to the SM. Per output
@@ -10,9 +10,10 @@
 // RT_ROWS = 16 outputs. It walks the 16 + 2r input rows of its column once, holding the 2r+1
 // values of one row in registers, and adds them into every output whose window contains that row.
 // Each shared-memory value thus feeds up to 2r+1 outputs from a register: (16+2r)(2r+1)/16 loads
-// per output instead of (2r+1)^2 (7.5 instead of 25 for 5x5). The filter indices are compile-time
-// constants after unrolling, so every F_c read is an operand of the FMA itself. No thread idles
-// while computing, and there is no halo test in the inner loop (ghost cells are 0 in the tile).
+// per output instead of (2r+1)^2 (20 x 5 / 16 = 6.25 instead of 25 for 5x5). The filter indices
+// are compile-time constants after unrolling, so every F_c read is an operand of the FMA itself.
+// No thread idles while computing, and there is no halo test in the inner loop (ghost cells are 0
+// in the tile).
 //
 // Build: cmake --build build --target 07_91_conv2d_register_tiled
 // Run:   build/bin/07_91_conv2d_register_tiled [--n 2048 | --width W --height H] [--radius 2]

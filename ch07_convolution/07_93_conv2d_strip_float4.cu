@@ -2,8 +2,8 @@
 // kernel does little more than stream the image through the SMs once.
 //
 // What changed from 07_92, and why. At 5x5 on 8192 x 8192 the floor is memory (25 FMA per pixel is
-// far below the fp32 peak), and Nsight Compute showed 07_92 latency-bound: DRAM at 57% of peak,
-// issue slots 57% busy, no unit saturated. To run at the copy's speed a kernel needs enough bytes
+// far below the fp32 peak), and Nsight Compute showed 07_92 latency-bound: DRAM at 59% of peak,
+// issue slots 44% busy, no unit saturated. To run at the copy's speed a kernel needs enough bytes
 // in flight per SM, full 16-byte coalesced accesses, and few instructions per output besides the
 // FMAs. Here each thread owns 4 adjacent columns (one float4) and a vertical strip of ROWS outputs
 // (8 by default). It walks the ROWS + 2r input rows of its strip once, with one 16-byte load per
@@ -18,10 +18,11 @@
 // issues as many of them ahead as the register budget allows.
 //
 // The first version gave lanes 0 and 31 an extra float4 load for the halo and ran at 85% of the
-// floor at 5x5 on the H200 (ncu: DRAM 73% of peak, 80 registers, 37.5% occupancy, spills): the
-// extra load cost 4 registers per row in every lane, halving the rows in flight. This version, 8
-// rows in 64 registers: 0.138 ms at 5x5 on 8192 x 8192, 94% of the floor, DRAM at 80% of peak
-// (README, H200 run of 2026-11-22 03:09 UTC).
+// floor at 5x5 on the H200 (8 rows in 80 registers, spilling): the extra load cost 4 registers
+// per row in every lane, halving the rows in flight. This version, 8 rows in 64 registers:
+// 0.138 ms at 5x5 on 8192 x 8192, 94% of the floor, DRAM at 80% of peak. (As the README gives
+// them: the 85% from the 03:03 UTC run of 2026-11-22, the rest, 07_92's figures above included,
+// from the 03:09 UTC run and its ncu table.)
 //
 // A width that is not a multiple of 4 (or an unaligned pointer) cannot use float4 rows; the same
 // kernel then loads the 4 + 2r values of a row one by one (VEC = false): correct at any size, and
