@@ -10,7 +10,9 @@
 //   dropped or doubled term always changes the output; NaN (the poison) never equals anything.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -125,6 +127,35 @@ inline std::vector<double> conv3d_sequential(const std::vector<float>& in,
                 }
     });
     return out;
+}
+
+// common::check_close, with the first mismatch also named by its position: check_close gives its
+// flat index; position(i) turns an index into text such as "(x, y) = (3, 0)" (xy(), xyz()). The
+// scan for that element repeats check_close's test (NaN and Inf fail) and runs only on failure.
+template <class Position>
+bool check_at(const std::string& what, const float* got, const double* want, std::size_t n,
+              common::Tolerance tol, Position position) {
+    if (common::check_close(what.c_str(), got, want, n, tol)) return true;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double g = got[i], w = want[i];
+        if (!(std::isfinite(g) && std::fabs(g - w) <= tol.abs + tol.rel * std::fabs(w))) {
+            std::fprintf(stderr, "FAIL %s: index %zu is %s\n", what.c_str(), i,
+                         position(i).c_str());
+            break;
+        }
+    }
+    return false;
+}
+
+// Index i of a row-major width-wide image (x0, y0: the position of its element 0).
+inline std::string xy(std::size_t i, std::size_t width, std::size_t x0 = 0, std::size_t y0 = 0) {
+    return "(x, y) = (" + std::to_string(x0 + i % width) + ", " + std::to_string(y0 + i / width) +
+           ")";
+}
+// Index i of a volume [depth][height][width].
+inline std::string xyz(std::size_t i, std::size_t width, std::size_t height) {
+    return "(x, y, z) = (" + std::to_string(i % width) + ", " + std::to_string(i / width % height) +
+           ", " + std::to_string(i / width / height) + ")";
 }
 
 // --n is the side of a square image; --width/--height (0: --n) choose another shape.

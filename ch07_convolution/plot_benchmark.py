@@ -11,6 +11,12 @@ image figure.
 the run's date, `nvidia-smi --query-gpu=name,driver_version,... --format=csv` and `nvcc --version`
 output. The plots need matplotlib (and numpy for the images); without them they are skipped with a
 message and the table is still written.
+
+The table's ×cuDNN field is "d / f": the row's speed against "cuDNN direct sum" (cuDNN's fastest
+direct-sum algorithm) and against "cuDNN fastest" (its fastest of all, FFT and Winograd included);
+a cuDNN row's cell ends with the algorithm it ran. A CSV of the older benchmark (one cuDNN row,
+one speed_vs_cudnn column, which was against its direct-sum row) gives "d / –". The image figure's
+title names the kernel that 07_98 records in its PGMs (a "# kernel: ..." comment line).
 """
 import csv
 import os
@@ -41,8 +47,8 @@ def table(rows, radii, kernels, env):
                         for r in radii)
     lines.append(f"Floor: {floors}.")
     lines.append("")
-    lines.append("| kernel | " + " | ".join(f"{2 * r + 1}×{2 * r + 1}: ms · GB/s · GFLOP/s · % of floor · ×cuDNN"
-                                          for r in radii) + " |")
+    lines.append("| kernel | " + " | ".join(f"{2 * r + 1}×{2 * r + 1}: ms · GB/s · GFLOP/s · % of floor · "
+                                          "×cuDNN d / f" for r in radii) + " |")
     lines.append("|---" * (len(radii) + 1) + "|")
     for k in kernels:
         cells = []
@@ -51,11 +57,20 @@ def table(rows, radii, kernels, env):
             if row is None:
                 cells.append("–")
                 continue
-            vs = float(row["speed_vs_cudnn"])
+            speeds = " / ".join(ratio(row, column) for column in ("speed_vs_cudnn_direct", "speed_vs_cudnn_fastest"))
+            algo = f" ({row['algo']})" if row.get("algo") else ""
             cells.append(f"{float(row['ms']):.4f} · {float(row['gb_per_s']):.0f} · {float(row['gflop_per_s']):.0f}"
-                         f" · {float(row['pct_of_floor']):.1f}% · " + (f"{vs:.2f}" if vs > 0 else "–"))
+                         f" · {float(row['pct_of_floor']):.1f}% · {speeds}{algo}")
         lines.append(f"| {k} | " + " | ".join(cells) + " |")
     return "\n".join(lines).strip() + "\n"
+
+
+def ratio(row, column):
+    """A ×cuDNN field, '–' where that cuDNN row did not run (0) or the CSV has no such column."""
+    value = row.get(column)
+    if value is None and column == "speed_vs_cudnn_direct":
+        value = row.get("speed_vs_cudnn")  # the older CSV: its one cuDNN row was the direct sum
+    return f"{float(value):.2f}" if value and float(value) > 0 else "–"
 
 
 def pyplot():
@@ -99,7 +114,8 @@ def plot(rows, radii, kernels, png, env):
     print(f"wrote {png}")
 
 
-def read_pgm(path):
+def read_pgm(path, comments=None):
+    """The pixels of an 8-bit P5 PGM; its comment lines are appended to `comments` if given."""
     import numpy as np
     data = open(path, "rb").read()
     tokens, pos = [], 0
@@ -107,7 +123,10 @@ def read_pgm(path):
         while data[pos:pos + 1].isspace():
             pos += 1
         if data[pos:pos + 1] == b"#":
-            pos = data.index(b"\n", pos)
+            end = data.index(b"\n", pos)
+            if comments is not None:
+                comments.append(data[pos + 1:end].decode("utf-8", "replace").strip())
+            pos = end
             continue
         start = pos
         while not data[pos:pos + 1].isspace():
@@ -126,11 +145,17 @@ def plot_images(folder, png, env):
     names = [("input.pgm", "input"), ("blur.pgm", "Gaussian blur 5×5"), ("sharpen.pgm", "sharpen 3×3"),
              ("sobel.pgm", "Sobel |∇| (3×3 x and y)")]
     fig, axes = plt.subplots(1, 4, figsize=(20, 4.4))
+    comments = []
     for ax, (name, title) in zip(axes, names):
-        ax.imshow(read_pgm(os.path.join(folder, name)), cmap="gray", vmin=0, vmax=255, interpolation="nearest")
+        ax.imshow(read_pgm(os.path.join(folder, name), comments), cmap="gray", vmin=0, vmax=255,
+                  interpolation="nearest")
         ax.set_title(title)
         ax.axis("off")
-    fig.suptitle("07_98_image_filter through 07_91's kernel, every pixel checked" + (f" — {env}" if env else ""))
+    # The kernel as 07_98 recorded it ("# kernel: 07_93_conv2d_strip_float4 (...)"); PGMs from a
+    # 07_98 that did not record it give a title without one.
+    kernels = {c.split()[1] for c in comments if c.startswith("kernel:") and len(c.split()) > 1}
+    through = f" through {', '.join(sorted(kernels))}" if kernels else ""
+    fig.suptitle(f"07_98_image_filter{through}, every pixel checked" + (f" — {env}" if env else ""))
     fig.tight_layout()
     fig.savefig(png, dpi=90)
     print(f"wrote {png}")
