@@ -9,9 +9,11 @@
 //   Sobel          3x3 horizontal and vertical gradients (r = 1), combined as sqrt(gx^2 + gy^2)
 // checks every GPU output against the sequential convolution (exactly: pixels are integers and the
 // weights multiples of 1/256, so every sum has at most 24 significant bits), and writes input.pgm,
-// blur.pgm, sharpen.pgm and sobel.pgm to --out-dir (8 bits, clamped). plot_benchmark.py --images
-// puts them side by side. A bad file (missing, not a PGM, truncated, absurd size) is one line on
-// stderr and exit 1, before any GPU is looked for.
+// blur.pgm, sharpen.pgm and sobel.pgm to --out-dir (8 bits, clamped; the filtered ones name the
+// kernel in a comment line). plot_benchmark.py --images puts them side by side. A bad file
+// (missing, not a PGM, truncated, absurd size, a header promising more pixels than the file
+// holds) is one line on stderr and exit 1, before any GPU is looked for or the image's memory
+// allocated; a host allocation that fails anyway is a message and exit 1 too.
 //
 // Build: cmake --build build --target 07_98_image_filter
 // Run:   build/bin/07_98_image_filter [--in photo.pgm] [--out-dir .] [--n 1024] [--reps 20] [--csv]
@@ -19,7 +21,9 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <sstream>
+#include <tuple>
 
 #define CH07_KERNELS_ONLY  // 07_93 brings its kernel and launcher, not its main
 #include "07_93_conv2d_strip_float4.cu"
@@ -77,19 +81,39 @@ static bool read_pgm(const std::string& path, Image* img, std::string* error) {
         *error = "'" + path + "': the maximum grey value must be an integer from 1 to 65535";
         return false;
     }
+    if (magic == "P5") in.get();  // the single whitespace character after maxval
     if (w * h > (1ll << 28)) {
         *error = "'" + path + "': " + std::to_string(w) + " x " + std::to_string(h) +
                  " pixels is more than this program accepts (2^28)";
         return false;
     }
+    const std::size_t count = std::size_t(w) * std::size_t(h);
+    const std::size_t bytes_per = maxval > 255 ? 2 : 1;
+    // Before the image's memory is allocated, the rest of the file must be able to hold the
+    // pixels the header promises (P5: count * bytes_per bytes; P2: a digit and a separator per
+    // pixel, the last one's optional), so that a short file with a large header is a message, not
+    // gigabytes allocated. A stream that cannot tell its size (a pipe) skips this.
+    const std::streamoff here = in.tellg();
+    const std::streamoff end = here < 0 ? -1 : std::streamoff(in.seekg(0, std::ios::end).tellg());
+    if (here >= 0 && end >= here) {
+        in.seekg(here);
+        const std::size_t left = std::size_t(end - here);
+        const std::size_t least = magic == "P5" ? count * bytes_per : 2 * count - 1;
+        if (left < least) {
+            *error = "'" + path + "' is truncated: its header promises " + std::to_string(w) +
+                     " x " + std::to_string(h) + " pixels (" +
+                     (magic == "P5" ? std::to_string(least) + " bytes"
+                                    : "at least " + std::to_string(least) + " bytes of text") +
+                     "), the " + std::to_string(left) + " bytes after it cannot hold them";
+            return false;
+        }
+    }
+    in.clear();
     img->width = int(w);
     img->height = int(h);
     img->maxval = int(maxval);
-    const std::size_t count = std::size_t(w) * std::size_t(h);
     img->pixels.resize(count);
     if (magic == "P5") {
-        in.get();  // the single whitespace character after maxval
-        const std::size_t bytes_per = maxval > 255 ? 2 : 1;
         std::vector<unsigned char> raw(count * bytes_per);
         in.read(reinterpret_cast<char*>(raw.data()), std::streamsize(raw.size()));
         if (std::size_t(in.gcount()) != raw.size()) {
@@ -126,11 +150,12 @@ static bool read_pgm(const std::string& path, Image* img, std::string* error) {
     return true;
 }
 
-// 8-bit binary PGM of values scaled by 255 / maxval and clamped to [0, 255].
+// 8-bit binary PGM of values scaled by 255 / maxval and clamped to [0, 255], with a comment line
+// (plot_benchmark.py reads "# kernel: ..." from it for the image figure's title).
 static bool write_pgm(const std::string& path, const std::vector<float>& v, int width, int height,
-                      double maxval) {
+                      double maxval, const std::string& comment) {
     std::ofstream out(path, std::ios::binary);
-    out << "P5\n" << width << " " << height << "\n255\n";
+    out << "P5\n# " << comment << "\n" << width << " " << height << "\n255\n";
     std::vector<unsigned char> bytes(v.size());
     for (std::size_t i = 0; i < v.size(); ++i)
         bytes[i] = static_cast<unsigned char>(
@@ -215,32 +240,65 @@ static std::vector<Filter> filters() {
             {"sobel_y", 1, {-1, -2, -1, 0, 0, 0, 1, 2, 1}}};
 }
 
-int main(int argc, char** argv) {
+// The kernel every filter goes through (its launcher comes from the file included above); the
+// text output and the PGMs name it.
+static const char* const kKernel = "07_93_conv2d_strip_float4";
+
+static int run(int argc, char** argv) {
     common::Options opt;
     opt.n = 1024;
     std::string in_path, out_dir = ".";
     bool has_in = false;
-    // --in and --out-dir take text, which common::Cli does not parse: they are taken out first.
+    common::Cli cli("07_98_image_filter",
+                    "blur, sharpen and Sobel through 07_93's kernel, on a PGM (--in) or a test "
+                    "pattern of --n x 3n/4");
+    cli.add_standard(opt, 16, 16384);
+    // --in and --out-dir take text, which common::Cli does not parse: they are taken out first,
+    // and the usage text lists them before --help.
+    std::string usage = cli.usage();
+    usage.insert(usage.rfind("  --help"),
+                 "  --in <file>         a PGM image, P5 or P2, 8 or 16 bits (default: the test "
+                 "pattern)\n"
+                 "  --out-dir <dir>     where input.pgm, blur.pgm, sharpen.pgm and sobel.pgm go "
+                 "(default .)\n");
     std::vector<const char*> rest = {argv[0]};
     for (int a = 1; a < argc; ++a) {
-        const std::string arg = argv[a];
-        if ((arg == "--in" || arg == "--out-dir") && a + 1 < argc) {
-            (arg == "--in" ? in_path : out_dir) = argv[++a];
-            has_in |= arg == "--in";
-        } else {
-            rest.push_back(argv[a]);
+        std::string arg = argv[a], value;
+        const std::size_t eq = arg.find('=');
+        if (eq != std::string::npos) {
+            value = arg.substr(eq + 1);
+            arg.resize(eq);
         }
+        if (arg != "--in" && arg != "--out-dir") {
+            rest.push_back(argv[a]);
+            continue;
+        }
+        if (eq == std::string::npos) {
+            if (a + 1 >= argc) {
+                std::fprintf(stderr, "07_98_image_filter: %s needs a value\n%s", arg.c_str(),
+                             usage.c_str());
+                return common::kExitUsage;
+            }
+            value = argv[++a];
+        }
+        (arg == "--in" ? in_path : out_dir) = value;
+        has_in |= arg == "--in";
     }
-    common::Cli cli("07_98_image_filter",
-                    "blur, sharpen and Sobel on a PGM (--in FILE) or a test pattern of --n x 3n/4; "
-                    "writes PGMs to --out-dir DIR");
-    cli.add_standard(opt, 16, 16384);
-    cli.parse_or_exit(int(rest.size()), rest.data());
+    std::string error;
+    switch (cli.parse(int(rest.size()), rest.data(), &error)) {
+        case common::Cli::Status::kOk:
+            break;
+        case common::Cli::Status::kHelp:
+            std::fputs(usage.c_str(), stdout);
+            return common::kExitOk;
+        case common::Cli::Status::kError:
+            std::fprintf(stderr, "07_98_image_filter: %s\n%s", error.c_str(), usage.c_str());
+            return common::kExitUsage;
+    }
     common::Reporter report(opt.csv);
 
     Image img;
     if (has_in) {
-        std::string error;
         if (!read_pgm(in_path, &img, &error)) {
             std::fprintf(stderr, "07_98_image_filter: %s\n", error.c_str());
             return common::kExitWrong;
@@ -249,8 +307,9 @@ int main(int argc, char** argv) {
         img = test_pattern(int(opt.n), int(opt.n * 3 / 4));
     }
     const common::Device dev = common::require_gpu(report.text());
-    std::fprintf(report.text(), "image: %s, %d x %d, maxval %d\n",
-                 has_in ? in_path.c_str() : "test pattern", img.width, img.height, img.maxval);
+    std::fprintf(report.text(), "image: %s, %d x %d, maxval %d; filters through %s\n",
+                 has_in ? in_path.c_str() : "test pattern", img.width, img.height, img.maxval,
+                 kKernel);
 
     const int w = img.width, h = img.height;
     const std::size_t n = img.pixels.size();
@@ -271,7 +330,8 @@ int main(int argc, char** argv) {
         outputs.push_back(d_out.to_host());
         const std::vector<double> want = ch07::conv2d_sequential(img.pixels, f.weights, f.r, w, h);
         // Exact: integer pixels times multiples of 1/256, sums below 2^16 * 2^8 (see the top).
-        if (!common::check_close(f.name.c_str(), outputs.back().data(), want.data(), n, {}))
+        if (!ch07::check_at(f.name, outputs.back().data(), want.data(), n, {},
+                            [&](std::size_t i) { return ch07::xy(i, w); }))
             return common::kExitWrong;
         // Bytes: the image read once and the output written once.
         report.print({"07_98_image_filter", f.name, std::int64_t(n), timer.median_ms(launch),
@@ -281,13 +341,15 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < n; ++i)
         sobel[i] = std::sqrt(outputs[2][i] * outputs[2][i] + outputs[3][i] * outputs[3][i]);
 
-    const std::pair<const char*, const std::vector<float>*> files[] = {{"input.pgm", &img.pixels},
-                                                                       {"blur.pgm", &outputs[0]},
-                                                                       {"sharpen.pgm", &outputs[1]},
-                                                                       {"sobel.pgm", &sobel}};
-    for (const auto& [name, data] : files) {
+    const std::string through = std::string("kernel: ") + kKernel + " (07_98_image_filter, ";
+    const std::tuple<const char*, const std::vector<float>*, std::string> files[] = {
+        {"input.pgm", &img.pixels, "07_98_image_filter input"},
+        {"blur.pgm", &outputs[0], through + "5x5 Gaussian blur)"},
+        {"sharpen.pgm", &outputs[1], through + "3x3 sharpen)"},
+        {"sobel.pgm", &sobel, through + "3x3 Sobel magnitude)"}};
+    for (const auto& [name, data, comment] : files) {
         const std::string path = out_dir + "/" + name;
-        if (!write_pgm(path, *data, w, h, img.maxval)) {
+        if (!write_pgm(path, *data, w, h, img.maxval, comment)) {
             std::fprintf(stderr, "07_98_image_filter: cannot write '%s'\n", path.c_str());
             return common::kExitWrong;
         }
@@ -297,4 +359,15 @@ int main(int argc, char** argv) {
                  "sharpen.pgm, sobel.pgm to %s\n",
                  out_dir.c_str());
     return common::kExitOk;
+}
+
+// A host allocation that fails (a large image on a machine with little memory) is a message and
+// exit 1, not an abort.
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "07_98_image_filter: out of host memory (std::bad_alloc)\n");
+        return common::kExitWrong;
+    }
 }
