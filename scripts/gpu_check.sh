@@ -3,19 +3,32 @@
 # (every test, the `sanitize` label included; every example), each chapter's worked numbers, the
 # chapter benchmarks with their plots, the Nsight Compute counters the chapter READMEs quote, and
 # the homework scheme. Logs, CSVs and plots go to $OUT (default ./gpu-check-out).
-#   bash scripts/gpu_check.sh            everything
-#   bash scripts/gpu_check.sh test       the README's test command only
-#   bash scripts/gpu_check.sh bench      the examples command, the figures and the benchmarks
-#   bash scripts/gpu_check.sh ncu        the Nsight Compute counters (ncu, at the clocks it finds)
-#   bash scripts/gpu_check.sh homework   every student version fails, every solution passes
-# (the parts exist because a remote session may limit one command's time; `bench` and `ncu` reuse
-# the build that `test` made, or make it).
+#   bash scripts/gpu_check.sh                 everything
+#   bash scripts/gpu_check.sh <stage>...      some of it, in the order given; the stages:
+#     test       the README's test command
+#     examples   the README's examples command
+#     ch10 ch07 dp atomics warp
+#                one chapter's worked numbers and benchmark (`bench`: all five)
+#     ncu        the Nsight Compute counters (ncu, at the clocks it finds)
+#     homework   every student version fails, every solution passes
+# (the stages exist because a remote session may limit one command's time; each reuses the build
+# that an earlier stage made, or makes it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-check-out}
 mkdir -p "$OUT"
-stage=${1:-all}
+stages=" ${*:-all} "
 status=0
+# want <stage>: whether this run includes the stage.
+want() {
+  case "$stages" in
+  *" all "* | *" $1 "*) return 0 ;;
+  *" bench "*) case " ch10 ch07 dp atomics warp " in *" $1 "*) return 0 ;; esac ;;
+  esac
+  return 1
+}
+# The build the stages after `test` run from (the README's build, in build/).
+build() { [ -x build/bin/10_99_benchmark ] || cmake --workflow --preset test >"$OUT/test.log" 2>&1; }
 
 {
   date -u +"date: %Y-%m-%d %H:%M UTC"
@@ -36,17 +49,20 @@ step() {
   }
 }
 
-if [ "$stage" = all ] || [ "$stage" = test ]; then
+if want test; then
   # The README's test command.
   cmake --workflow --preset test >"$OUT/test.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|sec\*proc|\*\*\*|Failed|Not Run" "$OUT/test.log" | tail -40
 fi
 
-if [ "$stage" = all ] || [ "$stage" = bench ]; then
+if want examples; then
   # The README's examples command.
   cmake --workflow --preset examples >"$OUT/examples.log" 2>&1 || status=1
   sed -n '/== summary/,$p' "$OUT/examples.log"
+fi
 
+if want ch10; then
+  build
   # ch10: the book's worked numbers, the trace, the deterministic sum's bits, then the benchmark.
   for args in "10_06_simple_sum --n 256" "10_06_simple_sum --n 2048" "10_09_convergent_sum --n 256" \
     "10_09_convergent_sum --n 2048" "10_11_shared_memory_sum --n 256" "10_11_shared_memory_sum --n 2048" \
@@ -58,7 +74,10 @@ if [ "$stage" = all ] || [ "$stage" = bench ]; then
   step figures.log sh -c "build/bin/10_99_benchmark --csv >'$OUT/ch10_benchmark.csv'"
   step figures.log python3 ch10_reduction/plot_benchmark.py "$OUT/ch10_benchmark.csv" \
     --png "$OUT/ch10_benchmark.png" --env "$OUT/env.txt"
+fi
 
+if want ch07; then
+  build
   # ch07: the worked numbers, then the benchmark, the image filter and their plots.
   step figures.log build/bin/07_01_conv1d_sequential
   step figures.log build/bin/07_14_arithmetic_intensity
@@ -72,7 +91,10 @@ if [ "$stage" = all ] || [ "$stage" = bench ]; then
   step figures.log python3 ch07_convolution/plot_benchmark.py "$OUT/ch07_benchmark.csv" \
     --png "$OUT/ch07_benchmark.png" --env "$OUT/env.txt" \
     --images "$OUT/ch07_images" --images-png "$OUT/ch07_image_filter.png"
+fi
 
+if want dp; then
+  build
   # dynamic_parallelism: the document's printed runs, then its table beside the K40 figures.
   step figures.log build/bin/01_nested_hello_world --blocks 1
   step figures.log build/bin/01_nested_hello_world --blocks 2
@@ -112,13 +134,19 @@ if [ "$stage" = all ] || [ "$stage" = bench ]; then
     --n 5001 --reps 1
   step figures.log compute-sanitizer --tool synccheck --error-exitcode 1 \
     build/bin/stop_condition_check --printed --n 1000
+fi
 
+if want atomics; then
+  build
   # atomics_appendix: the lock dot product at the book's size, then the hash-table benchmark.
   step figures.log build/bin/A1_lock_dot_product
   step figures.log sh -c "build/bin/A99_benchmark --csv >'$OUT/atomics_benchmark.csv'"
   step figures.log python3 atomics_appendix/plot_benchmark.py "$OUT/atomics_benchmark.csv" \
     --png "$OUT/atomics_benchmark.png" --env "$OUT/env.txt"
+fi
 
+if want warp; then
+  build
   # warp_aggregation: the traces, the filter sweep, then the reduction-by-key benchmark.
   for args in "01_get_peers --n 64 --trace" "02_reduce_peers --n 64 --trace" \
     "04_warp_aggregated_increment"; do
@@ -129,8 +157,8 @@ if [ "$stage" = all ] || [ "$stage" = bench ]; then
     --png "$OUT/warp_benchmark.png" --env "$OUT/env.txt"
 fi
 
-if [ "$stage" = all ] || [ "$stage" = ncu ]; then
-  [ -x build/bin/10_06_simple_sum ] || cmake --workflow --preset test >"$OUT/test.log" 2>&1
+if want ncu; then
+  build
   # Nsight Compute at the clocks the benchmarks ran at (--clock-control none: the card's settings
   # are left alone), the L2 flushed before each profiled launch (ncu's default).
   ncu_step() { step ncu.log timeout 300 ncu --clock-control none "$@"; }
@@ -193,7 +221,7 @@ if [ "$stage" = all ] || [ "$stage" = ncu ]; then
     build/bin/03_reduction_by_key_benchmark --order 1 --precision 64 --reps 1
 fi
 
-if [ "$stage" = all ] || [ "$stage" = homework ]; then
+if want homework; then
   # The homework scheme (homework/gpu_check_homework.sh writes its summary to $OUT/homework.log).
   step homework_run.log env OUT="$OUT" bash homework/gpu_check_homework.sh
   tail -30 "$OUT/homework.log"
