@@ -219,14 +219,12 @@ class CudnnConv {
 // On the H200 with CUDA 13.0, the 3x3 and 5x5 filters gave other values than the zero border in
 // the r-wide ring at the image's edge (and exactly the reference inside it), while 7x7 and 9x9
 // matched everywhere; so NPP is checked exactly on the interior and the ring's mismatches are
-// counted and printed (Conv2dRunner::verify). Why is not established. The call rules out the
-// obvious causes: every pixel a ring window reaches, addressed through pSrc and nSrcStep, is a
-// zero of the margin inside the allocation; and the interior, whose windows lie inside the ROI,
-// matches exactly, which unreversed coefficients or an anchor off by one would break (for an odd
-// size the anchor conventions agree: the centre, (r, r), either way). So at 3x3 and 5x5 NPP does
-// not compute the ring from the window around each ROI pixel, as its documentation describes
-// neighbourhood operations; the ring report says whether it matches the edge replicated or
-// mirrored outward instead.
+// counted and printed (Conv2dRunner::verify). The ring report settled why: on the H200 (2026-11-22,
+// 8192 x 8192) every ring pixel that differs equals the sum with the image's edge replicated
+// outward (32759 of 32759 at 3x3, 65516 of 65516 at 5x5), so NPP's 3x3 and 5x5 paths clamp their
+// reads to the ROI (a replicate border) instead of reading the zeros around it, while its 7x7 and
+// 9x9 paths read the neighbourhood through pSrc as documented. The interior, whose windows lie
+// inside the ROI, matches exactly, so the reversed coefficients and the centre anchor are right.
 class NppConv {
   public:
     static constexpr int kMargin = 32;
