@@ -4,7 +4,7 @@
 # chapter benchmarks with their plots, the Nsight Compute counters the chapter READMEs quote, and
 # the homework scheme. Logs, CSVs and plots go to $OUT (default ./gpu-check-out).
 #   bash scripts/gpu_check.sh                 everything
-#   bash scripts/gpu_check.sh <stage>...      some of it (in the order listed here, whatever the order given):
+#   bash scripts/gpu_check.sh <stage>...      some of it, run in this order whatever order given:
 #     test       the README's test command
 #     examples   the README's examples command
 #     ch10 ch07 dp atomics warp
