@@ -27,10 +27,13 @@ want() {
   esac
   return 1
 }
-# The build the stages after `test` run from (the README's build, in build/, without its tests).
+# The build the stages after `test` run from (the README's build, in build/, without its tests;
+# once per call, and a no-op where an earlier call on the same machine left it up to date).
+built=0
 build() {
-  [ -x build/bin/10_99_benchmark ] ||
-    { cmake --preset default && cmake --build --preset default; } >"$OUT/build.log" 2>&1
+  [ $built = 1 ] && return
+  { cmake --preset default && cmake --build --preset default; } >>"$OUT/build.log" 2>&1 || status=1
+  built=1
 }
 
 {
