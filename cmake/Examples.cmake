@@ -26,9 +26,9 @@
 #                    anywhere (label host)
 #   <name>/<tool>    memcheck, racecheck, synccheck, initcheck under compute-sanitizer, label
 #                    `sanitize`; registered only for GPU programs and where compute-sanitizer exists
-# A HOMEWORK program's default run is also labelled `homework` (the sizes a student sees), and its
-# RUNS are labelled `hidden` (its HOMEWORK_RUNS `homework`), with one more run, <name>/hidden_seed, of the default arguments and
-# --seed HOMEWORK_HIDDEN_SEED: the instructor's grading, which passes its own seed.
+# A HOMEWORK program's default run is also labelled `homework` (the sizes a student sees), as are
+# its HOMEWORK_RUNS; its RUNS are labelled `hidden`, with one more run, <name>/hidden_seed, of the
+# default arguments and --seed HOMEWORK_HIDDEN_SEED: the instructor's grading passes its own seed.
 set(EXAMPLES_SANITIZER_TOOLS memcheck racecheck synccheck initcheck)
 set(_examples_dir "${CMAKE_CURRENT_LIST_DIR}")
 set(HOMEWORK_HIDDEN_SEED 20261122 CACHE STRING "seed of the hidden homework runs")
