@@ -1,17 +1,18 @@
 // 07_92_conv2d_register_cached: beyond the book: Fig 7.15's idea (let the caches serve the reuse)
 // taken to the whole window, with 07_91's register window and no shared memory at all.
 //
-// What changed from 07_91, and why. Nsight Compute on the H200 shows 07_91 waiting, not working:
-// at 5x5 its DRAM throughput is 32% of peak and its issue slots 56% busy. Each block loads its
-// tile, waits at the barrier, computes, stores: while its warps wait for the tile they have nothing
-// else to do, and the tile load itself spends ~17 instructions per element on index arithmetic
-// (a flat loop with / and %, and four bounds tests). Here there is no tile and no barrier: each
-// thread computes RC_ROWS = 16 outputs of one column straight from global memory, walking the
-// 16 + 2r input rows of its window once and keeping one row's 2r+1 values in registers, as in
-// 07_91. The neighbouring columns of a warp and the rows shared with the warp above and below are
-// the same cache lines, so L1 and L2 serve the reuse and DRAM sees each input about once. A warp
-// whose window lies inside the image (all but the edge warps) takes a path with no bounds tests at
-// all; every load address is then the thread's base pointer plus a compile-time offset.
+// What changed from 07_91, and why. Nsight Compute on the H200 shows 07_91 waiting, not working: at
+// 5x5 its DRAM throughput is 38% of peak and its issue slots 50% busy (the README's ncu table,
+// 2026-11-22 12:28 UTC). Each block loads its tile, waits at the barrier, computes, stores: while
+// its warps wait for the tile they have nothing else to do, and the tile load itself spends ~17
+// instructions per element on index arithmetic (a flat loop with / and %, and four bounds tests).
+// Here there is no tile and no barrier: each thread computes RC_ROWS = 16 outputs of one column
+// straight from global memory, walking the 16 + 2r input rows of its window once and keeping one
+// row's 2r+1 values in registers, as in 07_91. The neighbouring columns of a warp and the rows
+// shared with the warp above and below are the same cache lines, so L1 and L2 serve the reuse and
+// DRAM sees each input about once. A warp whose window lies inside the image (all but the edge
+// warps) takes a path with no bounds tests at all; every load address is then the thread's base
+// pointer plus a compile-time offset.
 //
 // Build: cmake --build build --target 07_92_conv2d_register_cached
 // Run:   build/bin/07_92_conv2d_register_cached [--n 2048 | --width W --height H] [--radius 2]

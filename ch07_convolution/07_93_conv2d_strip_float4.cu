@@ -2,27 +2,26 @@
 // kernel does little more than stream the image through the SMs once.
 //
 // What changed from 07_92, and why. At 5x5 on 8192 x 8192 the floor is memory (25 FMA per pixel is
-// far below the fp32 peak), and Nsight Compute showed 07_92 latency-bound: DRAM at 59% of peak,
-// issue slots 44% busy, no unit saturated. To run at the copy's speed a kernel needs enough bytes
-// in flight per SM, full 16-byte coalesced accesses, and few instructions per output besides the
-// FMAs. Here each thread owns 4 adjacent columns (one float4) and a vertical strip of ROWS outputs
-// (8 by default). It walks the ROWS + 2r input rows of its strip once, with one 16-byte load per
-// row; the r columns to either side are the neighbouring lanes' float4, fetched by warp shuffle.
-// Lanes 0 and 31 only load (the 4 columns left and right of the warp's 120 output columns), so
-// there is no extra load and no lane test in the loop; the halo chunks are re-read from L2 by the
-// neighbouring warps, never from DRAM twice. The 4 + 2r values of a row are added into every
-// output of the strip whose window holds that row: every FMA reads its input from a register and
-// its weight straight from constant memory. A warp reads and writes 480-512 contiguous bytes per
-// row; the halo rows shared with the strips above and below come from L2. No shared memory, no
-// barrier: the loads of the fully unrolled row loop do not depend on the FMAs, so the compiler
-// issues as many of them ahead as the register budget allows.
+// far below the fp32 peak), and Nsight Compute showed 07_92 waiting on its loads: DRAM at 60% of
+// peak, issue slots 45% busy. To run at the copy's speed a kernel needs enough bytes in flight per
+// SM, full 16-byte coalesced accesses, and few instructions per output besides the FMAs. Here each
+// thread owns 4 adjacent columns (one float4) and a vertical strip of ROWS outputs (8 by default).
+// It walks the ROWS + 2r input rows of its strip once, with one 16-byte load per row; the r columns
+// to either side are the neighbouring lanes' float4, fetched by warp shuffle. Lanes 0 and 31 only
+// load (the 4 columns left and right of the warp's 120 output columns), so there is no extra load
+// and no lane test in the loop; the halo chunks are re-read from L2 by the neighbouring warps,
+// never from DRAM twice. The 4 + 2r values of a row are added into every output of the strip whose
+// window holds that row: every FMA reads its input from a register and its weight straight from
+// constant memory. A warp reads and writes 480-512 contiguous bytes per row; the halo rows shared
+// with the strips above and below come from L2. No shared memory, no barrier: the loads of the
+// fully unrolled row loop do not depend on the FMAs, so the compiler issues as many of them ahead
+// as the register budget allows.
 //
-// The first version gave lanes 0 and 31 an extra float4 load for the halo and ran at 85% of the
-// floor at 5x5 on the H200 (8 rows in 80 registers, spilling): the extra load cost 4 registers
-// per row in every lane, halving the rows in flight. This version, 8 rows in 64 registers:
-// 0.138 ms at 5x5 on 8192 x 8192, 94% of the floor, DRAM at 80% of peak. (As the README gives
-// them: the 85% from the 03:03 UTC run of 2026-11-22, the rest, 07_92's figures above included,
-// from the 03:09 UTC run and its ncu table.)
+// The first version gave lanes 0 and 31 an extra float4 load for the halo: the extra load cost 4
+// registers per row in every lane, halving the rows in flight. This version, 8 rows in 64
+// registers with no spill: 0.137 ms at 5x5 on 8192 x 8192, 94% of the floor, DRAM at 81% of peak.
+// (As the README gives them, from the H200 runs of 2026-11-22: the benchmark at 12:20 UTC, the
+// ncu table, 07_92's figures above included, at 12:28 UTC.)
 //
 // A width that is not a multiple of 4 (or an unaligned pointer) cannot use float4 rows; the same
 // kernel then loads the 4 + 2r values of a row one by one (VEC = false): correct at any size, and
