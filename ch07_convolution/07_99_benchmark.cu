@@ -68,9 +68,9 @@
 //   "cuDNN direct sum"  the fastest algorithm that sums the products directly (implicit GEMM,
 //                       precomputed implicit GEMM, GEMM, direct), checked exactly like the kernels;
 //   "cuDNN fastest"     the fastest algorithm of all, what a user calling cuDNN gets, FFT and
-//                       Winograd included. Those round in a transformed domain (on the H200
-//                       Winograd was off by 2e-5 at 3x2), so they are checked with a tolerance,
-//                       derived at fastest_tolerance(); a direct-sum one is checked exactly.
+//                       Winograd included. Those round in a transformed domain, so their sums
+//                       are not the direct sum's bits: they are checked with a tolerance,
+//                       derived at tolerance(); a direct-sum one is checked exactly.
 // The two are the same algorithm where the fastest is a direct sum.
 class CudnnConv {
   public:
