@@ -3,16 +3,22 @@
 // The lock in A3 protects two writes: entry->next = head; head = entry. The second is the only
 // one other threads can see, and one atomic on the head can do it alone:
 //   exch  Entry* old = atomicExch(&head, entry); entry->next = old;
-//         One atomic per key, never retried: wait-free. But between the exchange and the write of
-//         `next`, the bucket's list ends at the new entry: a reader walking it *during* the build
-//         misses every older entry. Once the kernel has finished, the list is whole.
+//         One atomic per key, never retried: wait-free. But the entry is reachable from the
+//         moment of the exchange, and its `next` is stored only after it: a reader that loads the
+//         new head in between finds in `next` whatever the entry held before (the 0xff poison of
+//         a verified build, or the link an earlier build left), a poisoned or stale pointer, not
+//         the rest of this list. So the exch form is correct only when no reader runs while
+//         inserts do: the book's phase-separated use, build in one kernel and look up in a later
+//         one, as A4 and A99 do (the kernel boundary orders the two phases).
 //   cas   entry->next = head; then atomicCAS(&head, entry->next, entry), retried (with `next`
-//         refreshed) until no other thread moved the head in between: lock-free (some thread
-//         always succeeds), not wait-free, and under contention many CAS fail and retry. But the
-//         head only ever points at an entry whose `next` is already set, and the CAS is a release:
-//         a reader that loads the head with acquire sees a complete list at every moment.
-// Both use cuda::atomic_ref on the head; the release ordering publishes the entry's key and value
-// (and, for cas, its next) before the entry becomes reachable.
+//         refreshed to the head the failed CAS found) until no other thread moved the head in
+//         between: lock-free (some thread always succeeds), not wait-free, and under contention
+//         many CAS fail and retry. But `next` is stored *before* the CAS that makes the entry
+//         reachable, and the CAS is a release: a reader that loads the head with acquire sees
+//         the entry fully linked (key, value and next), at any moment of the build. This is the
+//         form that concurrent readers need.
+// Both use cuda::atomic_ref on the head. For exch the release publishes only the key and value
+// (the `next` store comes after it), which is why it needs the phase separation above.
 //
 // Then lookups the only way a chained table allows: hash the key, walk the bucket's list. With
 // 1024 buckets and the book's 26,214,400 keys a list holds ~25,600 entries; a hit walks half of
