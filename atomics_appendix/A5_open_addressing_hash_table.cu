@@ -12,9 +12,10 @@
 // does for 4-byte pairs. A key that is already there is a duplicate: the table is a map, so it
 // keeps one entry per distinct key, and with atomicMin on the slot (same key, so the smaller
 // 64-bit word is the smaller value) the value kept is that of the key's first occurrence in the
-// input, whatever order the threads ran in. The hash is MurmurHash3's 32-bit finaliser (cuco's
-// default is MurmurHash3_32); the book's key % count would do for these random keys, but not for
-// keys with patterns in their low bits.
+// input, whatever order the threads ran in. The hash is MurmurHash3's 32-bit finaliser (cuco
+// offers it as cuco::murmurhash3_fmix_32; cuco's default, cuco::default_hash_function, is
+// xxhash_32); the book's key % count would do for these random keys, but not for keys with
+// patterns in their low bits.
 //
 // Every insert is checked on the host: each distinct key sits in exactly one slot, holds its
 // first occurrence's index, and is reachable from its hash position without crossing an empty
