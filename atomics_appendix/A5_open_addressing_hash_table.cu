@@ -245,8 +245,9 @@ int main(int argc, char** argv) {
     for (std::int64_t lf : loads) {
         const std::size_t slots =
             fixed_slots > 0 ? static_cast<std::size_t>(fixed_slots) : atomics::slots_for(n, lf);
-        // Keys, values and queries (4 bytes each, 2n queries), lookup results, and the slots.
-        common::require_device_bytes(20.0 * n + 8.0 * slots, "the keys, lookups and slots");
+        // Device memory, 4-byte elements: keys (n) and values (n) = 8n bytes, queries (n present,
+        // n absent) = 8n, lookup results (one per query) = 8n; 24n bytes, plus 8 bytes a slot.
+        common::require_device_bytes(24.0 * n + 8.0 * slots, "the keys, lookups and slots");
         common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(atomics::key_indices(n));
         common::DeviceBuffer<unsigned int> dev_queries(queries), dev_found(queries.size());
         const atomics::OpenTable table(slots);
