@@ -1,17 +1,31 @@
 // A99_benchmark: beyond the book, every hash table of the appendix on the same keys, in one run.
 //
 // The book's 26,214,400 random keys (100 MB; --n for another count) go through:
-//   A2  cpu             the chained table on one CPU thread (A.2.2)
-//   A3  locks           the chained table on the GPU, a lock per bucket, lane-by-lane turns (A.2.4)
-//   A3  locks, no turns the same kernel without the lane loop: what sm_70's independent thread
-//                       scheduling allows
-//   A4  exch, cas       the chained table without locks (bucket head swapped by one atomic)
-//   A5  open 50%, 80%   open addressing, linear probing, at load factors 0.5 and 0.8
+//   A2 cpu                    the chained table on one CPU thread (A.2.2)
+//   A3 locks                  the chained table on the GPU, a lock per bucket, lane-by-lane turns
+//                             (A.2.4)
+//   A3 locks (no lane turns)  the same kernel without the lane loop: what sm_70's independent
+//                             thread scheduling allows
+//   A4 lock-free cas, exch    the chained table without locks (bucket head swapped by one atomic)
+//   A5 open addressing        linear probing, at load factors 0.5 and 0.8
 // and lookups: A5 looks up every key and as many absent keys; the chained table (A4's, built by
 // exch) can only walk its ~n/1024-entry lists, so it is timed on a sample of --walk present and
 // --walk absent keys. Every table and every lookup is verified before it is timed (median of
 // --reps, L2 flushed before each GPU run). Rates are keys per second; --csv writes one row per
 // measurement for plot_benchmark.py.
+//
+// GB/s and % of peak count the bytes a row must move at least, the same counts as A2-A5 print:
+//   chained inserts (A2-A4)  24 bytes a key: key and value read (4 + 4), the 16-byte entry written
+//                            (A2, on the host: 20, its values are not read; no peak to compare)
+//   A5 insert                keys and values read (8 a key) and every slot written by the memset
+//                            that empties the table, timed with the insert (8 a slot)
+//   A5 lookups               8 bytes a query (query read, result written); the slots probed are
+//                            not counted, so these are floors
+//   walking the chains       none: every step is a dependent load of a data-dependent entry (up to
+//                            ~n/1024 per query), and the walk is bound by latency, not bandwidth;
+//                            a byte count would say nothing, so the row shows "-"
+// The inserts' heads, locks and CAS retries, and the traffic they cause in L2, are not counted:
+// % of peak says how far a table is from moving its data at memory speed, not what limits it.
 //
 // Build: cmake --build build --target A99_benchmark
 // Run:   build/bin/A99_benchmark [--n 26214400] [--walk 65536] [--reps 5] [--csv > results.csv]
@@ -50,20 +64,36 @@ __global__ void add_to_table_no_turns(const unsigned int* keys, const unsigned i
     }
 }
 
+// One line (or CSV row) per measurement: keys per second, and, where `bytes` is given (> 0), GB/s
+// and % of the device's peak as common::Reporter prints them (no % on the host: peak_gbps = 0).
 class Results {
   public:
     explicit Results(bool csv) : csv_(csv) {
-        if (csv_) std::puts("table,operation,load,n,ms,mkeys_per_s");
+        if (csv_) std::puts("table,operation,load,n,ms,mkeys_per_s,gb_per_s,pct_of_peak");
     }
     std::FILE* text() const { return csv_ ? stderr : stdout; }
-    double add(const char* table, const char* operation, const char* load, std::size_t n,
-               double ms) {
+    double add(const char* table, const char* operation, const char* load, std::size_t n, double ms,
+               double bytes, double peak_gbps) {
         const double mkeys = n / (ms * 1e3);
-        if (csv_)
-            std::printf("%s,%s,%s,%zu,%.6f,%.3f\n", table, operation, load, n, ms, mkeys);
-        else
-            std::printf("%-28s %-12s %-5s n=%-10zu %12.4f ms %12.1f M keys/s\n", table, operation,
+        const double gbps = bytes / (ms * 1e6);
+        const double pct = peak_gbps > 0 ? 100.0 * gbps / peak_gbps : 0.0;
+        if (csv_) {
+            std::printf("%s,%s,%s,%zu,%.6f,%.3f,", table, operation, load, n, ms, mkeys);
+            if (bytes > 0) std::printf("%.2f", gbps);
+            std::printf(",");
+            if (bytes > 0 && peak_gbps > 0) std::printf("%.2f", pct);
+            std::printf("\n");
+        } else {
+            std::printf("%-28s %-12s %-5s n=%-10zu %12.4f ms %12.1f M keys/s", table, operation,
                         load, n, ms, mkeys);
+            if (bytes > 0) {
+                std::printf(" %9.1f GB/s", gbps);
+                if (peak_gbps > 0) std::printf("  %5.1f%% of peak %.0f GB/s", pct, peak_gbps);
+            } else {
+                std::printf(" %9s GB/s", "-");
+            }
+            std::printf("\n");
+        }
         std::fflush(stdout);
         return mkeys;
     }
@@ -108,7 +138,7 @@ int main(int argc, char** argv) {
         if (!atomics::verify_table(cpu_table, keys)) return common::kExitWrong;
         const double ms =
             common::host_median_ms(opt.reps, [&] { atomics::build_cpu_table(cpu_table, keys, n); });
-        results.add("A2 cpu", "insert", "-", n, ms);
+        results.add("A2 cpu", "insert", "-", n, ms, 20.0 * n, 0.0);
     }
 
     // The chained tables on the GPU; the last one built (A4 exch) stays for the lookups.
@@ -139,8 +169,8 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "FAIL: %s\n", build.first);
             return common::kExitWrong;
         }
-        const double rate =
-            results.add(build.first, "insert", "-", n, timer.median_ms(build.second));
+        const double rate = results.add(build.first, "insert", "-", n,
+                                        timer.median_ms(build.second), 24.0 * n, dev.peak_gbps);
         if (build.first == builds[0].first) locked_rate = rate;
         exch_rate = rate;
     }
@@ -161,8 +191,8 @@ int main(int argc, char** argv) {
             [&] { atomics::lookup_chained(chained, hits, sample, dev_found.get()); });
         const double miss_ms = timer.median_ms(
             [&] { atomics::lookup_chained(chained, misses, sample, dev_found.get()); });
-        results.add("A4 chains (walk)", "lookup hit", "-", sample, hit_ms);
-        results.add("A4 chains (walk)", "lookup miss", "-", sample, miss_ms);
+        results.add("A4 chains (walk)", "lookup hit", "-", sample, hit_ms, 0.0, dev.peak_gbps);
+        results.add("A4 chains (walk)", "lookup miss", "-", sample, miss_ms, 0.0, dev.peak_gbps);
         walk_rate = 2.0 * sample / ((hit_ms + miss_ms) * 1e3);
     }
 
@@ -173,7 +203,8 @@ int main(int argc, char** argv) {
     double open_lookup_rate[2] = {0, 0}, open_insert_rate[2] = {0, 0};
     const std::int64_t loads[] = {50, 80};
     for (int l = 0; l < 2; ++l) {
-        const atomics::OpenTable table(atomics::slots_for(n, loads[l]));
+        const std::size_t slots = atomics::slots_for(n, loads[l]);
+        const atomics::OpenTable table(slots);
         const char* load = l == 0 ? "0.5" : "0.8";
         table.insert(k, v, n);
         if (table.refused_count() != 0 || !atomics::verify_open_table(table.to_host(), ref))
@@ -183,13 +214,14 @@ int main(int argc, char** argv) {
         if (!atomics::check_open_lookups(ref, queries, n, dev_found.to_host()))
             return common::kExitWrong;
         open_insert_rate[l] = results.add("A5 open addressing", "insert", load, n,
-                                          timer.median_ms([&] { table.insert(k, v, n); }));
+                                          timer.median_ms([&] { table.insert(k, v, n); }),
+                                          8.0 * n + 8.0 * slots, dev.peak_gbps);
         const double hit_ms =
             timer.median_ms([&] { table.lookup(dev_queries.get(), n, dev_found.get()); });
         const double miss_ms =
             timer.median_ms([&] { table.lookup(dev_queries.get() + n, n, dev_found.get() + n); });
-        results.add("A5 open addressing", "lookup hit", load, n, hit_ms);
-        results.add("A5 open addressing", "lookup miss", load, n, miss_ms);
+        results.add("A5 open addressing", "lookup hit", load, n, hit_ms, 8.0 * n, dev.peak_gbps);
+        results.add("A5 open addressing", "lookup miss", load, n, miss_ms, 8.0 * n, dev.peak_gbps);
         open_lookup_rate[l] = 2.0 * n / ((hit_ms + miss_ms) * 1e3);
     }
 

@@ -34,15 +34,25 @@ def rate(rows, table, operation, load="-"):
 
 def table(rows, env):
     n = rows[0]["n"]
+    # CSVs written before A99 printed GB/s and % of peak have neither column; their table is
+    # written as it was. An empty cell is a row with no meaningful byte count (the walks) or no
+    # peak (the CPU).
+    bandwidth = "gb_per_s" in rows[0]
+    extra_head, extra_rule = (" GB/s | % of peak |", "---|---|") if bandwidth else ("", "")
     lines = [f"Measured {env}, {n} keys." if env else f"{n} keys.", "",
-             "| table | operation | load | keys | ms | M keys/s | book (2010) |",
-             "|---|---|---|---|---|---|---|"]
+             f"| table | operation | load | keys | ms | M keys/s |{extra_head} book (2010) |",
+             f"|---|---|---|---|---|---|{extra_rule}---|"]
     for r in rows:
         book = ""
         if r["operation"] == "insert" and r["table"] in BOOK_MS:
             book = f"{BOOK_MS[r['table']]:.0f} ms"
+        extra = ""
+        if bandwidth:
+            gbps = f"{float(r['gb_per_s']):.1f}" if r["gb_per_s"] else "-"
+            pct = f"{float(r['pct_of_peak']):.1f}%" if r["pct_of_peak"] else "-"
+            extra = f" {gbps} | {pct} |"
         lines.append(f"| {r['table']} | {r['operation']} | {r['load']} | {r['n']} | "
-                     f"{float(r['ms']):.3f} | {float(r['mkeys_per_s']):.1f} | {book} |")
+                     f"{float(r['ms']):.3f} | {float(r['mkeys_per_s']):.1f} |{extra} {book} |")
     locked, exch = rate(rows, "A3 locks", "insert"), rate(rows, "A4 lock-free exch", "insert")
     walk = [rate(rows, "A4 chains (walk)", op) for op in ("lookup hit", "lookup miss")]
     lines.append("")
