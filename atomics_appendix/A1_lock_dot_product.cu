@@ -169,9 +169,10 @@ int main(int argc, char** argv) {
     // themselves (i > 2^24 is not exact in float), the product, its thread's grid-stride sum, the
     // 8 tree levels and one addition per block into *c, in whichever order; all terms are >= 0, so
     // |error| <= gamma(h) * sum|a_i b_i| with gamma(h) = h u / (1 - h u), u = 2^-24. At the
-    // book's N that is 2.6e-4 relative: a lost block (1/32 of the sum) always fails; a single lost
-    // product at the end of the book's input (4e-8 of the sum) is below float resolution, and no
-    // float check could see it.
+    // book's N = 34,603,008 (32 blocks of 256 threads, so ceil(N / 8192) = 4224 products a thread)
+    // h = 3 + 4224 + 8 + 32 = 4267 and gamma(h) = 2.54e-4 relative: a lost block (1/32 of the sum)
+    // always fails; a single lost product at the end of the book's input (4e-8 of the sum) is
+    // below float resolution, and no float check could see it.
     const int blocks = blocks_per_grid(n);
     const double h = 3 + common::ceil_div(n, std::int64_t{blocks} * kThreadsPerBlock) + 8 + blocks;
     const double u = std::ldexp(1.0, -24);
