@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "common.h"
@@ -93,7 +94,10 @@ inline void initialize_table(Table& table, std::size_t buckets, std::size_t capa
 }
 
 // Every chained table of the appendix must pass this, whoever built it. It checks, on `keys`:
-//  - every pointer reached (bucket heads and `next` links) points at an entry of the pool;
+//  - every pointer reached (bucket heads and `next` links) points at an entry of the pool: inside
+//    it, and at an entry boundary ((p - pool) % sizeof(Entry) == 0), which a wrong relocation in
+//    copy_table_to_host, or a torn or stale pointer, need not be; checked in integers before the
+//    pointer is followed (comparing pointers into different allocations is unspecified in C++);
 //  - no entry is reached twice (a cycle or two lists sharing a tail), which also bounds the walk;
 //  - every entry sits in the bucket its *key* hashes to (the book hashed the value, NULL);
 //  - every entry's value v is an index of the input with keys[v] == key, and no v occurs twice;
@@ -103,17 +107,31 @@ inline void initialize_table(Table& table, std::size_t buckets, std::size_t capa
 inline bool verify_table(const Table& table, const std::vector<unsigned int>& keys) {
     const std::size_t n = keys.size(), capacity = table.pool.size();
     std::vector<std::uint8_t> reached(capacity, 0), value_seen(n, 0);
-    const Entry* pool = table.pool.data();
+    const std::uintptr_t pool = reinterpret_cast<std::uintptr_t>(table.pool.data());
+    const std::uintptr_t pool_bytes = capacity * sizeof(Entry);
     std::size_t count = 0;
     for (std::size_t bucket = 0; bucket < table.count; ++bucket) {
-        for (const Entry* e = table.entries[bucket]; e != nullptr; e = e->next) {
-            if (e < pool || e >= pool + capacity) {
-                std::fprintf(stderr,
-                             "FAIL verify_table: bucket %zu links to %p, outside the pool\n",
-                             bucket, static_cast<const void*>(e));
+        const Entry* from = nullptr;  // the entry whose `next` is e; none for the head
+        for (const Entry* e = table.entries[bucket]; e != nullptr; from = e, e = e->next) {
+            const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(e);
+            const std::uintptr_t offset = address - pool;  // wraps, so >= pool_bytes, below pool
+            if (offset >= pool_bytes || offset % sizeof(Entry) != 0) {
+                std::string link = "the head of bucket " + std::to_string(bucket);
+                if (from != nullptr)
+                    link = "the next of pool entry " +
+                           std::to_string((reinterpret_cast<std::uintptr_t>(from) - pool) /
+                                          sizeof(Entry)) +
+                           " (bucket " + std::to_string(bucket) + ")";
+                std::string why = "outside the pool";
+                if (offset < pool_bytes)
+                    why = "inside the pool but not at an entry boundary (byte " +
+                          std::to_string(offset) + " of the pool, entries are " +
+                          std::to_string(sizeof(Entry)) + " bytes)";
+                std::fprintf(stderr, "FAIL verify_table: %s is %p, %s\n", link.c_str(),
+                             static_cast<const void*>(e), why.c_str());
                 return false;
             }
-            const std::size_t slot = static_cast<std::size_t>(e - pool);
+            const std::size_t slot = static_cast<std::size_t>(offset / sizeof(Entry));
             if (reached[slot]++) {
                 std::fprintf(stderr, "FAIL verify_table: pool entry %zu is reached twice\n", slot);
                 return false;
