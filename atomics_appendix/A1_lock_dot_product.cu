@@ -227,5 +227,9 @@ int main(int argc, char** argv) {
                       dot_ordered(dev_a.get(), dev_b.get(), dev_c.get(), turn.get(), n);
                   }),
                   bytes, dev.peak_gbps});
+    if (!mutexes.all_released()) {
+        std::fprintf(stderr, "FAIL: the timed dot products left the mutex locked\n");
+        return common::kExitWrong;
+    }
     return common::kExitOk;
 }

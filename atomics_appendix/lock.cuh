@@ -49,12 +49,14 @@ class Mutexes {
     }
     Lock lock(std::size_t i) const { return Lock{mutexes_.get() + i}; }
     int* data() const { return mutexes_.get(); }
-    // After a kernel: a mutex left at 1 was never released.
-    bool all_released() const {
+    // After a kernel: a mutex left at 1 was never released. held() counts them.
+    std::size_t held() const {
+        std::size_t count = 0;
         for (int m : mutexes_.to_host())
-            if (m != 0) return false;
-        return true;
+            if (m != 0) ++count;
+        return count;
     }
+    bool all_released() const { return held() == 0; }
 
   private:
     common::DeviceBuffer<int> mutexes_;
