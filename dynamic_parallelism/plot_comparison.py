@@ -70,7 +70,9 @@ def plot(rows, png, env):
     ax.set_yticklabels(names)
     ax.invert_yaxis()
     ax.set_xscale("log")
-    ax.set_xlim(right=max(here + k40) * 30)  # room for the launch counts
+    # Room for the launch counts: a label spans about three decades right of its bar.
+    labelled = [h for h, r in zip(here, rows) if int(r["device_launches"])]
+    ax.set_xlim(right=max([v * 30 for v in here + k40] + [h * 3000 for h in labelled]))
     ax.set_xlabel("ms (log scale), 1<<20 ints, grid 2048 × block 512")
     ax.set_title("Nested reduction: the document's table on this GPU")
     ax.legend(loc="lower right", fontsize=8)
