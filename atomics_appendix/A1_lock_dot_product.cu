@@ -135,12 +135,11 @@ int main(int argc, char** argv) {
         lock_test_kernel<<<kBlocks, kThreads>>>(mutexes.lock(0), counter.get());
         CUDA_CHECK_LAUNCH();
         const int got = counter.to_host()[0];
-        if (got != kBlocks * kThreads || !mutexes.all_released()) {
+        const bool released = mutexes.all_released("the lock test");
+        if (got != kBlocks * kThreads || !released) {
             std::fprintf(
-                stderr,
-                "FAIL lock: %d threads each added 1 under the lock, the counter reads %d%s\n",
-                kBlocks * kThreads, got,
-                mutexes.all_released() ? "" : " and the mutex was left locked");
+                stderr, "FAIL lock: %d threads each added 1 under the lock, the counter reads %d\n",
+                kBlocks * kThreads, got);
             return common::kExitWrong;
         }
         std::fprintf(report.text(), "lock: %d increments under the lock, none lost\n", got);
@@ -199,10 +198,7 @@ int main(int argc, char** argv) {
             return common::kExitWrong;
         ordered_bits.insert(bits(ordered));
     }
-    if (!mutexes.all_released()) {
-        std::fprintf(stderr, "FAIL: the dot product left the mutex locked\n");
-        return common::kExitWrong;
-    }
+    if (!mutexes.all_released("the verified dot products")) return common::kExitWrong;
     std::fprintf(report.text(),
                  "Does GPU value %.9g = %.9g? (relative error %.2e, tolerance %.2e; %d blocks)\n",
                  plain, reference, std::fabs(plain - reference) / reference, tol.rel, blocks);
@@ -227,9 +223,6 @@ int main(int argc, char** argv) {
                       dot_ordered(dev_a.get(), dev_b.get(), dev_c.get(), turn.get(), n);
                   }),
                   bytes, dev.peak_gbps});
-    if (!mutexes.all_released()) {
-        std::fprintf(stderr, "FAIL: the timed dot products left the mutex locked\n");
-        return common::kExitWrong;
-    }
+    if (!mutexes.all_released("the timed dot products")) return common::kExitWrong;
     return common::kExitOk;
 }

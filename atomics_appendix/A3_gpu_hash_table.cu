@@ -63,16 +63,6 @@ __global__ void add_to_table(const unsigned int* keys, const unsigned int* value
     }
 }
 
-// After a build: every bucket's mutex back at 0. A lock that is never released would hang the next
-// build that hashes to its bucket; one released twice, or a stray write, shows up here first.
-inline bool locks_released(const Mutexes& mutexes, const char* after) {
-    const std::size_t held = mutexes.held();
-    if (held == 0) return true;
-    std::fprintf(stderr, "FAIL: after %s, %zu of the %zu bucket locks are still held\n", after,
-                 held, kBuckets);
-    return false;
-}
-
 void build_locked_table(const ChainedTable& table, const Mutexes& mutexes, const unsigned int* keys,
                         const unsigned int* values, std::size_t n) {
     table.clear();
@@ -110,7 +100,7 @@ int main(int argc, char** argv) {
     atomics::build_locked_table(table, mutexes, dev_keys.get(), dev_values.get(), n);
     CUDA_CHECK(cudaDeviceSynchronize());
     if (!atomics::verify_device_table(table, keys)) return common::kExitWrong;
-    if (!atomics::locks_released(mutexes, "the verified build")) return common::kExitWrong;
+    if (!mutexes.all_released("the verified build")) return common::kExitWrong;
     std::fprintf(report.text(),
                  "All %zu elements found in the GPU hash table, each in its key's bucket.\n", n);
 
@@ -118,7 +108,7 @@ int main(int argc, char** argv) {
     const double gpu_ms = timer.median_ms(
         [&] { atomics::build_locked_table(table, mutexes, dev_keys.get(), dev_values.get(), n); });
     // Every timed build must have released every lock it took, as the verified one did.
-    if (!atomics::locks_released(mutexes, "the timed builds")) return common::kExitWrong;
+    if (!mutexes.all_released("the timed builds")) return common::kExitWrong;
     atomics::Table cpu_table;
     const double cpu_ms = common::host_median_ms(
         opt.reps, [&] { atomics::build_cpu_table(cpu_table, keys, capacity); });

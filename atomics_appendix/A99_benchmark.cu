@@ -169,13 +169,13 @@ int main(int argc, char** argv) {
         build.second();
         CUDA_CHECK(cudaDeviceSynchronize());
         if (!atomics::verify_device_table(chained, keys) ||
-            !atomics::locks_released(mutexes, "the verified build")) {
+            !mutexes.all_released("the verified build")) {
             std::fprintf(stderr, "FAIL: %s\n", build.first);
             return common::kExitWrong;
         }
         const double ms = timer.median_ms(build.second);
         // Every timed build must also release every lock it took (the lock-free ones take none).
-        if (!atomics::locks_released(mutexes, "the timed builds")) {
+        if (!mutexes.all_released("the timed builds")) {
             std::fprintf(stderr, "FAIL: %s\n", build.first);
             return common::kExitWrong;
         }

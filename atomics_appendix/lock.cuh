@@ -15,6 +15,8 @@
 // lock. Scope: thread_scope_device, since the holders are threads anywhere on one GPU.
 #pragma once
 
+#include <cstdio>
+
 #include <cuda/atomic>
 
 #include "common.cuh"
@@ -49,14 +51,17 @@ class Mutexes {
     }
     Lock lock(std::size_t i) const { return Lock{mutexes_.get() + i}; }
     int* data() const { return mutexes_.get(); }
-    // After a kernel: a mutex left at 1 was never released. held() counts them.
-    std::size_t held() const {
-        std::size_t count = 0;
+    // After a kernel: every mutex back at 0. One left at 1 was never released, and the next kernel
+    // to take it would spin forever; a FAIL line says how many, after what (`after`).
+    bool all_released(const char* after) const {
+        std::size_t held = 0;
         for (int m : mutexes_.to_host())
-            if (m != 0) ++count;
-        return count;
+            if (m != 0) ++held;
+        if (held == 0) return true;
+        std::fprintf(stderr, "FAIL: after %s, %zu of the %zu locks are still held\n", after, held,
+                     mutexes_.size());
+        return false;
     }
-    bool all_released() const { return held() == 0; }
 
   private:
     common::DeviceBuffer<int> mutexes_;
