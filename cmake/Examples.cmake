@@ -5,7 +5,8 @@
 #               [LIBRARIES <target>...]
 #               [ARGS <arg>...]          arguments of the default test run (default: none)
 #               [RUNS "<args>"...]       extra test runs, one string of arguments each (odd sizes)
-#               [SANITIZE "<args>"]      arguments of the compute-sanitizer runs (GPU only)
+#               [SANITIZE "<args>"]      arguments of the compute-sanitizer runs (GPU only;
+#                                        "<tool>" in them becomes the tool's name)
 #               [NO_SANITIZE <tool>...]  sanitizer tools that do not support this program
 #               [EXAMPLE_ARGS <arg>...]  arguments for `run_examples` (default: none)
 #               [RELOCATABLE]            relocatable device code and the device runtime
@@ -29,9 +30,56 @@
 # A HOMEWORK program's default run is also labelled `homework` (the sizes a student sees), as are
 # its HOMEWORK_RUNS; its RUNS are labelled `hidden`, with one more run, <name>/hidden_seed, of the
 # default arguments and --seed HOMEWORK_HIDDEN_SEED: the instructor's grading passes its own seed.
+#
+# Two helpers for the tests add_example() does not make, with the same conventions:
+#   add_expect_exit_test(<test> <chapter> host|gpu <exit> "<stderr regex>" <program> <arg>...)
+#   add_sanitizer_tests(<chapter> <program> <suffix> "<tools to leave out>" <arg>...)
 set(EXAMPLES_SANITIZER_TOOLS memcheck racecheck synccheck initcheck)
 set(_examples_dir "${CMAKE_CURRENT_LIST_DIR}")
 set(HOMEWORK_HIDDEN_SEED 20261122 CACHE STRING "seed of the hidden homework runs")
+
+# A test that passes when <program> <args> exits with <exit> and its stderr matches the regex
+# ("" for any), through cmake/ExpectExit.cmake (CTest alone tells only zero from non-zero). A gpu
+# test is reported as skipped where there is no CUDA device or driver (exit 77).
+function(add_expect_exit_test test chapter kind exit stderr_regex program)
+  set(gpu "")
+  if(kind STREQUAL "gpu")
+    set(gpu -DGPU=ON)
+  endif()
+  add_test(NAME ${test}
+           COMMAND ${CMAKE_COMMAND} -DEXPECTED_EXIT=${exit} "-DEXPECTED_STDERR=${stderr_regex}"
+                   ${gpu} "-DCOMMAND=$<TARGET_FILE:${program}>;${ARGN}"
+                   -P "${_examples_dir}/ExpectExit.cmake")
+  set_tests_properties(${test} PROPERTIES LABELS "${chapter};${kind}")
+  if(gpu)
+    set_tests_properties(${test} PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP: no CUDA device or driver: ")
+  endif()
+endfunction()
+
+# <program> under compute-sanitizer's tools (EXAMPLES_SANITIZER_TOOLS, but those listed in
+# <skip_tools>), one test each, <chapter>/<program>/<tool><suffix>, label `sanitize`; any error the
+# tool reports fails it. "<tool>" in the arguments becomes the tool's name (for a program that
+# writes files: a folder per tool, so that tests running at the same time never share a file).
+# Nothing is registered where compute-sanitizer is not found.
+function(add_sanitizer_tests chapter program suffix skip_tools)
+  if(NOT COMPUTE_SANITIZER)
+    return()
+  endif()
+  foreach(tool IN LISTS EXAMPLES_SANITIZER_TOOLS)
+    if(tool IN_LIST skip_tools)
+      continue()
+    endif()
+    set(tool_args --tool ${tool} --error-exitcode 1)
+    if(tool STREQUAL "memcheck")
+      list(APPEND tool_args --leak-check full)
+    endif()
+    string(REPLACE "<tool>" "${tool}" args "${ARGN}")
+    add_test(NAME ${chapter}/${program}/${tool}${suffix}
+             COMMAND ${COMPUTE_SANITIZER} ${tool_args} $<TARGET_FILE:${program}> ${args})
+    set_tests_properties(${chapter}/${program}/${tool}${suffix} PROPERTIES
+                         LABELS "${chapter};sanitize" SKIP_RETURN_CODE 77)
+  endforeach()
+endfunction()
 
 # The text of a call `add_example(<args>)`, each argument quoted where it needs it; the source
 # folder becomes ${CMAKE_CURRENT_SOURCE_DIR} again.
@@ -132,29 +180,13 @@ function(add_example name)
     foreach(bad_args IN ITEMS "usage|--no-such-flag" "bad_value|--n|not-a-number")
       string(REPLACE "|" ";" bad_args "${bad_args}")
       list(POP_FRONT bad_args suffix)
-      add_test(NAME ${test_name}/${suffix}
-               COMMAND ${CMAKE_COMMAND} -DEXPECTED_EXIT=2
-                       "-DCOMMAND=$<TARGET_FILE:${name}>;${bad_args}"
-                       -P "${_examples_dir}/ExpectExit.cmake")
-      set_tests_properties(${test_name}/${suffix} PROPERTIES LABELS "${EX_CHAPTER};host")
+      add_expect_exit_test(${test_name}/${suffix} ${EX_CHAPTER} host 2 "" ${name} ${bad_args})
     endforeach()
   endif()
 
-  if(EX_GPU AND COMPUTE_SANITIZER)
+  if(EX_GPU)
     separate_arguments(sanitize_args UNIX_COMMAND "${EX_SANITIZE}")
-    foreach(tool IN LISTS EXAMPLES_SANITIZER_TOOLS)
-      if(tool IN_LIST EX_NO_SANITIZE)
-        continue()
-      endif()
-      set(tool_args --tool ${tool} --error-exitcode 1)
-      if(tool STREQUAL "memcheck")
-        list(APPEND tool_args --leak-check full)
-      endif()
-      add_test(NAME ${test_name}/${tool}
-               COMMAND ${COMPUTE_SANITIZER} ${tool_args} $<TARGET_FILE:${name}> ${sanitize_args})
-      set_tests_properties(${test_name}/${tool} PROPERTIES LABELS "${EX_CHAPTER};sanitize"
-                                                           SKIP_RETURN_CODE 77)
-    endforeach()
+    add_sanitizer_tests(${EX_CHAPTER} ${name} "" "${EX_NO_SANITIZE}" ${sanitize_args})
   endif()
 
   if(EX_TEST_ONLY)
