@@ -333,6 +333,13 @@ struct Result {
     double peak_gbps;  // the device's peak memory bandwidth; 0 on the host
 };
 
+// One number as printf formats it, as a string: for a table cell that may hold "-" instead.
+inline std::string format_number(const char* format, double value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, value);
+    return buf;
+}
+
 class Reporter {
   public:
     explicit Reporter(bool csv) : csv_(csv) {}

@@ -74,13 +74,6 @@ std::string csv_field(const std::string& s) {
     return quoted + "\"";
 }
 
-// One number formatted by printf, for a column that may also hold "-".
-std::string printf_str(const char* format, double value) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, format, value);
-    return buf;
-}
-
 int main(int argc, char** argv) {
     dp::ReduceOptions o;
     common::Cli cli("05_reduction_comparison",
@@ -209,7 +202,8 @@ int main(int argc, char** argv) {
             std::printf(
                 "%s,%lld,%u,%u,%.6f,%.2f,%s,%lld,%s,%s,%s\n", csv_field(r.variant).c_str(),
                 static_cast<long long>(p.n), p.grid, p.block, r.ms, gbps,
-                gpu ? printf_str("%.2f", pct).c_str() : "", static_cast<long long>(r.launches),
+                gpu ? common::format_number("%.2f", pct).c_str() : "",
+                static_cast<long long>(r.launches),
                 gpu ? std::to_string(r.pending_limit).c_str() : "",
                 document_size && r.doc.k40_ms >= 0 ? std::to_string(r.doc.k40_ms).c_str() : "",
                 document_size && r.doc.k40_launches >= 0
@@ -218,7 +212,7 @@ int main(int argc, char** argv) {
             continue;
         }
         std::printf("%-31s %10.4f %9.1f %7s %16lld %14s", r.variant.c_str(), r.ms, gbps,
-                    gpu ? printf_str("%.1f%%", pct).c_str() : "-",
+                    gpu ? common::format_number("%.1f%%", pct).c_str() : "-",
                     static_cast<long long>(r.launches),
                     gpu ? std::to_string(r.pending_limit).c_str() : "-");
         if (document_size && r.doc.k40_ms >= 0) {

@@ -497,10 +497,7 @@ void print_results(const std::vector<Row>& rows, const Config& cfg, const common
     };
     // A ratio as text, "-" (text) or nothing (CSV) where there is none.
     auto fmt = [](double x, const char* format, const char* none) {
-        if (x <= 0.0) return std::string(none);
-        char buf[32];
-        std::snprintf(buf, sizeof buf, format, x);
-        return std::string(buf);
+        return x <= 0.0 ? std::string(none) : common::format_number(format, x);
     };
     if (csv) {
         std::printf(
