@@ -14,7 +14,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 namespace common {
@@ -93,19 +96,45 @@ class Cli {
         add_int("--reps", &opt.reps, 1, 100000, "timed repetitions (median reported)");
         add_flag("--csv", &opt.csv, "print results as CSV rows instead of result lines");
     }
+    // An integer in [min, max]; anything else is refused with the range. `unset`, where given,
+    // says what the program does when the flag is absent (a default that is no number: "--n",
+    // "radii 1 to 4"); the variable then keeps its initial value, outside [min, max].
     void add_int(const char* name, std::int64_t* value, std::int64_t min, std::int64_t max,
-                 const char* help) {
-        flags_.push_back({name, help, value, nullptr, min, max, {}});
+                 const char* help, const char* unset = nullptr) {
+        Flag& f = add(name, help, Kind::kInt, unset);
+        f.integer = value;
+        f.min = min;
+        f.max = max;
     }
     // An integer that must be one of `choices`.
     void add_choice(const char* name, std::int64_t* value, std::vector<std::int64_t> choices,
                     const char* help) {
         add_int(name, value, *std::min_element(choices.begin(), choices.end()),
                 *std::max_element(choices.begin(), choices.end()), help);
-        flags_.back().choices = std::move(choices);
+        for (std::int64_t c : choices) flags_.back().choices.push_back({std::to_string(c), c});
+    }
+    // An enumerated flag: the names a user types (`--order sorted`), each standing for a number
+    // the program uses; the number itself is accepted too.
+    struct Name {
+        std::string name;
+        std::int64_t value;
+    };
+    void add_enum(const char* name, std::int64_t* value, std::vector<Name> names,
+                  const char* help) {
+        std::vector<std::int64_t> values;
+        for (const Name& n : names) values.push_back(n.value);
+        add_int(name, value, *std::min_element(values.begin(), values.end()),
+                *std::max_element(values.begin(), values.end()), help);
+        flags_.back().choices = std::move(names);
+        flags_.back().named = true;
     }
     void add_flag(const char* name, bool* value, const char* help) {
-        flags_.push_back({name, help, nullptr, value, 0, 0, {}});
+        add(name, help, Kind::kSwitch, nullptr).boolean = value;
+    }
+    // A text value (a path); an empty one is refused. `unset` as for add_int.
+    void add_string(const char* name, std::string* value, const char* help,
+                    const char* unset = nullptr) {
+        add(name, help, Kind::kString, unset).text = value;
     }
 
     // Parses without exiting, so that the parser itself can be tested. *error says what was wrong.
@@ -125,7 +154,7 @@ class Cli {
                 *error = "unknown flag '" + arg + "'";
                 return Status::kError;
             }
-            if (flag->boolean != nullptr) {
+            if (flag->kind == Kind::kSwitch) {
                 if (inline_value) {
                     *error = arg + " takes no value";
                     return Status::kError;
@@ -139,6 +168,14 @@ class Cli {
                     return Status::kError;
                 }
                 value = argv[++a];
+            }
+            if (flag->kind == Kind::kString) {
+                if (value.empty()) {
+                    *error = arg + " needs a non-empty value";
+                    return Status::kError;
+                }
+                *flag->text = value;
+                continue;
             }
             if (!parse_int(value, *flag, flag->integer)) {
                 *error = arg + " needs " + flag->expects() + ", got '" + value + "'";
@@ -158,42 +195,81 @@ class Cli {
                 std::fputs(usage().c_str(), stdout);
                 std::exit(kExitOk);
             case Status::kError:
-                std::fprintf(stderr, "%s: %s\n%s", program_.c_str(), error.c_str(),
-                             usage().c_str());
-                std::exit(kExitUsage);
+                usage_error(error);
         }
+    }
+
+    // A value the parser cannot judge alone (two flags that contradict, an output folder that
+    // cannot be made): the reason and usage on stderr, exit 2, as for a malformed flag.
+    [[noreturn]] void usage_error(const std::string& error) const {
+        std::fprintf(stderr, "%s: %s\n%s", program_.c_str(), error.c_str(), usage().c_str());
+        std::exit(kExitUsage);
     }
 
     std::string usage() const {
         std::string text = "usage: " + program_ + " [flags]\n  " + summary_ + "\nflags:\n";
         for (const Flag& f : flags_) {
             std::string line = "  " + f.name;
-            if (f.integer != nullptr) line += " <int>";
+            if (f.kind == Kind::kInt) line += f.named ? " <" + f.names() + ">" : " <int>";
+            if (f.kind == Kind::kString) line += " <text>";
             line.resize(std::max<std::size_t>(line.size() + 1, 22), ' ');
             line += f.help;
-            if (f.integer != nullptr) line += " (default " + std::to_string(*f.integer) + ")";
+            if (!f.unset.empty())
+                line += " (default: " + f.unset + ")";
+            else if (f.kind == Kind::kInt)
+                line += " (default " + f.value_text(*f.integer) + ")";
+            else if (f.kind == Kind::kString)
+                line += " (default " + *f.text + ")";
             text += line + "\n";
         }
         return text + "  --help              this text\n";
     }
 
   private:
+    enum class Kind { kInt, kSwitch, kString };
     struct Flag {
         std::string name;
         std::string help;
-        std::int64_t* integer;
-        bool* boolean;
-        std::int64_t min, max;
-        std::vector<std::int64_t> choices;  // empty: any value in [min, max]
+        Kind kind = Kind::kInt;
+        std::int64_t* integer = nullptr;
+        bool* boolean = nullptr;
+        std::string* text = nullptr;
+        std::int64_t min = 0, max = 0;
+        std::vector<Name> choices;  // empty: any value in [min, max]
+        bool named = false;         // add_enum: the names are what usage shows
+        std::string unset;          // what an absent flag means, where no number says it
 
+        std::string names() const {
+            std::string list;
+            for (const Name& c : choices) list += (list.empty() ? "" : "|") + c.name;
+            return list;
+        }
+        std::string value_text(std::int64_t v) const {
+            for (const Name& c : choices)
+                if (named && c.value == v) return c.name;
+            return std::to_string(v);
+        }
         std::string expects() const {
             if (choices.empty())
                 return "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
             std::string list;
-            for (std::int64_t c : choices) list += (list.empty() ? "" : ", ") + std::to_string(c);
+            for (const Name& c : choices) {
+                list += (list.empty() ? "" : ", ") + c.name;
+                if (named) list += " (" + std::to_string(c.value) + ")";
+            }
             return "one of " + list;
         }
     };
+
+    Flag& add(const char* name, const char* help, Kind kind, const char* unset) {
+        flags_.emplace_back();
+        Flag& f = flags_.back();
+        f.name = name;
+        f.help = help;
+        f.kind = kind;
+        if (unset != nullptr) f.unset = unset;
+        return f;
+    }
 
     const Flag* find(const std::string& name) const {
         for (const Flag& f : flags_)
@@ -201,15 +277,21 @@ class Cli {
         return nullptr;
     }
 
-    // Whole-string decimal integer within [min, max]; "12abc", "", "1e6" and overflow are errors.
+    // Whole-string decimal integer within [min, max] (or one of the choices, by name or number);
+    // "12abc", "", "1e6" and overflow are errors.
     static bool parse_int(const std::string& s, const Flag& flag, std::int64_t* out) {
+        for (const Name& c : flag.choices)
+            if (flag.named && c.name == s) {
+                *out = c.value;
+                return true;
+            }
         if (s.empty()) return false;
         char* end = nullptr;
         errno = 0;
         const long long v = std::strtoll(s.c_str(), &end, 10);
         if (errno != 0 || *end != '\0' || v < flag.min || v > flag.max) return false;
-        if (!flag.choices.empty() &&
-            std::find(flag.choices.begin(), flag.choices.end(), v) == flag.choices.end())
+        if (!flag.choices.empty() && std::none_of(flag.choices.begin(), flag.choices.end(),
+                                                  [v](const Name& c) { return c.value == v; }))
             return false;
         *out = v;
         return true;
@@ -218,6 +300,32 @@ class Cli {
     std::string program_, summary_;
     std::vector<Flag> flags_;
 };
+
+// An output folder: created with its parents where missing (as mkdir -p). Returns false, with the
+// reason in *error, where it cannot be created or is not a writable folder. Call it right after
+// the flags, before any work.
+inline bool make_output_dir(const std::string& path, std::string* error) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(path, ec);
+    if (ec) {
+        *error = "cannot create the folder '" + path + "': " + ec.message();
+        return false;
+    }
+    if (!fs::is_directory(path, ec)) {
+        *error = "'" + path + "' is not a folder";
+        return false;
+    }
+    const fs::path probe = fs::path(path) / ".write-test";
+    std::FILE* f = std::fopen(probe.c_str(), "wb");
+    if (f == nullptr) {
+        *error = "cannot write in the folder '" + path + "'";
+        return false;
+    }
+    std::fclose(f);
+    fs::remove(probe, ec);
+    return true;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Seeded inputs. SplitMix64 rather than <random>'s distributions, whose output differs between

@@ -2,6 +2,8 @@
 // The flag parser's verdicts, check_close's tolerance and its NaN/Inf rule, the seeded inputs and
 // the median and spread, require_gpu()'s skip/fail verdicts. Each program's <name>/usage and
 // <name>/bad_value tests check the exit code 2 itself.
+#include <unistd.h>
+
 #include <limits>
 
 #include "common.h"
@@ -65,6 +67,64 @@ static void test_cli() {
     Cli cli("common_test", "usage text");
     cli.add_standard(opt, 1, 10);
     EXPECT(cli.usage().find("--n <int>") != std::string::npos);
+
+    // Enumerated flags take the names a user types and their numbers, nothing else.
+    std::int64_t order = 0;
+    Cli named("common_test", "named choices");
+    named.add_enum("--order", &order, {{"sorted", 0}, {"partial", 1}, {"random", 2}}, "key order");
+    const char* by_name[] = {"common_test", "--order", "random"};
+    EXPECT(named.parse(3, by_name, &error) == S::kOk && order == 2);
+    const char* by_number[] = {"common_test", "--order=1"};
+    EXPECT(named.parse(2, by_number, &error) == S::kOk && order == 1);
+    const char* wrong_name[] = {"common_test", "--order", "Sorted"};
+    EXPECT(named.parse(3, wrong_name, &error) == S::kError &&
+           error.find("one of sorted (0), partial (1), random (2)") != std::string::npos);
+    const char* wrong_number[] = {"common_test", "--order", "3"};
+    EXPECT(named.parse(3, wrong_number, &error) == S::kError);
+    EXPECT(named.usage().find("--order <sorted|partial|random>") != std::string::npos);
+    EXPECT(named.usage().find("(default partial)") != std::string::npos);
+
+    // A flag whose absence means something no number says: refused outside its range, and usage
+    // says what its absence means.
+    std::int64_t width = 0;
+    Cli optional("common_test", "optional");
+    optional.add_int("--width", &width, 1, 100, "image width", "--n");
+    const char* zero[] = {"common_test", "--width", "0"};
+    EXPECT(optional.parse(3, zero, &error) == S::kError &&
+           error.find("an integer in [1, 100]") != std::string::npos && width == 0);
+    EXPECT(optional.usage().find("(default: --n)") != std::string::npos);
+
+    // Text flags: any non-empty value.
+    std::string path = ".";
+    Cli text("common_test", "text");
+    text.add_string("--out-dir", &path, "output folder");
+    const char* dir[] = {"common_test", "--out-dir", "a b/c"};
+    EXPECT(text.parse(3, dir, &error) == S::kOk && path == "a b/c");
+    const char* empty[] = {"common_test", "--out-dir="};
+    EXPECT(text.parse(2, empty, &error) == S::kError);
+    const char* missing[] = {"common_test", "--out-dir"};
+    EXPECT(text.parse(2, missing, &error) == S::kError);
+    EXPECT(text.usage().find("--out-dir <text>") != std::string::npos);
+}
+
+// make_output_dir: missing parents created, a file in the way or an unwritable place refused.
+static void test_output_dir() {
+    namespace fs = std::filesystem;
+    const fs::path base =
+        fs::temp_directory_path() / ("common_test_dir_" + std::to_string(::getpid()));
+    std::error_code ec;
+    fs::remove_all(base, ec);
+    std::string error;
+    EXPECT(common::make_output_dir((base / "a b" / "c").string(), &error));
+    EXPECT(fs::is_directory(base / "a b" / "c"));
+    EXPECT(common::make_output_dir((base / "a b" / "c").string(), &error));  // exists: fine
+    std::FILE* f = std::fopen((base / "file").c_str(), "w");
+    EXPECT(f != nullptr);
+    if (f) std::fclose(f);
+    EXPECT(!common::make_output_dir((base / "file").string(), &error));
+    EXPECT(!common::make_output_dir((base / "file" / "sub").string(), &error) &&
+           error.find("cannot create") != std::string::npos);
+    fs::remove_all(base, ec);
 }
 
 static void test_check_close() {
@@ -138,6 +198,7 @@ static void test_time_stats() {
 
 int main() {
     test_cli();
+    test_output_dir();
     test_gpu_query();
     test_time_stats();
     test_check_close();
