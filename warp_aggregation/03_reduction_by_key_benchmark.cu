@@ -176,12 +176,15 @@ __global__ void warp_kernel(const int* keys, const T* values, T* bins, unsigned 
     const unsigned int active = __ballot_sync(warp_agg::kFullMask, i < n);
     if (i >= n) return;
     const int key = keys[i];
+    // The value is loaded before the search, so that its latency overlaps the search (where nvcc
+    // puts it by itself when no branch follows the search), and not at all by the search alone.
+    const T v = masks == nullptr ? values[i] : T(0);
     const unsigned int peers = find_peers<S>(key, active);
     if (masks != nullptr) {  // the peer search alone
         masks[i] = peers;
         return;
     }
-    aggregate<T, A>(peers, key, values[i], bins, active);
+    aggregate<T, A>(peers, key, v, bins, active);
 }
 
 // The reduction alone, from masks found beforehand.
