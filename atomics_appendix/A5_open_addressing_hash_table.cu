@@ -148,9 +148,10 @@ struct MapReference {
     }
 };
 
-// The slots after an insert (see the header comment for what is checked).
-inline bool verify_open_table(const std::vector<unsigned long long>& slots,
-                              const MapReference& ref) {
+// The slots after an insert (see the header comment for what is checked). `home` gives the slot
+// where a key's probe path starts (A6 passes its bucket's first slot).
+inline bool verify_open_table(const std::vector<unsigned long long>& slots, const MapReference& ref,
+                              std::size_t (*home)(unsigned int, std::size_t) = home_slot) {
     std::vector<std::uint8_t> found(ref.first.size(), 0);
     std::size_t occupied = 0;
     for (std::size_t s = 0; s < slots.size(); ++s) {
@@ -176,7 +177,7 @@ inline bool verify_open_table(const std::vector<unsigned long long>& slots,
                 static_cast<unsigned int>(slots[s]), static_cast<unsigned int>(ref.first[k]));
             return false;
         }
-        for (std::size_t p = home_slot(key, slots.size()); p != s; p = (p + 1) % slots.size()) {
+        for (std::size_t p = home(key, slots.size()); p != s; p = (p + 1) % slots.size()) {
             if (slots[p] == kEmptySlot) {
                 std::fprintf(stderr,
                              "FAIL open table: key %u in slot %zu, but slot %zu before it on its "

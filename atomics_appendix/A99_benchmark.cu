@@ -8,21 +8,26 @@
 //                             thread scheduling allows
 //   A4 lock-free cas, exch    the chained table without locks (bucket head swapped by one atomic)
 //   A5 open addressing        linear probing, at load factors 0.5 and 0.8
-// and lookups: A5 looks up every key and as many absent keys; the chained table (A4's, built by
-// exch) can only walk its ~n/1024-entry lists, so it is timed on a sample of --walk present and
-// --walk absent keys. That sample (65,536 queries a kernel, a quarter of the threads an H200
-// holds, each kernel as long as its longest walk) gives a latency-bound rate that is not
-// comparable with the rates over all keys: the lookup ratios against it most likely overstate the
-// gap, by a factor not measured here (all keys would take seconds a run to walk). Every table and
-// every lookup is verified before it is timed (median of --reps, L2 flushed before each GPU run).
-// Rates are keys per second; --csv writes one row per measurement for plot_benchmark.py.
+//   A6 bucketed               A5 probed a 32-byte bucket of four slots at a time, same loads
+//   cuco static_map           cuCollections' static_map with its defaults, same keys and loads
+//                             (only where CMake was given -DCUCO_DIR: see CMakeLists.txt)
+// and lookups: A5, A6 and cuco look up every key and as many absent keys (hits and misses timed
+// apart); the chained table (A4's, built by exch) can only walk its ~n/1024-entry lists, so it is
+// timed on a sample of --walk present and --walk absent keys. That sample (65,536 queries a
+// kernel, a quarter of the threads an H200 holds, each kernel as long as its longest walk) gives a
+// latency-bound rate that is not comparable with the rates over all keys: the lookup ratios
+// against it most likely overstate the gap, by a factor not measured here (all keys would take
+// seconds a run to walk). Every table and every lookup is verified before it is timed (median of
+// --reps, L2 flushed before each GPU run). Rates are keys per second; --csv writes one row per
+// measurement for plot_benchmark.py.
 //
 // GB/s and % of peak count the bytes a row must move at least, the same counts as A2-A5 print:
 //   chained inserts (A2-A4)  24 bytes a key: key and value read (4 + 4), the 16-byte entry written
 //                            (A2, on the host: 20, its values are not read; no peak to compare)
-//   A5 insert                keys and values read (8 a key) and every slot written by the memset
-//                            that empties the table, timed with the insert (8 a slot)
-//   A5 lookups               8 bytes a query (query read, result written); the slots probed are
+//   A5, A6, cuco insert      keys and values read (8 a key) and every slot written by the memset
+//                            (cuco: clear_async) that empties the table, timed with the insert
+//                            (8 a slot; cuco rounds its slot count up, and the row counts its own)
+//   A5, A6, cuco lookups     8 bytes a query (query read, result written); the slots probed are
 //                            not counted, so these are floors
 //   walking the chains       none: every step is a dependent load of a data-dependent entry (up to
 //                            ~n/1024 per query), and the walk is bound by latency, not bandwidth;
@@ -36,10 +41,13 @@
 
 #define ATOMICS_NO_MAIN_A3
 #define ATOMICS_NO_MAIN_A4
-#define ATOMICS_NO_MAIN_A5
+#define ATOMICS_NO_MAIN_A6
 #include "A3_gpu_hash_table.cu"  // brings A2's CPU table too
 #include "A4_lock_free_hash_table.cu"
-#include "A5_open_addressing_hash_table.cu"
+#include "A6_bucketed_hash_table.cu"  // brings A5's table too
+#ifdef ATOMICS_HAVE_CUCO
+#include "cuco_static_map.h"
+#endif
 
 namespace atomics {
 
@@ -105,6 +113,67 @@ class Results {
     bool csv_;
 };
 
+// The rates (M keys/s) of one open-addressing table at one load; 0 before it was measured.
+struct OpenRates {
+    double insert = 0, hit = 0, miss = 0;
+    bool ok() const { return insert > 0; }
+    double lookup() const { return 2.0 / (1.0 / hit + 1.0 / miss); }  // as many hits as misses
+};
+
+// One table at one load: insert from empty, verify (`verify` reads the table and the results of
+// one lookup of all 2n queries), then time the insert, the n hits and the n misses. Bytes as A5
+// counts them: for the insert, keys and values read (8 a key) and every slot written (8 a slot:
+// emptying the table is timed with the insert); for a lookup, 8 a query. On a failed check the
+// rates stay 0.
+template <class Insert, class Lookup, class Verify>
+OpenRates measure_open(Results& results, common::Timer& timer, const common::Device& dev,
+                       const char* table, const char* load, std::size_t n, std::size_t slots,
+                       const unsigned int* queries, unsigned int* found, Insert insert,
+                       Lookup lookup, Verify verify) {
+    insert();
+    CUDA_CHECK(cudaMemset(found, 0xfe, 2 * n * sizeof(unsigned int)));
+    lookup(queries, 2 * n, found);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (!verify()) {
+        std::fprintf(stderr, "FAIL: %s at load %s\n", table, load);
+        return {};
+    }
+    OpenRates r;
+    r.insert = results.add(table, "insert", load, n, timer.median_ms(insert), 8.0 * n + 8.0 * slots,
+                           dev.peak_gbps);
+    const double hit_ms = timer.median_ms([&] { lookup(queries, n, found); });
+    const double miss_ms = timer.median_ms([&] { lookup(queries + n, n, found + n); });
+    r.hit = results.add(table, "lookup hit", load, n, hit_ms, 8.0 * n, dev.peak_gbps);
+    r.miss = results.add(table, "lookup miss", load, n, miss_ms, 8.0 * n, dev.peak_gbps);
+    return r;
+}
+
+#ifdef ATOMICS_HAVE_CUCO
+// cuco keeps one of a duplicate key's values, not necessarily the first: a hit must return the
+// index of some occurrence of its key, a miss kNotFound, and the map must hold each distinct key
+// once.
+inline bool check_cuco_map(std::size_t size, const MapReference& ref,
+                           const std::vector<unsigned int>& keys,
+                           const std::vector<unsigned int>& queries, std::size_t hits,
+                           const std::vector<unsigned int>& got) {
+    if (size != ref.first.size()) {
+        std::fprintf(stderr, "FAIL cuco static_map: %zu keys in the map, %zu distinct keys\n", size,
+                     ref.first.size());
+        return false;
+    }
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+        const bool right =
+            i < hits ? got[i] < keys.size() && keys[got[i]] == queries[i] : got[i] == kNotFound;
+        if (!right) {
+            std::fprintf(stderr, "FAIL cuco static_map: query %zu, key %u (%s): got %u\n", i,
+                         queries[i], i < hits ? "present" : "absent", got[i]);
+            return false;
+        }
+    }
+    return true;
+}
+#endif
+
 }  // namespace atomics
 
 int main(int argc, char** argv) {
@@ -124,8 +193,8 @@ int main(int argc, char** argv) {
     const std::size_t n = static_cast<std::size_t>(opt.n);
     const std::size_t sample = std::min<std::size_t>(n, walk);
     // Keys, values, queries (2n) and results (2n); one chained pool (16 bytes a key); the larger
-    // open table (0.5: 16 bytes a key).
-    common::require_device_bytes(4.0 * 6 * n + 16.0 * n + 16.0 * n, "the keys and tables");
+    // open tables (0.5: 16 bytes a key), A5's, A6's and cuco's at once.
+    common::require_device_bytes(4.0 * 6 * n + 16.0 * n + 3 * 16.0 * n, "the keys and tables");
     const std::vector<unsigned int> keys = atomics::random_keys(n, opt.seed);
     const atomics::MapReference ref(keys);
     const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys, n, opt.seed);
@@ -205,33 +274,60 @@ int main(int argc, char** argv) {
         walk_rate = 2.0 * sample / ((hit_ms + miss_ms) * 1e3);
     }
 
-    // Open addressing at both load factors: every key, then as many absent keys.
+    // Open addressing at both load factors: every key, then as many absent keys; A5, A6 and
+    // (built with -DCUCO_DIR) cuCollections' static_map, side by side on the same keys.
     std::vector<unsigned int> queries(keys);
     queries.insert(queries.end(), absent.begin(), absent.end());
     common::DeviceBuffer<unsigned int> dev_queries(queries), dev_found(queries.size());
-    double open_lookup_rate[2] = {0, 0}, open_insert_rate[2] = {0, 0};
     const std::int64_t loads[] = {50, 80};
+    atomics::OpenRates a5[2], a6[2];
+#ifdef ATOMICS_HAVE_CUCO
+    atomics::OpenRates cuco[2];
+#endif
     for (int l = 0; l < 2; ++l) {
         const std::size_t slots = atomics::slots_for(n, loads[l]);
-        const atomics::OpenTable table(slots);
         const char* load = l == 0 ? "0.5" : "0.8";
-        table.insert(k, v, n);
-        if (table.refused_count() != 0 || !atomics::verify_open_table(table.to_host(), ref))
-            return common::kExitWrong;
-        CUDA_CHECK(cudaMemset(dev_found.get(), 0xfe, queries.size() * sizeof(unsigned int)));
-        table.lookup(dev_queries.get(), queries.size(), dev_found.get());
-        if (!atomics::check_open_lookups(ref, queries, n, dev_found.to_host()))
-            return common::kExitWrong;
-        open_insert_rate[l] = results.add("A5 open addressing", "insert", load, n,
-                                          timer.median_ms([&] { table.insert(k, v, n); }),
-                                          8.0 * n + 8.0 * slots, dev.peak_gbps);
-        const double hit_ms =
-            timer.median_ms([&] { table.lookup(dev_queries.get(), n, dev_found.get()); });
-        const double miss_ms =
-            timer.median_ms([&] { table.lookup(dev_queries.get() + n, n, dev_found.get() + n); });
-        results.add("A5 open addressing", "lookup hit", load, n, hit_ms, 8.0 * n, dev.peak_gbps);
-        results.add("A5 open addressing", "lookup miss", load, n, miss_ms, 8.0 * n, dev.peak_gbps);
-        open_lookup_rate[l] = 2.0 * n / ((hit_ms + miss_ms) * 1e3);
+        const atomics::OpenTable a5_table(slots);
+        a5[l] = atomics::measure_open(
+            results, timer, dev, "A5 open addressing", load, n, a5_table.size(), dev_queries.get(),
+            dev_found.get(), [&] { a5_table.insert(k, v, n); },
+            [&](const unsigned int* q, std::size_t count, unsigned int* out) {
+                a5_table.lookup(q, count, out);
+            },
+            [&] {
+                return a5_table.refused_count() == 0 &&
+                       atomics::verify_open_table(a5_table.to_host(), ref) &&
+                       atomics::check_open_lookups(ref, queries, n, dev_found.to_host());
+            });
+        if (!a5[l].ok()) return common::kExitWrong;
+        const atomics::BucketedTable a6_table(slots);
+        a6[l] = atomics::measure_open(
+            results, timer, dev, "A6 bucketed", load, n, a6_table.size(), dev_queries.get(),
+            dev_found.get(), [&] { a6_table.insert(k, v, n); },
+            [&](const unsigned int* q, std::size_t count, unsigned int* out) {
+                a6_table.lookup(q, count, out);
+            },
+            [&] {
+                return a6_table.refused_count() == 0 &&
+                       atomics::verify_open_table(a6_table.to_host(), ref,
+                                                  atomics::bucket_home_slot) &&
+                       atomics::check_open_lookups(ref, queries, n, dev_found.to_host());
+            });
+        if (!a6[l].ok()) return common::kExitWrong;
+#ifdef ATOMICS_HAVE_CUCO
+        atomics::CucoStaticMap map(slots);
+        cuco[l] = atomics::measure_open(
+            results, timer, dev, "cuco static_map", load, n, map.capacity(), dev_queries.get(),
+            dev_found.get(), [&] { map.insert(k, v, n); },
+            [&](const unsigned int* q, std::size_t count, unsigned int* out) {
+                map.find(q, count, out);
+            },
+            [&] {
+                return atomics::check_cuco_map(map.size(), ref, keys, queries, n,
+                                               dev_found.to_host());
+            });
+        if (!cuco[l].ok()) return common::kExitWrong;
+#endif
     }
 
     std::fprintf(
@@ -240,7 +336,17 @@ int main(int argc, char** argv) {
         "lookups (hits and misses alike): A5 at 0.5 %.0fx, at 0.8 %.0fx walking the chains "
         "(target >= 100x; the walk is a latency-bound sample of --walk keys, not comparable: "
         "these ratios most likely overstate the gap)\n",
-        exch_rate / locked_rate, open_insert_rate[0] / locked_rate, open_lookup_rate[0] / walk_rate,
-        open_lookup_rate[1] / walk_rate);
+        exch_rate / locked_rate, a5[0].insert / locked_rate, a5[0].lookup() / walk_rate,
+        a5[1].lookup() / walk_rate);
+#ifdef ATOMICS_HAVE_CUCO
+    std::fprintf(text, "against %s (rates over cuco's, above 1: faster):\n",
+                 atomics::cuco_build_description());
+    for (int l = 0; l < 2; ++l) {
+        for (const auto& t : {std::make_pair("A5", &a5[l]), std::make_pair("A6", &a6[l])})
+            std::fprintf(text, "  %s at %s: insert %.2fx, find hits %.2fx, find misses %.2fx\n",
+                         t.first, l == 0 ? "0.5" : "0.8", t.second->insert / cuco[l].insert,
+                         t.second->hit / cuco[l].hit, t.second->miss / cuco[l].miss);
+    }
+#endif
     return common::kExitOk;
 }

@@ -73,6 +73,17 @@ def table(rows, env):
                              f"chains: **{open_rate / walk_rate:.0f}×** (target ≥ 100×; the walk "
                              f"is a latency-bound sample of {walk_keys(rows)} keys, so the ratio "
                              f"most likely overstates the gap)")
+    for load in ("0.5", "0.8"):
+        for table_name in ("A5 open addressing", "A6 bucketed"):
+            ratios = []
+            for op, label in (("insert", "insert"), ("lookup hit", "find hits"),
+                              ("lookup miss", "find misses")):
+                mine, cuco = rate(rows, table_name, op, load), rate(rows, "cuco static_map", op, load)
+                if mine and cuco:
+                    ratios.append(f"{label} **{mine / cuco:.2f}×**")
+            if ratios:
+                lines.append(f"- {table_name} / cuco static_map at load {load} (rates, above 1: "
+                             f"faster): " + ", ".join(ratios))
     return "\n".join(lines).strip() + "\n"
 
 

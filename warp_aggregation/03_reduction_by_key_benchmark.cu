@@ -20,9 +20,14 @@
 //   warp get_peers             the blog: get_peers + reduce_peers, one atomicAdd per key and warp
 //   warp get_peers + CAS       the same with the atomicCAS loop, the blog's own setting
 //   warp match_any             __match_any_sync finds the peers, then as above
-//   peer search only           each search alone (masks written out): the part the blog left out
+//   peer search only           each search alone, the warp kernel stopped after it (masks
+//                              written out): the part the blog left out
 //   reduce_peers, masks given  the reduction and atomics alone, from masks found beforehand: what
 //                              the blog's figure timed
+//   warp segmented scan        beyond the blog: each lane sums kItems (4 or 8) consecutive values
+//                              by runs of equal keys, a segmented scan over the lanes joins the
+//                              runs that cross lanes, one atomicAdd per run (any order; one per
+//                              key and tile on sorted keys)
 //   CUB ReduceByKey            cub::DeviceReduce::ReduceByKey on the sorted keys, the library a
 //                              user would pick (it needs them sorted: sorted order only)
 // Every variant's bins are checked against a CPU sum in double before it is timed. The values are
@@ -155,24 +160,34 @@ __device__ __forceinline__ void aggregate(unsigned int peers, int key, T v, T* b
 }
 
 // Every lane of a warp votes first, so that a partial last warp knows its lanes.
+//
+// Given `masks`, the kernel stops after the peer search and writes each lane's mask instead: the
+// "search only" rows. They time the search loop of this very kernel on purpose. A separate kernel
+// that only searched was compiled differently: nvcc 13.0 (sm_90) proves there that the lanes
+// executing the loop are the lanes its mask names and builds each get_peers round from 12
+// instructions (WARPSYNC, SHFL.IDX, VOTE.ANY), where the round inside this kernel takes 16 (a
+// MATCH.ANY and two REDUX.OR on the mask `unclaimed`, two BRA.DIV to a slow path, then the
+// SHFL.IDX and VOTE.ANY): such a kernel understated the search's cost here. With the switch, the
+// loop is the same machine code in both uses (cuobjdump --dump-sass, function warp_kernel).
 template <Search S, Atomic A, class T>
-__global__ void warp_kernel(const int* keys, const T* values, T* bins, unsigned int n) {
+__global__ void warp_kernel(const int* keys, const T* values, T* bins, unsigned int* masks,
+                            unsigned int n) {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned int active = __ballot_sync(warp_agg::kFullMask, i < n);
     if (i >= n) return;
     const int key = keys[i];
-    aggregate<T, A>(find_peers<S>(key, active), key, values[i], bins, active);
+    // The value is loaded before the search, so that its latency overlaps the search (where nvcc
+    // puts it by itself when no branch follows the search), and not at all by the search alone.
+    const T v = masks == nullptr ? values[i] : T(0);
+    const unsigned int peers = find_peers<S>(key, active);
+    if (masks != nullptr) {  // the peer search alone
+        masks[i] = peers;
+        return;
+    }
+    aggregate<T, A>(peers, key, v, bins, active);
 }
 
-// The two halves apart: the peer search writing its masks, and the reduction reading them.
-template <Search S>
-__global__ void search_kernel(const int* keys, unsigned int* masks, unsigned int n) {
-    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-    const unsigned int active = __ballot_sync(warp_agg::kFullMask, i < n);
-    if (i >= n) return;
-    masks[i] = find_peers<S>(keys[i], active);
-}
-
+// The reduction alone, from masks found beforehand.
 template <class T>
 __global__ void masks_given_kernel(const int* keys, const T* values, const unsigned int* masks,
                                    T* bins, unsigned int n) {
@@ -180,6 +195,101 @@ __global__ void masks_given_kernel(const int* keys, const T* values, const unsig
     const unsigned int active = __ballot_sync(warp_agg::kFullMask, i < n);
     if (i >= n) return;
     aggregate<T, Atomic::kNative>(masks[i], keys[i], values[i], bins, active);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Warp aggregation by runs: a warp takes a tile of 32 * kItems consecutive values, lane l the
+// kItems from l * kItems on. Instead of asking which lanes share a key (get_peers, match_any: a
+// peer may sit anywhere in the warp), it sums each *run* of equal neighbouring keys, and the run's
+// last element adds the run's sum to its bin with one atomicAdd. Every order stays correct: a key
+// that comes back after other keys starts a new run, which adds to the same bin again. Only the
+// number of atomics depends on the order: one per run and tile, so about one per key on sorted
+// keys and one per value on random keys, where it does what plain atomicAdd does.
+//
+// Why it suits sorted keys better than reduce_peers: a run needs only comparisons with the
+// neighbouring element, no peer mask and no tree inside every group; kItems consecutive values in
+// a lane are summed with plain adds; and a run that crosses lanes is carried by one segmented scan
+// of one partial sum per lane, whose rounds stop at the longest run of lanes (one or two rounds on
+// sorted keys with 10 per key). The kItems keys and values of a lane are read with 16-byte loads.
+// Needs the arrays 16-byte aligned (cudaMalloc gives 256).
+
+constexpr int kPadKey = -1;  // past the end of a partial tile: a run that adds nothing
+
+// The kItems elements of a lane as 16-byte loads; `p` is 16-byte aligned.
+template <int kItems, class E>
+__device__ __forceinline__ void load_vectors(const E* p, E (&out)[kItems]) {
+    static_assert(kItems * sizeof(E) % 16 == 0, "whole 16-byte vectors a lane");
+    constexpr int kPerVector = 16 / sizeof(E);
+#pragma unroll
+    for (int v = 0; v < kItems / kPerVector; ++v) {
+        const uint4 u = reinterpret_cast<const uint4*>(p)[v];
+        memcpy(&out[v * kPerVector], &u, sizeof(u));
+    }
+}
+
+template <int kItems, class T>
+__global__ void segmented_scan_kernel(const int* keys, const T* values, T* bins, unsigned int n) {
+    constexpr unsigned int kTile = warp_agg::kWarp * kItems;
+    const unsigned int lane = warp_agg::lane_id();
+    const unsigned int warp = (blockIdx.x * blockDim.x + threadIdx.x) / warp_agg::kWarp;
+    const std::size_t begin = std::size_t{warp} * kTile;  // the warp's tile
+    if (begin >= n) return;                               // whole warps leave
+    int key[kItems];
+    T v[kItems];
+    const std::size_t mine = begin + lane * kItems;
+    if (n - begin >= kTile) {
+        load_vectors<kItems>(keys + mine, key);
+        load_vectors<kItems>(values + mine, v);
+    } else {  // the last, partial tile: padding after the end
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+            const bool in = mine + j < n;
+            key[j] = in ? keys[mine + j] : kPadKey;
+            v[j] = in ? values[mine + j] : T(0);
+        }
+    }
+    // Neighbours across lanes: the key before this lane's first, and after its last. A tile's
+    // first element always starts a run and its last always ends one.
+    const int before = __shfl_up_sync(warp_agg::kFullMask, key[kItems - 1], 1);
+    const int after = __shfl_down_sync(warp_agg::kFullMask, key[0], 1);
+    const bool starts_run = lane == 0 || key[0] != before;  // element 0 starts a run
+    const bool run_goes_on = lane != warp_agg::kWarp - 1 && key[kItems - 1] == after;
+
+    // This lane's part of the run that reaches its last element (all its values if no run starts
+    // in it), and whether any run starts in it.
+    bool has_start = starts_run;
+    T tail = v[0];
+#pragma unroll
+    for (int j = 1; j < kItems; ++j) {
+        if (key[j] != key[j - 1]) {
+            has_start = true;
+            tail = T(0);
+        }
+        tail += v[j];
+    }
+    // Segmented inclusive scan of `tail` over the lanes, a segment beginning at each lane where a
+    // run starts: afterwards `tail` is the sum of the run reaching this lane's end, from its start.
+    // Lane 0 always starts a segment; `first` is the start of this lane's segment.
+    const unsigned int starts = __ballot_sync(warp_agg::kFullMask, has_start);
+    const unsigned int first = 31 - __clz(starts & (warp_agg::lanes_below() | 1u << lane));
+    const unsigned int longest = __reduce_max_sync(warp_agg::kFullMask, lane - first);
+    for (unsigned int d = 1; d <= longest; d <<= 1) {
+        const T up = __shfl_up_sync(warp_agg::kFullMask, tail, d);
+        if (lane >= first + d) tail += up;
+    }
+    // What the lanes before carry into this lane's first run.
+    const T carry = __shfl_up_sync(warp_agg::kFullMask, tail, 1);
+
+    // Each run that ends in this lane adds its sum: the first with the carry, unless it started
+    // here.
+    T run = starts_run ? T(0) : carry;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+        if (j > 0 && key[j] != key[j - 1]) run = T(0);
+        run += v[j];
+        const bool ends = j < kItems - 1 ? key[j + 1] != key[j] : !run_goes_on;
+        if (ends && key[j] != kPadKey) atomicAdd(&bins[key[j]], run);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -217,13 +327,25 @@ void run_shared_hash(const Problem<T>& p) {
 template <class T, Search S, Atomic A>
 void run_warp(const Problem<T>& p) {
     clear_bins(p);
-    warp_kernel<S, A><<<common::ceil_div(p.n, kBlock), kBlock>>>(p.keys, p.values, p.bins, p.n);
+    warp_kernel<S, A>
+        <<<common::ceil_div(p.n, kBlock), kBlock>>>(p.keys, p.values, p.bins, nullptr, p.n);
     CUDA_CHECK_LAUNCH();
 }
 
+// The search of run_warp's kernel, stopped before the reduction (see warp_kernel).
 template <class T, Search S>
 void run_search(const Problem<T>& p) {
-    search_kernel<S><<<common::ceil_div(p.n, kBlock), kBlock>>>(p.keys, p.masks, p.n);
+    warp_kernel<S, Atomic::kNative>
+        <<<common::ceil_div(p.n, kBlock), kBlock>>>(p.keys, p.values, p.bins, p.masks, p.n);
+    CUDA_CHECK_LAUNCH();
+}
+
+template <class T, int kItems>
+void run_segmented_scan(const Problem<T>& p) {
+    clear_bins(p);
+    constexpr unsigned int tile = warp_agg::kWarp * kItems, block_items = tile * (kBlock / 32);
+    segmented_scan_kernel<kItems>
+        <<<common::ceil_div(p.n, block_items), kBlock>>>(p.keys, p.values, p.bins, p.n);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -382,6 +504,8 @@ std::vector<Variant<T>> variants() {
         {"get_peers search only", run_search<T, Search::kGetPeers>, false, search},
         {"match_any search only", run_search<T, Search::kMatchAny>, false, search},
         {"reduce_peers masks given", run_masks_given<T>, true, masks_given},
+        {"warp segmented scan 4/lane", run_segmented_scan<T, 4>, true, kBinsTraffic<T>},
+        {"warp segmented scan 8/lane", run_segmented_scan<T, 8>, true, kBinsTraffic<T>},
     };
 }
 
@@ -477,7 +601,8 @@ const Row* find_row(const std::vector<Row>& rows, const std::string& precision,
 }
 
 bool is_warp_variant(const std::string& v) {
-    return v == "warp get_peers" || v == "warp get_peers + CAS" || v == "warp match_any";
+    return v == "warp get_peers" || v == "warp get_peers + CAS" || v == "warp match_any" ||
+           v.rfind("warp segmented scan", 0) == 0;
 }
 
 // Prints every row with its ratios (above 1: faster than the baseline), then the summary the
@@ -509,7 +634,7 @@ void print_results(const std::vector<Row>& rows, const Config& cfg, const common
                      "bytes the variant must move over the median\n(see variants()); above 1: "
                      "faster than atomicAdd, the atomicCAS loop, CUB ReduceByKey (sorted keys "
                      "only)\n");
-        std::fprintf(text, "%-6s %-17s %-26s %10s %21s %8s %7s %8s %7s %6s\n", "type", "order",
+        std::fprintf(text, "%-6s %-17s %-28s %10s %21s %8s %7s %8s %7s %6s\n", "type", "order",
                      "variant", "ms", "ms min .. max", "GB/s", "%peak", "xatomic", "xCAS", "xCUB");
     }
     for (const Row& r : rows) {
@@ -525,7 +650,7 @@ void print_results(const std::vector<Row>& rows, const Config& cfg, const common
                         fmt(vs_cas, "%.4f", "").c_str(), fmt(vs_cub, "%.4f", "").c_str(), r.t.min,
                         r.t.max, num_keys, r.bytes);
         } else {
-            std::printf("%-6s %-17s %-26s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s\n",
+            std::printf("%-6s %-17s %-28s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s\n",
                         r.precision.c_str(), r.order.c_str(), r.variant.c_str(), r.t.median,
                         r.t.min, r.t.max, gbps, pct_peak, fmt(vs_atomic, "%.2f", "-").c_str(),
                         fmt(vs_cas, "%.2f", "-").c_str(), fmt(vs_cub, "%.2f", "-").c_str());
@@ -540,7 +665,7 @@ void print_results(const std::vector<Row>& rows, const Config& cfg, const common
                     is_warp_variant(r.variant) && (!best || r.t.median < best->t.median))
                     best = &r;
             if (!best) continue;
-            std::fprintf(text, "  %-6s %-17s %-21s %sx atomicAdd, %sx atomicCAS loop", precision,
+            std::fprintf(text, "  %-6s %-17s %-27s %sx atomicAdd, %sx atomicCAS loop", precision,
                          order_name(o), best->variant.c_str(),
                          fmt(ratio(*best, order_name(o), "atomicAdd"), "%.2f", "-").c_str(),
                          fmt(ratio(*best, order_name(o), "atomicCAS loop"), "%.2f", "-").c_str());

@@ -24,7 +24,8 @@ import report  # noqa: E402  (scripts/report.py: what every chapter's plot scrip
 
 ORDERS = ["sorted", "partially sorted", "random"]
 PRECISIONS = ["float", "double"]
-WARP_VARIANTS = ["warp get_peers", "warp get_peers + CAS", "warp match_any"]
+WARP_VARIANTS = ["warp get_peers", "warp get_peers + CAS", "warp match_any",
+                 "warp segmented scan 4/lane", "warp segmented scan 8/lane"]
 
 
 def load(path):

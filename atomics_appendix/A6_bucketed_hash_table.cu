@@ -1,0 +1,235 @@
+// A6_bucketed_hash_table: beyond the book, A5's table read a 32-byte bucket at a time.
+//
+// A5 reads one 8-byte slot per probe step, and each step waits for the one before. Memory does
+// not deliver 8 bytes, though: the L2 and DRAM move 32-byte sectors, and a slot's sector holds
+// three more slots. A6 groups the slots in buckets of four (32 bytes, one sector, aligned) and
+// reads a whole bucket with two 16-byte loads per step: a key hashes to a bucket, an insert takes
+// the first empty slot of the first bucket (in probe order) that has one, and a lookup checks
+// four slots per step and stops at a bucket holding its key or an empty slot. With linear probing
+// the probe sequence is A5's, slot by slot, but starting at the bucket's first slot: where A5's
+// miss at load 0.8 walks about 13 slots, one dependent load each, A6's walks about 4 buckets.
+// cuCollections' static_map reads the same 32 bytes a step with four threads (a cooperative group
+// of 4, one slot each, its default); here one thread reads all four, so a warp has 32 keys in
+// flight instead of 8.
+//
+// Everything else is A5's: the packed 8-byte slot (key high, value low) claimed by one 64-bit
+// atomicCAS, atomicMin on a duplicate (the map keeps each key's first occurrence), MurmurHash3's
+// finaliser, and every check: the slots are verified with A5's verify_open_table, whose walk from
+// the home slot without crossing an empty slot is exactly the bucket invariant here (a key sits
+// after no empty slot of its own bucket and of the buckets before it on its probe path).
+//
+// The insert reads its bucket with ld.relaxed.gpu (other threads write it at the same time; the
+// CAS tells the truth about any slot that the read saw empty); the lookup runs after the inserts
+// have finished and reads with plain loads.
+//
+// Build: cmake --build build --target A6_bucketed_hash_table
+// Run:   build/bin/A6_bucketed_hash_table [--n 26214400] [--load 50|80] [--slots S]
+#define ATOMICS_NO_MAIN_A5
+#include "A5_open_addressing_hash_table.cu"
+
+namespace atomics {
+
+constexpr std::size_t kBucketSlots = 4;  // 4 slots of 8 bytes: one 32-byte sector
+
+ATOMICS_HD inline std::size_t home_bucket(unsigned int key, std::size_t buckets) {
+    return murmur3_fmix32(key) % buckets;
+}
+// The first slot of the key's bucket: where verify_open_table's walk starts.
+ATOMICS_HD inline std::size_t bucket_home_slot(unsigned int key, std::size_t slots) {
+    return home_bucket(key, slots / kBucketSlots) * kBucketSlots;
+}
+
+struct Bucket {
+    unsigned long long slot[kBucketSlots];
+};
+
+// The bucket at `p` (32-byte aligned) in two 16-byte loads, relaxed at device scope.
+__device__ __forceinline__ Bucket load_bucket_relaxed(const unsigned long long* p) {
+    Bucket b;
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+                 : "=l"(b.slot[0]), "=l"(b.slot[1])
+                 : "l"(p)
+                 : "memory");
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+                 : "=l"(b.slot[2]), "=l"(b.slot[3])
+                 : "l"(p + 2)
+                 : "memory");
+    return b;
+}
+
+// The same with plain loads, for lookups after the build.
+__device__ __forceinline__ Bucket load_bucket(const unsigned long long* p) {
+    const ulonglong2 lo = reinterpret_cast<const ulonglong2*>(p)[0];
+    const ulonglong2 hi = reinterpret_cast<const ulonglong2*>(p)[1];
+    return {{lo.x, lo.y, hi.x, hi.y}};
+}
+
+// At most `buckets` steps: a full table refuses the key instead of looping.
+__global__ void bucketed_insert(const unsigned int* keys, const unsigned int* values, std::size_t n,
+                                unsigned long long* slots, std::size_t buckets,
+                                unsigned long long* refused) {
+    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    if (i >= n) return;
+    const unsigned int key = keys[i];
+    const unsigned long long desired = pack(key, values[i]);
+    std::size_t b = home_bucket(key, buckets);
+    for (std::size_t probe = 0; probe < buckets; ++probe) {
+        unsigned long long* bucket = slots + b * kBucketSlots;
+        const Bucket seen = load_bucket_relaxed(bucket);
+        // The key already there: a duplicate.
+#pragma unroll
+        for (std::size_t j = 0; j < kBucketSlots; ++j) {
+            if (key_of(seen.slot[j]) == key) {
+                cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(bucket[j])
+                    .fetch_min(desired, cuda::memory_order_relaxed);
+                return;
+            }
+        }
+        // The slots seen empty, in order. A CAS that loses shows what took the slot: the same
+        // key (a duplicate that got there first), or another, and then the next empty one.
+#pragma unroll
+        for (std::size_t j = 0; j < kBucketSlots; ++j) {
+            if (seen.slot[j] != kEmptySlot) continue;
+            cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> slot(bucket[j]);
+            unsigned long long current = kEmptySlot;
+            if (slot.compare_exchange_strong(current, desired, cuda::memory_order_relaxed)) return;
+            if (key_of(current) == key) {
+                slot.fetch_min(desired, cuda::memory_order_relaxed);
+                return;
+            }
+        }
+        if (++b == buckets) b = 0;
+    }
+    atomicAdd(refused, 1ull);
+}
+
+__global__ void bucketed_lookup(const unsigned int* queries, std::size_t n,
+                                const unsigned long long* slots, std::size_t buckets,
+                                unsigned int* values) {
+    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    if (i >= n) return;
+    const unsigned int key = queries[i];
+    unsigned int found = kNotFound;
+    std::size_t b = home_bucket(key, buckets);
+    for (std::size_t probe = 0; probe < buckets; ++probe) {
+        const Bucket seen = load_bucket(slots + b * kBucketSlots);
+        bool hit = false, empty = false;
+#pragma unroll
+        for (std::size_t j = 0; j < kBucketSlots; ++j) {
+            if (key_of(seen.slot[j]) == key) {  // a map: in one slot at most
+                found = static_cast<unsigned int>(seen.slot[j]);
+                hit = true;
+            }
+            empty = empty || seen.slot[j] == kEmptySlot;
+        }
+        if (hit || empty) break;
+        if (++b == buckets) b = 0;
+    }
+    values[i] = found;
+}
+
+class BucketedTable {
+  public:
+    // At least `num_slots` slots, rounded up to whole buckets.
+    explicit BucketedTable(std::size_t num_slots)
+        : slots_((num_slots + kBucketSlots - 1) / kBucketSlots * kBucketSlots), refused_(1) {}
+    std::size_t size() const { return slots_.size(); }
+    std::size_t buckets() const { return slots_.size() / kBucketSlots; }
+
+    void insert(const unsigned int* keys, const unsigned int* values, std::size_t n) const {
+        CUDA_CHECK(cudaMemsetAsync(slots_.get(), 0xff, slots_.size() * sizeof(unsigned long long)));
+        CUDA_CHECK(cudaMemsetAsync(refused_.get(), 0, sizeof(unsigned long long)));
+        bucketed_insert<<<common::ceil_div(n, kOpenThreads), kOpenThreads>>>(
+            keys, values, n, slots_.get(), buckets(), refused_.get());
+        CUDA_CHECK_LAUNCH();
+    }
+    void lookup(const unsigned int* queries, std::size_t n, unsigned int* values) const {
+        bucketed_lookup<<<common::ceil_div(n, kOpenThreads), kOpenThreads>>>(
+            queries, n, slots_.get(), buckets(), values);
+        CUDA_CHECK_LAUNCH();
+    }
+    unsigned long long refused_count() const { return refused_.to_host()[0]; }
+    std::vector<unsigned long long> to_host() const { return slots_.to_host(); }
+
+  private:
+    common::DeviceBuffer<unsigned long long> slots_;  // cudaMalloc: 256-byte aligned
+    common::DeviceBuffer<unsigned long long> refused_;
+};
+
+}  // namespace atomics
+
+#ifndef ATOMICS_NO_MAIN_A6  // A99_benchmark includes this file for its kernels alone
+int main(int argc, char** argv) {
+    common::Options opt;
+    opt.n = atomics::kBookKeys;
+    opt.reps = 5;
+    std::int64_t load = 0, fixed_slots = 0;
+    common::Cli cli("A6_bucketed_hash_table",
+                    "beyond the book: A5's table probed a 32-byte bucket of four slots at a time");
+    cli.add_standard(opt, 1, atomics::kMaxKeys);
+    cli.add_choice("--load", &load, {0, 50, 80}, "load factor in percent (0: both 50 and 80)");
+    cli.add_int("--slots", &fixed_slots, 0, std::int64_t{1} << 32,
+                "slots in the table, rounded up to a multiple of 4 (0: from the load factor)");
+    cli.parse_or_exit(argc, argv);
+    common::Reporter report(opt.csv);
+    const common::Device dev = common::require_gpu(report.text());
+
+    const std::size_t n = static_cast<std::size_t>(opt.n);
+    const std::vector<unsigned int> keys = atomics::random_keys(n, opt.seed);
+    const atomics::MapReference ref(keys);
+    std::vector<unsigned int> queries(keys);
+    const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys, n, opt.seed);
+    queries.insert(queries.end(), absent.begin(), absent.end());
+    std::fprintf(report.text(), "%zu keys, %zu distinct; lookups: all %zu, then %zu absent keys\n",
+                 n, ref.first.size(), n, n);
+
+    std::vector<std::int64_t> loads = {50, 80};
+    if (load != 0 || fixed_slots != 0) loads = {load != 0 ? load : 50};
+    common::Timer timer(dev, opt.reps);
+    for (std::int64_t lf : loads) {
+        const std::size_t asked =
+            fixed_slots > 0 ? static_cast<std::size_t>(fixed_slots) : atomics::slots_for(n, lf);
+        // Device memory as in A5: 24 bytes a key, plus 8 bytes a slot.
+        common::require_device_bytes(24.0 * n + 8.0 * (asked + 3), "the keys, lookups and slots");
+        common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(atomics::key_indices(n));
+        common::DeviceBuffer<unsigned int> dev_queries(queries), dev_found(queries.size());
+        const atomics::BucketedTable table(asked);
+        const std::size_t slots = table.size();
+
+        table.insert(dev_keys.get(), dev_values.get(), n);
+        const unsigned long long refused = table.refused_count();
+        if (refused > 0) {
+            std::fprintf(stderr,
+                         "table full: %zu slots for %zu distinct keys; %llu inserts found no free "
+                         "slot\n",
+                         slots, ref.first.size(), refused);
+            return common::kExitWrong;
+        }
+        if (!atomics::verify_open_table(table.to_host(), ref, atomics::bucket_home_slot))
+            return common::kExitWrong;
+        CUDA_CHECK(cudaMemset(dev_found.get(), 0xfe, queries.size() * sizeof(unsigned int)));
+        table.lookup(dev_queries.get(), queries.size(), dev_found.get());
+        if (!atomics::check_open_lookups(ref, queries, n, dev_found.to_host()))
+            return common::kExitWrong;
+
+        const double insert_ms =
+            timer.median_ms([&] { table.insert(dev_keys.get(), dev_values.get(), n); });
+        const double lookup_ms = timer.median_ms(
+            [&] { table.lookup(dev_queries.get(), queries.size(), dev_found.get()); });
+        const double actual_load = static_cast<double>(ref.first.size()) / slots;
+        std::fprintf(report.text(),
+                     "load %.2f (%zu slots): insert %.0f M keys/s, lookup (half hits, half "
+                     "misses) %.0f M keys/s\n",
+                     actual_load, slots, n / (insert_ms * 1e3), queries.size() / (lookup_ms * 1e3));
+        const std::string suffix = " load " + std::to_string(lf) + "%";
+        // Bytes as A5 counts them: keys and values read and every slot written for the insert
+        // (the memset is timed with it); each query read and its result written for the lookup.
+        report.print({"A6_bucketed_hash_table", "insert" + suffix, opt.n, insert_ms,
+                      8.0 * n + 8.0 * slots, dev.peak_gbps});
+        report.print({"A6_bucketed_hash_table", "lookup" + suffix,
+                      static_cast<std::int64_t>(queries.size()), lookup_ms, 8.0 * queries.size(),
+                      dev.peak_gbps});
+    }
+    return common::kExitOk;
+}
+#endif
