@@ -14,9 +14,11 @@
 #                                        gives no single bad value (two flags that contradict, an
 #                                        output folder that cannot be made) ends with
 #                                        "=> <stderr regex>", the message it must give
-#               [ACCEPT_ARGS "<args>"...]  flag values the program must accept: exit 0, or 77
-#                                        with require_gpu()'s SKIP line (a GPU program without a
-#                                        GPU); never 2. Give them a small --n: with a GPU they run
+#               [ACCEPT_ARGS "<args>"...]  flag values the program must accept: a GPU program runs
+#                                        with every GPU hidden (CUDA_VISIBLE_DEVICES=-1) and must
+#                                        reach require_gpu() (exit 77 with its SKIP line), so it
+#                                        never runs a kernel, with or without a GPU; a host
+#                                        program must exit 0 (give it a small --n)
 #               [EXAMPLE_ARGS <arg>...]  arguments for `run_examples` (default: none)
 #               [RELOCATABLE]            relocatable device code and the device runtime
 #                                        (dynamic parallelism: kernels that launch kernels)
@@ -50,10 +52,10 @@ set(EXAMPLES_SANITIZER_TOOLS memcheck racecheck synccheck initcheck)
 set(_examples_dir "${CMAKE_CURRENT_LIST_DIR}")
 set(HOMEWORK_HIDDEN_SEED 20261122 CACHE STRING "seed of the hidden homework runs")
 
-# A test that passes when <program> <args> exits with <exit> (a list: any of them) and its stderr
-# matches the regex ("" for any), through cmake/ExpectExit.cmake (CTest alone tells only zero from
-# non-zero). A gpu test is reported as skipped where there is no CUDA device or driver (exit 77).
-# <program> is a target, or a command (an interpreter and its script).
+# A test that passes when <program> <args> exits with <exit> and its stderr matches the regex (""
+# for any), through cmake/ExpectExit.cmake (CTest alone tells only zero from non-zero). A gpu test
+# is reported as skipped where there is no CUDA device or driver (exit 77). <program> is a target,
+# or a command (an interpreter and its script).
 function(add_expect_exit_test test chapter kind exit stderr_regex program)
   set(gpu "")
   if(kind STREQUAL "gpu")
@@ -63,7 +65,7 @@ function(add_expect_exit_test test chapter kind exit stderr_regex program)
     set(program $<TARGET_FILE:${program}>)
   endif()
   add_test(NAME ${test}
-           COMMAND ${CMAKE_COMMAND} "-DEXPECTED_EXIT=${exit}" "-DEXPECTED_STDERR=${stderr_regex}"
+           COMMAND ${CMAKE_COMMAND} -DEXPECTED_EXIT=${exit} "-DEXPECTED_STDERR=${stderr_regex}"
                    ${gpu} "-DCOMMAND=${program};${ARGN}"
                    -P "${_examples_dir}/ExpectExit.cmake")
   set_tests_properties(${test} PROPERTIES LABELS "${chapter};${kind}")
@@ -147,8 +149,8 @@ function(_examples_run_suffix out_var run)
 endfunction()
 
 # The tests of BAD_ARGS and ACCEPT_ARGS (see add_example).
-function(_examples_flag_tests test_name chapter program)
-  cmake_parse_arguments(PARSE_ARGV 3 FT "" "" "BAD;ACCEPT")
+function(_examples_flag_tests test_name chapter kind program)
+  cmake_parse_arguments(PARSE_ARGV 4 FT "" "" "BAD;ACCEPT")
   foreach(entry IN LISTS FT_BAD)
     set(regex "")
     if(entry MATCHES "^(.*[^ ]) *=> *(.+)$")
@@ -177,11 +179,17 @@ function(_examples_flag_tests test_name chapter program)
     add_expect_exit_test(${test_name}/bad_${suffix} ${chapter} host 2 "${regex}" ${program}
                          ${args})
   endforeach()
+  set(accepted 0)
+  if(kind STREQUAL "gpu")
+    set(accepted 77)  # every GPU hidden: the flags passed, the program went on to look for one
+  endif()
   foreach(entry IN LISTS FT_ACCEPT)
     separate_arguments(args UNIX_COMMAND "${entry}")
     _examples_run_suffix(suffix "${entry}")
-    add_expect_exit_test(${test_name}/accept_${suffix} ${chapter} host "0;77" "" ${program}
+    add_expect_exit_test(${test_name}/accept_${suffix} ${chapter} host ${accepted} "" ${program}
                          ${args})
+    set_tests_properties(${test_name}/accept_${suffix} PROPERTIES
+                         ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
   endforeach()
 endfunction()
 
@@ -265,7 +273,7 @@ function(add_example name)
       add_expect_exit_test(${test_name}/${suffix} ${EX_CHAPTER} host 2 "" ${name} ${bad_args})
     endforeach()
   endif()
-  _examples_flag_tests(${test_name} ${EX_CHAPTER} ${name} BAD ${EX_BAD_ARGS}
+  _examples_flag_tests(${test_name} ${EX_CHAPTER} ${kind} ${name} BAD ${EX_BAD_ARGS}
                        ACCEPT ${EX_ACCEPT_ARGS})
 
   if(EX_GPU)

@@ -1,10 +1,9 @@
 cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the build
-# cmake -DEXPECTED_EXIT=<code>[;<code>...] [-DEXPECTED_STDERR=<regex>] [-DGPU=ON]
+# cmake -DEXPECTED_EXIT=<code> [-DEXPECTED_STDERR=<regex>] [-DGPU=ON]
 #       -DCOMMAND=<program;args...> -P ExpectExit.cmake
-# Passes when COMMAND exits with EXPECTED_EXIT (or one of them); CTest by itself can only tell zero
-# from non-zero. Where 77 is one of them (flags a GPU program must accept, tested without a GPU),
-# it must come with require_gpu()'s "SKIP: " line: the program parsed its flags and went on to
-# look for the GPU.
+# Passes when COMMAND exits with EXPECTED_EXIT; CTest by itself can only tell zero from non-zero.
+# An expected 77 (flags a GPU program must accept, run with every GPU hidden) must come with
+# require_gpu()'s "SKIP: " line: the program took its flags and went on to look for a GPU.
 # Exit 2 must come with usage text on stderr, and with EXPECTED_STDERR stderr must match it: a
 # test that provokes a failure checks that the program says why, so that one failing for another
 # reason (or a crash that happens to exit 1) fails the test. With GPU (a GPU program), exit 77 (no
@@ -16,7 +15,7 @@ if(GPU AND code STREQUAL "77")
   message(STATUS "SKIP: no CUDA device or driver: ${err}")
   return()
 endif()
-if(NOT code IN_LIST EXPECTED_EXIT)
+if(NOT code STREQUAL EXPECTED_EXIT)
   message(FATAL_ERROR "expected exit ${EXPECTED_EXIT}, got '${code}'\nstdout:\n${out}\nstderr:\n${err}")
 endif()
 if(code STREQUAL "77" AND NOT err MATCHES "SKIP: ")
