@@ -119,6 +119,8 @@ int main(int argc, char** argv) {
     cli.add_int("--depth", &depth, 1, 1024, "volume depth", "--n");
     cli.add_int("--radius", &radius, ch07::kMinRadius, ch07::kMaxRadius, "filter radius r");
     cli.parse_or_exit(argc, argv);
+    if (width != 0 && height != 0 && depth != 0 && cli.given("--n"))
+        cli.usage_error("--n would size nothing: --width, --height and --depth are all given");
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
 
