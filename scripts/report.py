@@ -34,6 +34,8 @@ def parse_args(parser, outputs=("png",)):
             parser.error(f"cannot write in the folder '{folder}' for {path}")
     if args.readme and not (os.path.isfile(args.readme) and os.access(args.readme, os.W_OK)):
         parser.error(f"--readme {args.readme}: not a README that can be rewritten")
+    if args.env and not os.path.isfile(args.env):
+        parser.error(f"--env {args.env}: no such file")
     return args
 
 
