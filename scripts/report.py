@@ -19,7 +19,8 @@ def parser(doc, csv_optional=False):
 def parse_args(parser, outputs=("png",)):
     """parser.parse_args(), then, before any work, the files the script will write checked: the
     folder of each output (the flags named in outputs) is made as mkdir -p, and the README of
-    --readme must be a file that can be written. One that cannot is a usage error (exit 2)."""
+    --readme must be a file that can be written; the CSV and --env must exist. Anything else is a
+    usage error (exit 2)."""
     args = parser.parse_args()
     for name in outputs:
         path = getattr(args, name)
@@ -34,8 +35,9 @@ def parse_args(parser, outputs=("png",)):
             parser.error(f"cannot write in the folder '{folder}' for {path}")
     if args.readme and not (os.path.isfile(args.readme) and os.access(args.readme, os.W_OK)):
         parser.error(f"--readme {args.readme}: not a README that can be rewritten")
-    if args.env and not os.path.isfile(args.env):
-        parser.error(f"--env {args.env}: no such file")
+    for name, path in (("the CSV", args.csv), ("--env", args.env)):
+        if path and not os.path.isfile(path):
+            parser.error(f"{name} {path}: no such file")
     return args
 
 
