@@ -67,13 +67,13 @@ int main(int argc, char** argv) {
                     "nestedHelloWorld: thread 0 of each block launches a child of half the "
                     "threads");
     // No --seed: there is no random input.
-    cli.add_n(opt, 1, 64, "threads per parent block (the document: 8)");
+    cli.add_n(opt, 1, 64, "threads per parent block");
     cli.add_reps(opt);
     cli.add_csv(opt);
     cli.add_int("--blocks", &blocks, 1, 64, "blocks of the parent grid (the document: 1, then 2)");
     cli.add_int("--pending-limit", &pending_limit, 1, 1 << 24,
                 "cudaLimitDevRuntimePendingLaunchCount",
-                "the launch count the recursion needs, at least 2048");
+                "the launches the run makes, at least 2048");
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
     std::FILE* text = report.text();

@@ -34,7 +34,7 @@ inline void add_reduce_flags(common::Cli& cli, ReduceOptions& o, bool faithful_v
                    "halves it");
     cli.add_int("--pending-limit", &o.pending_limit, 1, 1 << 24,
                 "cudaLimitDevRuntimePendingLaunchCount",
-                "the launch count the recursion needs, at least 2048");
+                "the launches the run makes, at least 2048");
     if (faithful_variant) {
         cli.add_flag("--faithful", &o.faithful, "run the document's kernel as printed");
     }
