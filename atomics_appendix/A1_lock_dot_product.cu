@@ -17,7 +17,8 @@
 // that does not exclude (all 32 lanes of a warp inside at once) loses increments, every time.
 //
 // Build: cmake --build build --target A1_lock_dot_product
-// Run:   build/bin/A1_lock_dot_product [--n 34603008] [--random] [--seed 1234] [--reps 20]
+// Run:   build/bin/A1_lock_dot_product [--n 34603008] [--random] [--seed 1234 (implies --random)]
+//        [--reps 20] [--csv]
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -116,8 +117,10 @@ int main(int argc, char** argv) {
     // matches.
     cli.add_standard(opt, 2, std::int64_t{1} << 30);
     cli.add_flag("--random", &random_inputs,
-                 "random a, b in [0, 1) instead of a[i] = i, b[i] = 2i");
+                 "random a, b in [0, 1) instead of a[i] = i, b[i] = 2i (--seed implies it)");
     cli.parse_or_exit(argc, argv);
+    // a[i] = i, b[i] = 2i have no seed: a seed asks for random inputs.
+    random_inputs |= cli.given("--seed");
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
     int cooperative = 0;

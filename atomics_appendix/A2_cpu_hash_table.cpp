@@ -50,10 +50,10 @@ int main(int argc, char** argv) {
     common::Options opt;
     opt.n = atomics::kBookKeys;
     opt.reps = 5;
-    std::int64_t pool = 0;
+    std::int64_t pool = 0;  // 0: not given, one entry per key
     common::Cli cli("A2_cpu_hash_table", "Appendix A.2.2: chained hash table on the CPU");
     cli.add_standard(opt, 1, atomics::kMaxKeys);
-    cli.add_int("--pool", &pool, 0, atomics::kMaxKeys, "entries in the pool (0: one per key)");
+    cli.add_int("--pool", &pool, 1, atomics::kMaxKeys, "entries in the pool", "one per key, --n");
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
 

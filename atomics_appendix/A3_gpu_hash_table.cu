@@ -78,11 +78,11 @@ int main(int argc, char** argv) {
     common::Options opt;
     opt.n = atomics::kBookKeys;
     opt.reps = 5;
-    std::int64_t pool = 0;
+    std::int64_t pool = 0;  // 0: not given, one entry per key
     common::Cli cli("A3_gpu_hash_table",
                     "Appendix A.2.4: chained hash table on the GPU, one lock per bucket");
     cli.add_standard(opt, 1, atomics::kMaxKeys);
-    cli.add_int("--pool", &pool, 0, atomics::kMaxKeys, "entries in the pool (0: one per key)");
+    cli.add_int("--pool", &pool, 1, atomics::kMaxKeys, "entries in the pool", "one per key, --n");
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());

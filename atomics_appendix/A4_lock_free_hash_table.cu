@@ -142,20 +142,22 @@ int main(int argc, char** argv) {
     common::Options opt;
     opt.n = atomics::kBookKeys;
     opt.reps = 5;
-    std::int64_t pool = 0, walk = 65536;
+    std::int64_t pool = 0, walk = 0;  // 0: not given
     common::Cli cli(
         "A4_lock_free_hash_table",
         "beyond the book: the chained table with the bucket head swapped in atomically");
     cli.add_standard(opt, 1, atomics::kMaxKeys);
-    cli.add_int("--pool", &pool, 0, atomics::kMaxKeys, "entries in the pool (0: one per key)");
-    cli.add_int("--walk", &walk, 1, atomics::kMaxKeys, "keys looked up (and as many absent keys)");
+    cli.add_int("--pool", &pool, 1, atomics::kMaxKeys, "entries in the pool", "one per key, --n");
+    cli.add_int("--walk", &walk, 1, atomics::kMaxKeys, "keys looked up (and as many absent keys)",
+                "65536, or --n where fewer");
     cli.parse_or_exit(argc, argv);
+    if (walk > opt.n) cli.usage_error("--walk looks up present keys: at most --n of them");
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
 
     const std::size_t n = static_cast<std::size_t>(opt.n);
     const std::size_t capacity = pool > 0 ? static_cast<std::size_t>(pool) : n;
-    const std::size_t hits = std::min<std::size_t>(n, walk);
+    const std::size_t hits = walk != 0 ? std::size_t(walk) : std::min<std::size_t>(n, 65536);
     common::require_device_bytes(8.0 * n + 16.0 * capacity + 12.0 * hits,
                                  "the keys, values, entry pool and lookups");
     const std::vector<unsigned int> keys = atomics::random_keys(n, opt.seed);

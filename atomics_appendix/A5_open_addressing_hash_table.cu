@@ -25,7 +25,7 @@
 // "table full", exit 1).
 //
 // Build: cmake --build build --target A5_open_addressing_hash_table
-// Run:   build/bin/A5_open_addressing_hash_table [--n 26214400] [--load 50|80] [--slots S]
+// Run:   build/bin/A5_open_addressing_hash_table [--n 26214400] [--load 50|80|both | --slots S]
 #include <algorithm>
 
 #include <cuda/atomic>
@@ -220,14 +220,16 @@ int main(int argc, char** argv) {
     common::Options opt;
     opt.n = atomics::kBookKeys;
     opt.reps = 5;
-    std::int64_t load = 0, fixed_slots = 0;
+    std::int64_t load = 0, fixed_slots = 0;  // load 0: both; fixed_slots 0: not given
     common::Cli cli("A5_open_addressing_hash_table",
                     "beyond the book: open addressing, linear probing, slots claimed by atomicCAS");
     cli.add_standard(opt, 1, atomics::kMaxKeys);
-    cli.add_choice("--load", &load, {0, 50, 80}, "load factor in percent (0: both 50 and 80)");
-    cli.add_int("--slots", &fixed_slots, 0, std::int64_t{1} << 32,
-                "slots in the table (0: from the load factor)");
+    cli.add_enum("--load", &load, {{"50", 50}, {"80", 80}, {"both", 0}}, "load factor in percent");
+    cli.add_int("--slots", &fixed_slots, 1, std::int64_t{1} << 32, "slots in the table",
+                "from the load factor");
     cli.parse_or_exit(argc, argv);
+    if (cli.given("--load") && fixed_slots != 0)
+        cli.usage_error("--slots fixes the table's size, --load makes it from the keys: give one");
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
 
@@ -241,7 +243,8 @@ int main(int argc, char** argv) {
                  n, ref.first.size(), n, n);
 
     std::vector<std::int64_t> loads = {50, 80};
-    if (load != 0 || fixed_slots != 0) loads = {load != 0 ? load : 50};
+    if (load != 0) loads = {load};
+    if (fixed_slots != 0) loads = {0};  // one table, of --slots slots
     common::Timer timer(dev, opt.reps);
     for (std::int64_t lf : loads) {
         const std::size_t slots =
@@ -277,7 +280,8 @@ int main(int argc, char** argv) {
                      "load %.2f (%zu slots): insert %.0f M keys/s, lookup (half hits, half "
                      "misses) %.0f M keys/s\n",
                      actual_load, slots, n / (insert_ms * 1e3), queries.size() / (lookup_ms * 1e3));
-        const std::string suffix = " load " + std::to_string(lf) + "%";
+        const std::string suffix = fixed_slots != 0 ? " " + std::to_string(slots) + " slots"
+                                                    : " load " + std::to_string(lf) + "%";
         // Bytes, insert: keys and values read (8 per key) and the slot array written (the memset
         // that empties it is timed with the insert: a table is built from an empty one). Lookup:
         // each query read and its value written (8), the slots probed are not counted.

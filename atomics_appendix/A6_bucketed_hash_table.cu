@@ -163,14 +163,16 @@ int main(int argc, char** argv) {
     common::Options opt;
     opt.n = atomics::kBookKeys;
     opt.reps = 5;
-    std::int64_t load = 0, fixed_slots = 0;
+    std::int64_t load = 0, fixed_slots = 0;  // load 0: both; fixed_slots 0: not given
     common::Cli cli("A6_bucketed_hash_table",
                     "beyond the book: A5's table probed a 32-byte bucket of four slots at a time");
     cli.add_standard(opt, 1, atomics::kMaxKeys);
-    cli.add_choice("--load", &load, {0, 50, 80}, "load factor in percent (0: both 50 and 80)");
-    cli.add_int("--slots", &fixed_slots, 0, std::int64_t{1} << 32,
-                "slots in the table, rounded up to a multiple of 4 (0: from the load factor)");
+    cli.add_enum("--load", &load, {{"50", 50}, {"80", 80}, {"both", 0}}, "load factor in percent");
+    cli.add_int("--slots", &fixed_slots, 1, std::int64_t{1} << 32,
+                "slots in the table, rounded up to a multiple of 4", "from the load factor");
     cli.parse_or_exit(argc, argv);
+    if (cli.given("--load") && fixed_slots != 0)
+        cli.usage_error("--slots fixes the table's size, --load makes it from the keys: give one");
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
 
@@ -184,7 +186,8 @@ int main(int argc, char** argv) {
                  n, ref.first.size(), n, n);
 
     std::vector<std::int64_t> loads = {50, 80};
-    if (load != 0 || fixed_slots != 0) loads = {load != 0 ? load : 50};
+    if (load != 0) loads = {load};
+    if (fixed_slots != 0) loads = {0};  // one table, of --slots slots
     common::Timer timer(dev, opt.reps);
     for (std::int64_t lf : loads) {
         const std::size_t asked =
@@ -221,7 +224,8 @@ int main(int argc, char** argv) {
                      "load %.2f (%zu slots): insert %.0f M keys/s, lookup (half hits, half "
                      "misses) %.0f M keys/s\n",
                      actual_load, slots, n / (insert_ms * 1e3), queries.size() / (lookup_ms * 1e3));
-        const std::string suffix = " load " + std::to_string(lf) + "%";
+        const std::string suffix = fixed_slots != 0 ? " " + std::to_string(slots) + " slots"
+                                                    : " load " + std::to_string(lf) + "%";
         // Bytes as A5 counts them: keys and values read and every slot written for the insert
         // (the memset is timed with it); each query read and its result written for the lookup.
         report.print({"A6_bucketed_hash_table", "insert" + suffix, opt.n, insert_ms,

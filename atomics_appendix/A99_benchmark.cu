@@ -180,18 +180,20 @@ int main(int argc, char** argv) {
     common::Options opt;
     opt.n = atomics::kBookKeys;
     opt.reps = 5;
-    std::int64_t walk = 65536;
+    std::int64_t walk = 0;  // 0: not given
     common::Cli cli("A99_benchmark", "every hash table of the appendix on the same keys");
     cli.add_standard(opt, 1, atomics::kMaxKeys);
     cli.add_int("--walk", &walk, 1, atomics::kMaxKeys,
-                "present (and as many absent) keys looked up by walking the chains");
+                "present (and as many absent) keys looked up by walking the chains",
+                "65536, or --n where fewer");
     cli.parse_or_exit(argc, argv);
+    if (walk > opt.n) cli.usage_error("--walk looks up present keys: at most --n of them");
     atomics::Results results(opt.csv);
     const common::Device dev = common::require_gpu(results.text());
     std::FILE* text = results.text();
 
     const std::size_t n = static_cast<std::size_t>(opt.n);
-    const std::size_t sample = std::min<std::size_t>(n, walk);
+    const std::size_t sample = walk != 0 ? std::size_t(walk) : std::min<std::size_t>(n, 65536);
     // Keys, values, queries (2n) and results (2n); one chained pool (16 bytes a key); the larger
     // open tables (0.5: 16 bytes a key), A5's, A6's and cuco's at once.
     common::require_device_bytes(4.0 * 6 * n + 16.0 * n + 3 * 16.0 * n, "the keys and tables");

@@ -10,10 +10,11 @@
 // (bound 12.5), 9x9 22.78 (bound 40.5), 8x8 input tiles with 5x5 only 3.13; and, for comparison,
 // Fig 7.7 at 0.25 OP/B (a 4-byte filter weight and a 4-byte input per 2 operations) and Fig 7.9
 // at 0.5 (the weight now from the constant cache). The program prints the whole table and checks
-// each of these numbers; a wrong one exits 1.
+// each of these numbers; a wrong one exits 1. --n adds the OP/B of one more IN_TILE_DIM. There is
+// no random input and nothing is timed, so it takes no --seed and no --reps.
 //
 // Build: cmake --build build --target 07_14_arithmetic_intensity
-// Run:   build/bin/07_14_arithmetic_intensity
+// Run:   build/bin/07_14_arithmetic_intensity [--n IN_TILE_DIM] [--csv]
 #include <cmath>
 #include <cstdio>
 
@@ -57,11 +58,11 @@ bool check(const char* what, double got, double text) {
 }
 
 int main(int argc, char** argv) {
-    common::Options opt;
-    opt.n = 32;
+    common::Options opt;  // opt.n 0: no --n, the table alone
     common::Cli cli("07_14_arithmetic_intensity",
                     "Fig 7.14: OP/B of the tiled kernel by tile and filter size");
-    cli.add_standard(opt, 1, 1024);
+    cli.add_n(opt, 1, 1024, "one more IN_TILE_DIM, its OP/B for each filter size", "none");
+    cli.add_csv(opt);
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
     std::FILE* out = report.text();
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
         }
         std::fprintf(out, " %8.2f\n", two_decimals(tiled_op_per_byte_bound(r)));
     }
-    if (opt.n != 32) {
+    if (opt.n != 0) {
         std::fprintf(out, "IN_TILE_DIM %lld:", static_cast<long long>(opt.n));
         for (int r = 1; r <= 4; ++r)
             std::fprintf(out, " r=%d %.2f", r, two_decimals(tiled_op_per_byte(int(opt.n), r)));

@@ -10,13 +10,14 @@
 // checks every GPU output against the sequential convolution (exactly: pixels are integers and the
 // weights multiples of 1/256, so every sum has at most 24 significant bits), and writes input.pgm,
 // blur.pgm, sharpen.pgm and sobel.pgm to --out-dir (8 bits, clamped; the filtered ones name the
-// kernel in a comment line). plot_benchmark.py --images puts them side by side. A bad file
+// kernel in a comment line; the folder is made if missing, and one that cannot be made or written
+// is a usage error before any work). plot_benchmark.py --images puts them side by side. A bad file
 // (missing, not a PGM, truncated, absurd size, a header promising more pixels than the file
 // holds) is one line on stderr and exit 1, before any GPU is looked for or the image's memory
 // allocated; a host allocation that fails anyway is a message and exit 1 too.
 //
 // Build: cmake --build build --target 07_98_image_filter
-// Run:   build/bin/07_98_image_filter [--in photo.pgm] [--out-dir .] [--n 1024] [--reps 20] [--csv]
+// Run:   build/bin/07_98_image_filter [--in photo.pgm | --n 1024] [--out-dir .] [--reps 20] [--csv]
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -248,53 +249,22 @@ static int run(int argc, char** argv) {
     common::Options opt;
     opt.n = 1024;
     std::string in_path, out_dir = ".";
-    bool has_in = false;
     common::Cli cli("07_98_image_filter",
                     "blur, sharpen and Sobel through 07_93's kernel, on a PGM (--in) or a test "
                     "pattern of --n x 3n/4");
-    cli.add_standard(opt, 16, 16384);
-    // --in and --out-dir take text, which common::Cli does not parse: they are taken out first,
-    // and the usage text lists them before --help.
-    std::string usage = cli.usage();
-    usage.insert(usage.rfind("  --help"),
-                 "  --in <file>         a PGM image, P5 or P2, 8 or 16 bits (default: the test "
-                 "pattern)\n"
-                 "  --out-dir <dir>     where input.pgm, blur.pgm, sharpen.pgm and sobel.pgm go "
-                 "(default .)\n");
-    std::vector<const char*> rest = {argv[0]};
-    for (int a = 1; a < argc; ++a) {
-        std::string arg = argv[a], value;
-        const std::size_t eq = arg.find('=');
-        if (eq != std::string::npos) {
-            value = arg.substr(eq + 1);
-            arg.resize(eq);
-        }
-        if (arg != "--in" && arg != "--out-dir") {
-            rest.push_back(argv[a]);
-            continue;
-        }
-        if (eq == std::string::npos) {
-            if (a + 1 >= argc) {
-                std::fprintf(stderr, "07_98_image_filter: %s needs a value\n%s", arg.c_str(),
-                             usage.c_str());
-                return common::kExitUsage;
-            }
-            value = argv[++a];
-        }
-        (arg == "--in" ? in_path : out_dir) = value;
-        has_in |= arg == "--in";
-    }
+    // No --seed: neither the test pattern nor a file is random.
+    cli.add_n(opt, 16, 16384, "width of the test pattern (its height: 3n/4)");
+    cli.add_reps(opt);
+    cli.add_csv(opt);
+    cli.add_string("--in", &in_path, "a PGM image, P5 or P2, 8 or 16 bits", "the test pattern");
+    cli.add_string("--out-dir", &out_dir,
+                   "where input.pgm, blur.pgm, sharpen.pgm and sobel.pgm go, made if missing");
+    cli.parse_or_exit(argc, argv);
+    const bool has_in = cli.given("--in");
+    if (has_in && cli.given("--n"))
+        cli.usage_error("--n sizes the test pattern; an image from --in has its own size");
     std::string error;
-    switch (cli.parse(int(rest.size()), rest.data(), &error)) {
-        case common::Cli::Status::kOk:
-            break;
-        case common::Cli::Status::kHelp:
-            std::fputs(usage.c_str(), stdout);
-            return common::kExitOk;
-        case common::Cli::Status::kError:
-            std::fprintf(stderr, "07_98_image_filter: %s\n%s", error.c_str(), usage.c_str());
-            return common::kExitUsage;
-    }
+    if (!common::make_output_dir(out_dir, &error)) cli.usage_error(error);
     common::Reporter report(opt.csv);
 
     Image img;

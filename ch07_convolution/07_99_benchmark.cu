@@ -28,8 +28,8 @@
 // turns that into the README table and the plot.
 //
 // Build: cmake --build build --target 07_99_benchmark
-// Run:   build/bin/07_99_benchmark [--n 8192 | --width W --height H] [--radius 0] [--reps 20]
-//        [--libraries 1] [--csv > results.csv]
+// Run:   build/bin/07_99_benchmark [--n 8192 | --width W --height H] [--radius 1..4] [--reps 20]
+//        [--libraries on|off] [--csv > results.csv]
 #define CH07_KERNELS_ONLY  // each figure's file brings its kernel and launcher, not its main
 #include "07_07_conv2d_basic.cu"
 #include "07_09_conv2d_constant_memory.cu"
@@ -355,14 +355,15 @@ int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 8192;
     ch07::ImageFlags image;
-    std::int64_t only_radius = 0, libraries = 1;
+    std::int64_t only_radius = 0, libraries = 1;  // only_radius 0: not given, every radius
     common::Cli cli("07_99_benchmark",
                     "every 2D kernel, cuDNN and NPP on one image, against the roofline floor");
     cli.add_standard(opt, 1, ch07::kMaxSide);
-    cli.add_int("--width", &image.width, 0, ch07::kMaxSide, "image width (0: --n)");
-    cli.add_int("--height", &image.height, 0, ch07::kMaxSide, "image height (0: --n)");
-    cli.add_int("--radius", &only_radius, 0, ch07::kMaxRadius, "one radius (0: 1 to 4)");
-    cli.add_int("--libraries", &libraries, 0, 1, "also run cuDNN and NPP where built with them");
+    image.add_to(cli, /*add_radius=*/false);
+    cli.add_int("--radius", &only_radius, ch07::kMinRadius, ch07::kMaxRadius, "one radius",
+                "1 to 4, each in turn");
+    cli.add_enum("--libraries", &libraries, {{"on", 1}, {"off", 0}},
+                 "also run cuDNN and NPP where built with them");
     cli.parse_or_exit(argc, argv);
     image.resolve(opt);
     common::Reporter report(opt.csv);

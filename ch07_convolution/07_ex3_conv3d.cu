@@ -110,14 +110,17 @@ __global__ void convolution_3D_cached_tiled_kernel(const float* N, float* P, int
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 64;
-    std::int64_t width = 0, height = 0, depth = 0, radius = 2;
+    // Sides of at most 1024: every voxel index (at most 2^30) fits the kernels' int.
+    std::int64_t width = 0, height = 0, depth = 0, radius = 2;  // sides 0: not given, --n
     common::Cli cli("07_ex3_conv3d", "exercise: 3D convolution, basic / constant memory / tiled");
     cli.add_standard(opt, 1, 1024);
-    cli.add_int("--width", &width, 0, 1024, "volume width (0: --n)");
-    cli.add_int("--height", &height, 0, 1024, "volume height (0: --n)");
-    cli.add_int("--depth", &depth, 0, 1024, "volume depth (0: --n)");
+    cli.add_int("--width", &width, 1, 1024, "volume width", "--n");
+    cli.add_int("--height", &height, 1, 1024, "volume height", "--n");
+    cli.add_int("--depth", &depth, 1, 1024, "volume depth", "--n");
     cli.add_int("--radius", &radius, ch07::kMinRadius, ch07::kMaxRadius, "filter radius r");
     cli.parse_or_exit(argc, argv);
+    if (width != 0 && height != 0 && depth != 0 && cli.given("--n"))
+        cli.usage_error("--n would size nothing: --width, --height and --depth are all given");
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
 

@@ -165,7 +165,13 @@ def main():
     parser = report.parser(__doc__, csv_optional=True)
     parser.add_argument("--images", help="folder with 07_98's input/blur/sharpen/sobel PGMs")
     parser.add_argument("--images-png", help="write the side-by-side image figure here")
-    args = parser.parse_args()
+    args = report.parse_args(parser, outputs=("png", "images_png"))
+    if (args.png or args.readme) and not args.csv:
+        parser.error("--png and --readme need the benchmark's CSV")
+    if bool(args.images) != bool(args.images_png):
+        parser.error("--images and --images-png go together: the PGMs' folder and the figure")
+    if args.images and not os.path.isdir(args.images):
+        parser.error(f"--images {args.images}: no such folder")
     env = report.describe_env(args.env)
     if args.csv:
         rows, radii, kernels = load(args.csv)

@@ -208,11 +208,13 @@ bool run_size(const common::Device& dev, const common::Options& opt, bool csv, s
 }
 
 int main(int argc, char** argv) {
-    common::Options opt;
-    opt.n = 0;
-    common::Cli cli("10_99_benchmark",
-                    "every chapter-10 kernel on one input; --n 0: 2^20, 2^24 and 2^28");
-    cli.add_standard(opt, 0, INT32_MAX);  // CUB's int count (10_93)
+    common::Options opt;  // opt.n 0: no --n, the three sizes
+    common::Cli cli("10_99_benchmark", "every chapter-10 kernel on one input");
+    cli.add_n(opt, 1, INT32_MAX, "one size (at most CUB's int count, 10_93)",
+              "2^20, 2^24 and 2^28 in turn");
+    cli.add_seed(opt);
+    cli.add_reps(opt);
+    cli.add_csv(opt);
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());

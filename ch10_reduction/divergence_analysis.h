@@ -168,10 +168,8 @@ constexpr std::int64_t kMaxTraceN = 64;
 
 // --trace prints one line per element: only for N <= kMaxTraceN (a usage error otherwise).
 inline void require_traceable(const common::Cli& cli, bool trace, std::int64_t n) {
-    if (!trace || n <= kMaxTraceN) return;
-    std::fprintf(stderr, "--trace needs --n <= %lld\n%s", static_cast<long long>(kMaxTraceN),
-                 cli.usage().c_str());
-    std::exit(common::kExitUsage);
+    if (trace && n > kMaxTraceN)
+        cli.usage_error("--trace needs --n <= " + std::to_string(kMaxTraceN));
 }
 
 inline void print_values(std::FILE* out, const char* label, const std::vector<float>& v,

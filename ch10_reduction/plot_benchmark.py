@@ -99,7 +99,7 @@ def plot(rows, sizes, png, env):
 
 def main():
     parser = report.parser(__doc__)
-    args = parser.parse_args()
+    args = report.parse_args(parser)
     rows, sizes = load(args.csv)
     env = report.describe_env(args.env)
     text = table(rows, sizes, env)

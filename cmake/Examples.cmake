@@ -8,6 +8,17 @@
 #               [SANITIZE "<args>"]      arguments of the compute-sanitizer runs (GPU only;
 #                                        "<tool>" in them becomes the tool's name)
 #               [NO_SANITIZE <tool>...]  sanitizer tools that do not support this program
+#               [BAD_ARGS "<args>"...]   flag values the program must refuse (exit 2), one
+#                                        string each: "--width 0" must give "--width needs ...,
+#                                        got '0'" (the last flag and its value); an entry that
+#                                        gives no single bad value (two flags that contradict, an
+#                                        output folder that cannot be made) ends with
+#                                        "=> <stderr regex>", the message it must give
+#               [ACCEPT_ARGS "<args>"...]  flag values the program must accept: a GPU program runs
+#                                        with every GPU hidden (CUDA_VISIBLE_DEVICES=-1) and must
+#                                        reach require_gpu() (exit 77 with its SKIP line), so it
+#                                        never runs a kernel, with or without a GPU; a host
+#                                        program must exit 0 (give it a small --n)
 #               [EXAMPLE_ARGS <arg>...]  arguments for `run_examples` (default: none)
 #               [RELOCATABLE]            relocatable device code and the device runtime
 #                                        (dynamic parallelism: kernels that launch kernels)
@@ -25,30 +36,37 @@
 #   <name>/usage     an unknown flag, and a malformed --n (<name>/bad_value), must print usage
 #                    and exit 2: flags are parsed before the GPU is looked for, so these run
 #                    anywhere (label host)
+#   <name>/bad_<run>     one per BAD_ARGS entry ("--width -1" -> bad_width_minus1), label host
+#   <name>/accept_<run>  one per ACCEPT_ARGS entry, label host
 #   <name>/<tool>    memcheck, racecheck, synccheck, initcheck under compute-sanitizer, label
 #                    `sanitize`; registered only for GPU programs and where compute-sanitizer exists
 # A HOMEWORK program's default run is also labelled `homework` (the sizes a student sees), as are
 # its HOMEWORK_RUNS; its RUNS are labelled `hidden`, with one more run, <name>/hidden_seed, of the
 # default arguments and --seed HOMEWORK_HIDDEN_SEED: the instructor's grading passes its own seed.
 #
-# Two helpers for the tests add_example() does not make, with the same conventions:
+# Three helpers for the tests add_example() does not make, with the same conventions:
 #   add_expect_exit_test(<test> <chapter> host|gpu <exit> "<stderr regex>" <program> <arg>...)
 #   add_sanitizer_tests(<chapter> <program> <suffix> "<tools to leave out>" <arg>...)
+#   add_plot_script_tests(<chapter> <script> <csv>)
 set(EXAMPLES_SANITIZER_TOOLS memcheck racecheck synccheck initcheck)
 set(_examples_dir "${CMAKE_CURRENT_LIST_DIR}")
 set(HOMEWORK_HIDDEN_SEED 20261122 CACHE STRING "seed of the hidden homework runs")
 
-# A test that passes when <program> <args> exits with <exit> and its stderr matches the regex
-# ("" for any), through cmake/ExpectExit.cmake (CTest alone tells only zero from non-zero). A gpu
-# test is reported as skipped where there is no CUDA device or driver (exit 77).
+# A test that passes when <program> <args> exits with <exit> and its stderr matches the regex (""
+# for any), through cmake/ExpectExit.cmake (CTest alone tells only zero from non-zero). A gpu test
+# is reported as skipped where there is no CUDA device or driver (exit 77). <program> is a target,
+# or a command (an interpreter and its script).
 function(add_expect_exit_test test chapter kind exit stderr_regex program)
   set(gpu "")
   if(kind STREQUAL "gpu")
     set(gpu -DGPU=ON)
   endif()
+  if(TARGET ${program})
+    set(program $<TARGET_FILE:${program}>)
+  endif()
   add_test(NAME ${test}
            COMMAND ${CMAKE_COMMAND} -DEXPECTED_EXIT=${exit} "-DEXPECTED_STDERR=${stderr_regex}"
-                   ${gpu} "-DCOMMAND=$<TARGET_FILE:${program}>;${ARGN}"
+                   ${gpu} "-DCOMMAND=${program};${ARGN}"
                    -P "${_examples_dir}/ExpectExit.cmake")
   set_tests_properties(${test} PROPERTIES LABELS "${chapter};${kind}")
   if(gpu)
@@ -81,6 +99,24 @@ function(add_sanitizer_tests chapter program suffix skip_tools)
   endforeach()
 endfunction()
 
+# A chapter's plot script (scripts/report.py): the folder of --png is made as mkdir -p
+# (<chapter>/<script>/accept_png_folder, from the chapter's <csv>), and one that cannot be made is a
+# usage error before the CSV is read (<chapter>/<script>/bad_png_folder: under a file, with a CSV
+# that does not exist). Label host; registered where Python 3 is found.
+function(add_plot_script_tests chapter script csv)
+  if(NOT Python3_Interpreter_FOUND)
+    return()
+  endif()
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/plot_script_tests")
+  file(WRITE "${dir}/not_a_folder" "a file where a folder is asked for\n")
+  set(run ${Python3_EXECUTABLE} "${CMAKE_CURRENT_SOURCE_DIR}/${script}")
+  add_expect_exit_test(${chapter}/${script}/bad_png_folder ${chapter} host 2
+                       "cannot create the folder" ${run} "${dir}/not_a_folder/no.csv"
+                       --png "${dir}/not_a_folder/sub/plot.png")
+  add_expect_exit_test(${chapter}/${script}/accept_png_folder ${chapter} host 0 "" ${run}
+                       "${CMAKE_CURRENT_SOURCE_DIR}/${csv}" --png "${dir}/made/as/mkdir/p/plot.png")
+endfunction()
+
 # The text of a call `add_example(<args>)`, each argument quoted where it needs it; the source
 # folder becomes ${CMAKE_CURRENT_SOURCE_DIR} again.
 function(_examples_call_text out_var)
@@ -103,10 +139,65 @@ function(_examples_call_text out_var)
   set(${out_var} "${text})" PARENT_SCOPE)
 endfunction()
 
+# A test name's suffix from a run's arguments: "--radius 4 --width 3" -> radius_4_width_3; a
+# negative value keeps its sign as "minus" ("--width -1" -> width_minus1).
+function(_examples_run_suffix out_var run)
+  string(REGEX REPLACE "(^| )-([0-9])" "\\1minus\\2" suffix "${run}")
+  string(REGEX REPLACE "[^A-Za-z0-9]+" "_" suffix "${suffix}")
+  string(REGEX REPLACE "^_+|_+$" "" suffix "${suffix}")
+  set(${out_var} "${suffix}" PARENT_SCOPE)
+endfunction()
+
+# The tests of BAD_ARGS and ACCEPT_ARGS (see add_example).
+function(_examples_flag_tests test_name chapter kind program)
+  cmake_parse_arguments(PARSE_ARGV 4 FT "" "" "BAD;ACCEPT")
+  foreach(entry IN LISTS FT_BAD)
+    set(regex "")
+    if(entry MATCHES "^(.*[^ ]) *=> *(.+)$")
+      set(entry "${CMAKE_MATCH_1}")
+      set(regex "${CMAKE_MATCH_2}")
+    endif()
+    separate_arguments(args UNIX_COMMAND "${entry}")
+    if(regex STREQUAL "")
+      # The refused value is the last argument, the flag before it: the message must name both,
+      # so that a misspelt flag (an unknown flag exits 2 too) cannot pass for a refused value.
+      list(LENGTH args count)
+      if(count LESS 2)
+        message(FATAL_ERROR "${test_name}: BAD_ARGS \"${entry}\" needs a flag and its value, or "
+                            "\"=> <message>\"")
+      endif()
+      list(GET args -2 flag)
+      list(GET args -1 value)
+      if(NOT flag MATCHES "^--")
+        message(FATAL_ERROR "${test_name}: BAD_ARGS \"${entry}\" does not end in a flag and its "
+                            "value; give \"=> <message>\"")
+      endif()
+      string(REGEX REPLACE "([][+.*?()^$|\\{}])" "\\\\\\1" value_regex "${value}")
+      set(regex "${flag} needs [^']*, got '${value_regex}'")
+    endif()
+    _examples_run_suffix(suffix "${entry}")
+    add_expect_exit_test(${test_name}/bad_${suffix} ${chapter} host 2 "${regex}" ${program}
+                         ${args})
+  endforeach()
+  set(accepted 0)
+  if(kind STREQUAL "gpu")
+    set(accepted 77)  # every GPU hidden: the flags passed, the program went on to look for one
+  endif()
+  foreach(entry IN LISTS FT_ACCEPT)
+    separate_arguments(args UNIX_COMMAND "${entry}")
+    _examples_run_suffix(suffix "${entry}")
+    add_expect_exit_test(${test_name}/accept_${suffix} ${chapter} host ${accepted} "" ${program}
+                         ${args})
+    set_tests_properties(${test_name}/accept_${suffix} PROPERTIES
+                         ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
+  endforeach()
+endfunction()
+
 function(add_example name)
+  set(lists LIBRARIES ARGS RUNS HOMEWORK_RUNS NO_SANITIZE EXAMPLE_ARGS HOMEWORK_FILES BAD_ARGS
+            ACCEPT_ARGS)
   cmake_parse_arguments(PARSE_ARGV 1 EX "HOST;GPU;TEST_ONLY;RELOCATABLE;HOMEWORK"
-                        "CHAPTER;SOURCE;SANITIZE"
-                        "LIBRARIES;ARGS;RUNS;HOMEWORK_RUNS;NO_SANITIZE;EXAMPLE_ARGS;HOMEWORK_FILES")
+                        "CHAPTER;SOURCE;SANITIZE" "${lists}")
   if(NOT EX_CHAPTER OR EX_HOST STREQUAL EX_GPU)
     message(FATAL_ERROR "add_example(${name}): give CHAPTER and exactly one of HOST or GPU")
   endif()
@@ -154,8 +245,7 @@ function(add_example name)
   set(tests ${test_name})
   set(student_tests ${test_name})
   foreach(run IN LISTS EX_RUNS EX_HOMEWORK_RUNS)
-    string(REGEX REPLACE "[^A-Za-z0-9]+" "_" suffix "${run}")
-    string(REGEX REPLACE "^_+|_+$" "" suffix "${suffix}")
+    _examples_run_suffix(suffix "${run}")
     separate_arguments(run_args UNIX_COMMAND "${run}")
     add_test(NAME ${test_name}/${suffix} COMMAND ${name} ${run_args})
     if(run IN_LIST EX_HOMEWORK_RUNS)
@@ -183,6 +273,8 @@ function(add_example name)
       add_expect_exit_test(${test_name}/${suffix} ${EX_CHAPTER} host 2 "" ${name} ${bad_args})
     endforeach()
   endif()
+  _examples_flag_tests(${test_name} ${EX_CHAPTER} ${kind} ${name} BAD ${EX_BAD_ARGS}
+                       ACCEPT ${EX_ACCEPT_ARGS})
 
   if(EX_GPU)
     separate_arguments(sanitize_args UNIX_COMMAND "${EX_SANITIZE}")

@@ -91,9 +91,24 @@ class Cli {
 
     // --n (bounded by [n_min, n_max]), --seed, --reps, --csv.
     void add_standard(Options& opt, std::int64_t n_min, std::int64_t n_max) {
-        add_int("--n", &opt.n, n_min, n_max, "problem size");
+        add_n(opt, n_min, n_max);
+        add_seed(opt);
+        add_reps(opt);
+        add_csv(opt);
+    }
+    // The four one by one, for a program that has no use for one of them (no random input, nothing
+    // timed): a flag it would ignore is one it must not accept. `help` and `unset` as for add_int.
+    void add_n(Options& opt, std::int64_t n_min, std::int64_t n_max,
+               const char* help = "problem size", const char* unset = nullptr) {
+        add_int("--n", &opt.n, n_min, n_max, help, unset);
+    }
+    void add_seed(Options& opt) {
         add_int("--seed", &opt.seed, 0, INT64_MAX, "seed of the random input");
+    }
+    void add_reps(Options& opt) {
         add_int("--reps", &opt.reps, 1, 100000, "timed repetitions (median reported)");
+    }
+    void add_csv(Options& opt) {
         add_flag("--csv", &opt.csv, "print results as CSV rows instead of result lines");
     }
     // An integer in [min, max]; anything else is refused with the range. `unset`, where given,
@@ -138,7 +153,8 @@ class Cli {
     }
 
     // Parses without exiting, so that the parser itself can be tested. *error says what was wrong.
-    Status parse(int argc, const char* const* argv, std::string* error) const {
+    Status parse(int argc, const char* const* argv, std::string* error) {
+        for (Flag& f : flags_) f.given = false;
         for (int a = 1; a < argc; ++a) {
             std::string arg = argv[a];
             if (arg == "--help" || arg == "-h") return Status::kHelp;
@@ -149,11 +165,12 @@ class Cli {
                 value = arg.substr(eq + 1);
                 arg.resize(eq);
             }
-            const Flag* flag = find(arg);
+            Flag* flag = find(arg);
             if (flag == nullptr) {
                 *error = "unknown flag '" + arg + "'";
                 return Status::kError;
             }
+            flag->given = true;
             if (flag->kind == Kind::kSwitch) {
                 if (inline_value) {
                     *error = arg + " takes no value";
@@ -186,7 +203,7 @@ class Cli {
     }
 
     // --help: usage on stdout, exit 0. A bad flag: the reason and usage on stderr, exit 2.
-    void parse_or_exit(int argc, const char* const* argv) const {
+    void parse_or_exit(int argc, const char* const* argv) {
         std::string error;
         switch (parse(argc, argv, &error)) {
             case Status::kOk:
@@ -197,6 +214,13 @@ class Cli {
             case Status::kError:
                 usage_error(error);
         }
+    }
+
+    // Whether the last parse saw the flag on the command line: for a check between two flags whose
+    // defaults are numbers (--displacement means something only with one --order).
+    bool given(const std::string& name) const {
+        const Flag* f = find(name);
+        return f != nullptr && f->given;
     }
 
     // A value the parser cannot judge alone (two flags that contradict, an output folder that
@@ -238,6 +262,7 @@ class Cli {
         std::vector<Name> choices;  // empty: any value in [min, max]
         bool named = false;         // add_enum: the names are what usage shows
         std::string unset;          // what an absent flag means, where no number says it
+        bool given = false;         // on the command line of the last parse
 
         std::string names() const {
             std::string list;
@@ -255,7 +280,8 @@ class Cli {
             std::string list;
             for (const Name& c : choices) {
                 list += (list.empty() ? "" : ", ") + c.name;
-                if (named) list += " (" + std::to_string(c.value) + ")";
+                if (named && c.name != std::to_string(c.value))
+                    list += " (" + std::to_string(c.value) + ")";
             }
             return "one of " + list;
         }
@@ -275,6 +301,9 @@ class Cli {
         for (const Flag& f : flags_)
             if (f.name == name) return &f;
         return nullptr;
+    }
+    Flag* find(const std::string& name) {
+        return const_cast<Flag*>(static_cast<const Cli*>(this)->find(name));
     }
 
     // Whole-string decimal integer within [min, max] (or one of the choices, by name or number);

@@ -1,7 +1,8 @@
 // common_test: the shared helpers checked on the host (no GPU needed).
 // The flag parser's verdicts, check_close's tolerance and its NaN/Inf rule, the seeded inputs and
-// the median and spread, require_gpu()'s skip/fail verdicts. Each program's <name>/usage and
-// <name>/bad_value tests check the exit code 2 itself.
+// the median and spread, require_gpu()'s skip/fail verdicts. Each program's <name>/usage,
+// <name>/bad_value and <name>/bad_<flags> tests (add_example's BAD_ARGS) check the exit code 2
+// itself.
 #include <unistd.h>
 
 #include <limits>
@@ -105,6 +106,45 @@ static void test_cli() {
     const char* missing[] = {"common_test", "--out-dir"};
     EXPECT(text.parse(2, missing, &error) == S::kError);
     EXPECT(text.usage().find("--out-dir <text>") != std::string::npos);
+
+    // given(): which flags the last parse saw, whatever their values.
+    std::int64_t displacement = 32;
+    Cli cross("common_test", "cross-flag checks");
+    cross.add_int("--displacement", &displacement, 1, 100, "a flag with a numeric default");
+    cross.add_enum("--order", &order, {{"sorted", 0}, {"partial", 1}}, "key order");
+    const char* explicit_default[] = {"common_test", "--displacement", "32"};
+    EXPECT(cross.parse(3, explicit_default, &error) == S::kOk && cross.given("--displacement") &&
+           !cross.given("--order") && !cross.given("--no-such-flag"));
+    const char* other[] = {"common_test", "--order=sorted"};
+    EXPECT(cross.parse(2, other, &error) == S::kOk && !cross.given("--displacement") &&
+           cross.given("--order"));
+
+    // An enumeration whose names are numbers lists each once; its other names as usual.
+    std::int64_t load = 0;
+    Cli loads("common_test", "numbers as names");
+    loads.add_enum("--load", &load, {{"50", 50}, {"80", 80}, {"both", 0}}, "load factor");
+    const char* both[] = {"common_test", "--load", "both"};
+    EXPECT(loads.parse(3, both, &error) == S::kOk && load == 0);
+    const char* eighty[] = {"common_test", "--load", "80"};
+    EXPECT(loads.parse(3, eighty, &error) == S::kOk && load == 80);
+    const char* seventy[] = {"common_test", "--load", "70"};
+    EXPECT(loads.parse(3, seventy, &error) == S::kError &&
+           error.find("one of 50, 80, both (0), got '70'") != std::string::npos);
+
+    // The standard flags one by one: a program without random input has no --seed, and --n may
+    // have a meaning when absent that no number says.
+    common::Options some;
+    some.n = 0;
+    Cli subset("common_test", "no seed");
+    subset.add_n(some, 1, 64, "an extra size", "none");
+    subset.add_csv(some);
+    const char* seed[] = {"common_test", "--seed", "3"};
+    EXPECT(subset.parse(3, seed, &error) == S::kError &&
+           error.find("unknown flag '--seed'") != std::string::npos);
+    const char* n_zero[] = {"common_test", "--n", "0"};
+    EXPECT(subset.parse(3, n_zero, &error) == S::kError && some.n == 0);
+    EXPECT(subset.usage().find("an extra size (default: none)") != std::string::npos &&
+           subset.usage().find("--reps") == std::string::npos);
 }
 
 // make_output_dir: missing parents created, a file in the way or an unwritable place refused.

@@ -16,12 +16,12 @@
 // device-side cudaDeviceSynchronize(), and CUDA 13's nvcc rejects it for sm_90 (see the README for
 // the order the lines come in today and why).
 //
-// The flags every program takes: --n is the threads per parent block (the document's 8); --reps
-// times that many more runs of the whole recursion, without printing (CUDA events, the median, each
-// run's launches checked too): the time of a chain of dependent device-side launches, reported in
-// the repository's result line (no data is moved, so its GB/s is 0); --csv prints that line as CSV
-// and, since device-side printf writes to stdout, runs the verified run without printing (the
-// counts go to stderr); --seed has no effect, as the program has no random input.
+// The flags every program takes but --seed (there is no random input, so it is not accepted): --n
+// is the threads per parent block (the document's 8); --reps times that many more runs of the
+// whole recursion, without printing (CUDA events, the median, each run's launches checked too): the
+// time of a chain of dependent device-side launches, reported in the repository's result line (no
+// data is moved, so its GB/s is 0); --csv prints that line as CSV and, since device-side printf
+// writes to stdout, runs the verified run without printing (the counts go to stderr).
 //
 // Build: cmake --build build --target 01_nested_hello_world
 // Run:   build/bin/01_nested_hello_world [--blocks 1] [--n 8] [--reps 20] [--csv]
@@ -61,14 +61,19 @@ void set_print(bool print) {
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 8;  // the document's parent block
-    std::int64_t blocks = 1, pending_limit = 0;
+    std::int64_t blocks = 1;
+    std::int64_t pending_limit = 0;  // 0: not given
     common::Cli cli("01_nested_hello_world",
                     "nestedHelloWorld: thread 0 of each block launches a child of half the "
-                    "threads; --n: threads per parent block; --seed: no effect (no random input)");
-    cli.add_standard(opt, 1, 64);
+                    "threads");
+    // No --seed: there is no random input.
+    cli.add_n(opt, 1, 64, "threads per parent block");
+    cli.add_reps(opt);
+    cli.add_csv(opt);
     cli.add_int("--blocks", &blocks, 1, 64, "blocks of the parent grid (the document: 1, then 2)");
-    cli.add_int("--pending-limit", &pending_limit, 0, 1 << 24,
-                "cudaLimitDevRuntimePendingLaunchCount; 0: the launch count the recursion needs");
+    cli.add_int("--pending-limit", &pending_limit, 1, 1 << 24,
+                "cudaLimitDevRuntimePendingLaunchCount",
+                "the launches the run makes, at least 2048");
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
     std::FILE* text = report.text();

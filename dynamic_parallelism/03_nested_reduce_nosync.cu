@@ -137,13 +137,8 @@ int main(int argc, char** argv) {
     dp::add_reduce_flags(cli, o, /*faithful_variant=*/true, /*stall_hook=*/true);
     cli.add_flag("--tail", &tail, "launch each child into the tail-launch stream, no barrier");
     cli.parse_or_exit(argc, argv);
-    if (tail && o.faithful) {
-        std::fprintf(stderr,
-                     "03_nested_reduce_nosync: --tail and --faithful are two different "
-                     "kernels; give one\n%s",
-                     cli.usage().c_str());
-        return common::kExitUsage;
-    }
+    if (tail && o.faithful)
+        cli.usage_error("--tail and --faithful are two different kernels; give one");
     common::Reporter report(o.base.csv);
     const common::Device dev = common::require_gpu(report.text());
 

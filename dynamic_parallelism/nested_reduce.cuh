@@ -18,7 +18,7 @@ inline const std::vector<std::int64_t> kBlockSizes = {2, 4, 8, 16, 32, 64, 128, 
 struct ReduceOptions {
     common::Options base;
     std::int64_t block = kDefaultBlock;
-    std::int64_t pending_limit = 0;  // 0: the launch count the recursion needs
+    std::int64_t pending_limit = 0;  // 0: not given, the launch count the recursion needs
     std::int64_t stall_ns = 0;
     bool faithful = false;
 };
@@ -32,8 +32,9 @@ inline void add_reduce_flags(common::Cli& cli, ReduceOptions& o, bool faithful_v
     cli.add_choice("--block", &o.block, kBlockSizes,
                    "threads per parent block: a power of two from 2 to 1024, because every level "
                    "halves it");
-    cli.add_int("--pending-limit", &o.pending_limit, 0, 1 << 24,
-                "cudaLimitDevRuntimePendingLaunchCount; 0: the launch count the recursion needs");
+    cli.add_int("--pending-limit", &o.pending_limit, 1, 1 << 24,
+                "cudaLimitDevRuntimePendingLaunchCount",
+                "the launches the run makes, at least 2048");
     if (faithful_variant) {
         cli.add_flag("--faithful", &o.faithful, "run the document's kernel as printed");
     }

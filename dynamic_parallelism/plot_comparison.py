@@ -84,7 +84,7 @@ def plot(rows, png, env):
 
 def main():
     parser = report.parser(__doc__)
-    args = parser.parse_args()
+    args = report.parse_args(parser)
     rows = load(args.csv)
     env = report.describe_env(args.env)
     text = table(rows, env)

@@ -46,8 +46,8 @@ int main(int argc, char** argv) {
     common::Cli cli("stop_condition_check",
                     "the last level of 02's kernel (blocks of two threads), without dynamic "
                     "parallelism, for synccheck");
-    cli.add_int("--n", &opt.n, 1, 1 << 20, "blocks of two ints");
-    cli.add_int("--seed", &opt.seed, 0, INT64_MAX, "seed of the random input");
+    cli.add_n(opt, 1, 1 << 20, "blocks of two ints");
+    cli.add_seed(opt);
     cli.add_flag("--printed", &printed, "only the printed stop condition (what synccheck runs)");
     cli.parse_or_exit(argc, argv);
     common::require_gpu();

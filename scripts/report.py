@@ -1,6 +1,7 @@
 """What the chapters' plot scripts share: their command line, the run's description read from the
 env.txt that scripts/gpu_check.sh writes, and the README table kept between two markers."""
 import argparse
+import os
 import re
 import sys
 
@@ -13,6 +14,31 @@ def parser(doc, csv_optional=False):
     p.add_argument("--readme", help="rewrite the table between the markers of this README")
     p.add_argument("--env", help="file with the run's date, nvidia-smi and nvcc output")
     return p
+
+
+def parse_args(parser, outputs=("png",)):
+    """parser.parse_args(), then, before any work, the files the script will write checked: the
+    folder of each output (the flags named in outputs) is made as mkdir -p, and the README of
+    --readme must be a file that can be written; the CSV and --env must exist. Anything else is a
+    usage error (exit 2)."""
+    args = parser.parse_args()
+    for name in outputs:
+        path = getattr(args, name)
+        if not path:
+            continue
+        folder = os.path.dirname(path) or "."
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as e:
+            parser.error(f"cannot create the folder '{folder}' for {path}: {e.strerror}")
+        if not os.access(folder, os.W_OK):
+            parser.error(f"cannot write in the folder '{folder}' for {path}")
+    if args.readme and not (os.path.isfile(args.readme) and os.access(args.readme, os.W_OK)):
+        parser.error(f"--readme {args.readme}: not a README that can be rewritten")
+    for name, path in (("the CSV", args.csv), ("--env", args.env)):
+        if path and not os.path.isfile(path):
+            parser.error(f"{name} {path}: no such file")
+    return args
 
 
 def describe_env(path):

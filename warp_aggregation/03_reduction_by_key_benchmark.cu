@@ -43,7 +43,8 @@
 //
 // Build: cmake --build build --target 03_reduction_by_key_benchmark
 // Run:   build/bin/03_reduction_by_key_benchmark [--n 10000000] [--per-cell 10]
-//        [--displacement 32] [--order 0|1|2|3] [--precision 0|32|64] [--reps 20] [--csv]
+//        [--displacement 32] [--order all|sorted|partial|random] [--precision both|float|double]
+//        [--reps 20] [--csv]
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/functional>
 #include <functional>
@@ -686,10 +687,13 @@ int main(int argc, char** argv) {
     cli.add_int("--per-cell", &per_cell, 1, 4096, "particles per cell (values per key)");
     cli.add_int("--displacement", &displacement, 1, 1 << 20,
                 "partially sorted: every particle moves by less than this");
-    cli.add_choice("--order", &order, {0, 1, 2, 3},
-                   "0 all, 1 sorted, 2 partially sorted, 3 random");
-    cli.add_choice("--precision", &precision, {0, 32, 64}, "0 both, 32 float, 64 double");
+    cli.add_enum("--order", &order, {{"all", 0}, {"sorted", 1}, {"partial", 2}, {"random", 3}},
+                 "key order (partial: partially sorted)");
+    cli.add_enum("--precision", &precision, {{"both", 0}, {"float", 32}, {"double", 64}},
+                 "value type");
     cli.parse_or_exit(argc, argv);
+    if (cli.given("--displacement") && order != 0 && order != static_cast<int>(Order::kPartial))
+        cli.usage_error("--displacement moves the particles of the partially sorted order only");
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
 

@@ -18,7 +18,7 @@
 // random integers in [0, 10^6); an element passes when it is below percent * 10^4.
 //
 // Build: cmake --build build --target 04_warp_aggregated_increment
-// Run:   build/bin/04_warp_aggregated_increment [--n 16777216] [--percent 0 (sweep) | 1..100]
+// Run:   build/bin/04_warp_aggregated_increment [--n 16777216] [--percent 1..100 (default: sweep)]
 //        [--seed 1234] [--reps 20] [--csv]
 #include <cooperative_groups.h>
 
@@ -96,13 +96,13 @@ void filter(FilterKernel kernel, const int* in, int* out, unsigned int* counter,
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 1 << 24;
-    std::int64_t percent = 0;
+    std::int64_t percent = 0;  // 0: not given, the sweep
     common::Cli cli(
         "04_warp_aggregated_increment",
         "filtering with one atomic per element, per warp, per coalesced group and per block");
     cli.add_standard(opt, 1, std::int64_t{1} << 29);
-    cli.add_int("--percent", &percent, 0, 100,
-                "share of the inputs kept, in percent; 0: 1, 10, 50, 90 and 100");
+    cli.add_int("--percent", &percent, 1, 100, "share of the inputs kept, in percent",
+                "1, 10, 50, 90 and 100 in turn");
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());

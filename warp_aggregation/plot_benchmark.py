@@ -155,7 +155,7 @@ def plot(rows, variants, png, env):
 
 def main():
     parser = report.parser(__doc__)
-    args = parser.parse_args()
+    args = report.parse_args(parser)
     rows, variants = load(args.csv)
     env = report.describe_env(args.env)
     text = tables(rows, variants, env)
