@@ -6,7 +6,8 @@
 // then does the block run Fig 10.13's tree on one value per thread. When there are more blocks
 // than the GPU runs at once, the hardware would serialise them anyway; coarsening serialises them
 // more cheaply, paying for the under-used tree steps and the barriers once per COARSE_FACTOR
-// segments instead of once per segment (Fig 10.16). Too large a factor leaves too few blocks to
+// segments instead of once per segment. The program prints Fig 10.16's count of those steps for
+// its COARSE_FACTOR and N before it looks for a GPU. Too large a factor leaves too few blocks to
 // fill the GPU: 10_99_benchmark sweeps it.
 //
 // Build: cmake --build build --target 10_15_coarsened_sum
@@ -70,6 +71,7 @@ std::int64_t coarsened_sum_height(unsigned int n) {
 }
 
 #ifndef CH10_KERNELS_ONLY  // 10_99_benchmark takes the kernel and launcher alone
+#include "divergence_analysis.h"
 #include "reduction.cuh"
 
 int main(int argc, char** argv) {
@@ -83,6 +85,9 @@ int main(int argc, char** argv) {
                    "COARSE_FACTOR (a power of two up to 64)");
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
+
+    // Fig 10.16's count of steps is host arithmetic: it needs no GPU.
+    ch10::print_coarsening_steps(report.text(), coarse, BLOCK_DIM, opt.n);
 
     const common::Device dev = common::require_gpu(report.text());
     const unsigned int n = static_cast<unsigned int>(opt.n);
