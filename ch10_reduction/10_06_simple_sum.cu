@@ -7,7 +7,8 @@
 // overwritten, and one block of at most 1024 threads caps N at 2048 (section 10.8 lifts that).
 //
 // The kernel is the book's with its operator made a parameter (section 10.2): Sum<float> is the
-// book's `+=`; the program also runs it as an integer sum and as a max (reduction.h says why).
+// book's `+=`; the program also runs it as an integer sum and as a max (reduction_kernels.cuh
+// says why).
 //
 // What it costs (section 10.5): the active threads spread further apart every step, so warps stay
 // busy with ever fewer useful lanes (control divergence), and neighbouring threads touch elements

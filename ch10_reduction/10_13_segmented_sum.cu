@@ -9,7 +9,7 @@
 // is. *output must hold the identity (0 for a sum) beforehand: the launcher sets it.
 //
 // As in every figure, the operator is a parameter: atomicAdd becomes atomic_combine(), which is
-// atomicAdd for the sums and a compare-and-swap loop for max (reduction.cuh).
+// atomicAdd for the sums and a compare-and-swap loop for max (reduction_kernels.cuh).
 //
 // Build: cmake --build build --target 10_13_segmented_sum
 // Run:   build/bin/10_13_segmented_sum [--n 1000003] [--seed 1234] [--reps 20] [--csv]
