@@ -1,4 +1,4 @@
-// divergence_analysis.h: the book's counts for the single-block kernels (sections 10.5-10.7),
+// divergence_analysis.h: the book's counts for the single-block kernels (sections 10.4-10.6),
 // twice over:
 //  - book_*: the closed forms as printed, for a power-of-two N >= 64 (they assume N/64 full warps);
 //  - count_*: the same quantities counted by walking each kernel's loop warp by warp, for any N
@@ -6,7 +6,7 @@
 // Execution-resource efficiency = results committed by active threads / warp lanes consumed
 // (32 for every warp with at least one active thread in an iteration). Global memory requests =
 // distinct 128-byte segments each warp touches per load or store instruction.
-// And Fig 10.16's count of the steps a coarsened block saves (section 10.9), at the end.
+// And Fig 10.16's count of the steps a coarsened block saves (section 10.8), at the end.
 // divergence_analysis_test checks both against every number the book gives.
 #pragma once
 

@@ -1,4 +1,4 @@
-// divergence_analysis_test: the counts of sections 10.5-10.7 and of Fig 10.16 against every number
+// divergence_analysis_test: the counts of sections 10.4-10.6 and of Fig 10.16 against every number
 // the book prints, and the counted values (walking each kernel's loop) against the book's closed
 // forms.
 #include <cstdio>
