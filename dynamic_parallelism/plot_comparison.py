@@ -28,7 +28,7 @@ def load(path):
 
 
 def provenance(env_path, csv_path, doc_path):
-    """'NVIDIA H200, driver ..., CUDA 13.0, 2026-11-22 · data: [data/comparison.csv](...)'."""
+    """'Measured on <GPU>, driver <version>, CUDA <version>, <date>; data: [<csv>](<csv>).'"""
     env = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", report.describe_env(env_path))
     data = os.path.relpath(csv_path, os.path.dirname(os.path.abspath(doc_path)))
     return f"Measured on {env or 'an unnamed GPU'}; data: [`{data}`]({data})."
