@@ -4,20 +4,20 @@
 // with a stride of 1, 2, 4, ... up to blockDim.x, combines input[2t + stride] into it when
 // t % stride == 0. A __syncthreads() after every step makes the partial results visible to the
 // next. After log2(N) steps input[0] holds the result, which thread 0 writes out. The input is
-// overwritten, and one block of at most 1024 threads caps N at 2048 (section 10.8 lifts that).
+// overwritten, and one block of at most 1024 threads caps N at 2048 (section 10.7 lifts that).
 //
 // The kernel is the book's with its operator made a parameter (section 10.2): Sum<float> is the
-// book's `+=`; the program also runs it as an integer sum and as a max (reduction.h says why).
+// book's `+=`; the program also runs it as an integer sum and as a max (reduction_kernels.cuh
+// says why).
 //
-// What it costs (section 10.5): the active threads spread further apart every step, so warps stay
-// busy with ever fewer useful lanes (control divergence), and neighbouring threads touch elements
-// 2*stride apart (no coalescing). The program prints both counts for its N before it looks for a
+// What it costs (sections 10.4 and 10.5): the active threads spread further apart every step, so
+// warps stay busy with ever fewer useful lanes (control divergence), and neighbouring threads
+// touch elements 2*stride apart (no coalescing). The program prints both counts for its N before it looks for a
 // GPU, and with --trace (N <= 64) the active threads of every step, as in Fig 10.7.
 //
 // Build: cmake --build build --target 10_06_simple_sum
 // Run:   build/bin/10_06_simple_sum [--n 2048] [--trace] [--seed 1234] [--reps 20] [--csv]
-#include "divergence_analysis.h"
-#include "reduction.cuh"
+#include "reduction_kernels.cuh"
 
 // Fig 10.6 as a block-level routine: reduces input[0 .. n) in place, n <= 2 * blockDim.x; the
 // result is valid in thread 0. The book assumes n == 2 * blockDim.x; the `i + stride < n` test
@@ -47,13 +47,18 @@ __global__ void simple_sum_kernel(T* input, T* output, unsigned int n, Op op) {
     }
 }
 
+// A bad launch configuration is reported here; a fault inside the kernel, by the next call that
+// waits for it.
 template <class T, class Op>
-void simple_sum(T* input, T* output, unsigned int n, Op op) {
+cudaError_t simple_sum(T* input, T* output, unsigned int n, Op op) {
     simple_sum_kernel<<<1, ch10::single_block_threads(n)>>>(input, output, n, op);
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
-#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark includes this file for the kernel alone
+#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark takes the kernel and launcher alone
+#include "divergence_analysis.h"
+#include "reduction.cuh"
+
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 2048;
@@ -74,7 +79,9 @@ int main(int argc, char** argv) {
 
     const common::Device dev = common::require_gpu(report.text());
     const unsigned int n = static_cast<unsigned int>(opt.n);
-    auto launch = [n](auto op, auto* input, auto* output) { simple_sum(input, output, n, op); };
+    auto launch = [n](auto op, auto* input, auto* output) {
+        CUDA_CHECK(simple_sum(input, output, n, op));
+    };
     // Rounding: each input passes through at most ceil(log2 n) additions.
     const ch10::KernelInfo info = {"Fig 10.6", /*in_place=*/true, ch10::ceil_log2(n)};
     return ch10::verify_then_time(dev, opt, report, "10_06_simple_sum", "", info, launch)

@@ -7,15 +7,14 @@
 // are contiguous, so they coalesce. Same operations, reordered: the operator must be commutative
 // as well as associative.
 //
-// Section 10.5's counts for N = 256: 255/384 = 66% execution-resource efficiency (Fig 10.6 by the
-// book's count: 35%; by the kernel's loop: 29.5%, see the README), and 36 global memory requests
-// against 141 (N = 2048: 204 against 1149). --trace (N <= 64) prints the active threads of every
+// Sections 10.4 and 10.5 count, for N = 256, 255/384 = 66% execution-resource efficiency (Fig
+// 10.6 by the book's count: 35%; by the kernel's loop: 29.5%, see the README), and 36 global
+// memory requests against 141 (N = 2048: 204 against 1149). --trace (N <= 64) prints the active threads of every
 // step, as in Fig 10.8.
 //
 // Build: cmake --build build --target 10_09_convergent_sum
 // Run:   build/bin/10_09_convergent_sum [--n 2048] [--trace] [--seed 1234] [--reps 20] [--csv]
-#include "divergence_analysis.h"
-#include "reduction.cuh"
+#include "reduction_kernels.cuh"
 
 // Fig 10.9 as a block-level routine: reduces input[0 .. n) in place, n <= 2 * blockDim.x; the
 // result is valid in thread 0. As in 10_06, `i + stride < n` lets n be any size.
@@ -43,13 +42,18 @@ __global__ void convergent_sum_kernel(T* input, T* output, unsigned int n, Op op
     }
 }
 
+// A bad launch configuration is reported here; a fault inside the kernel, by the next call that
+// waits for it.
 template <class T, class Op>
-void convergent_sum(T* input, T* output, unsigned int n, Op op) {
+cudaError_t convergent_sum(T* input, T* output, unsigned int n, Op op) {
     convergent_sum_kernel<<<1, ch10::single_block_threads(n)>>>(input, output, n, op);
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
-#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark includes this file for the kernel alone
+#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark takes the kernel and launcher alone
+#include "divergence_analysis.h"
+#include "reduction.cuh"
+
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 2048;
@@ -70,7 +74,9 @@ int main(int argc, char** argv) {
 
     const common::Device dev = common::require_gpu(report.text());
     const unsigned int n = static_cast<unsigned int>(opt.n);
-    auto launch = [n](auto op, auto* input, auto* output) { convergent_sum(input, output, n, op); };
+    auto launch = [n](auto op, auto* input, auto* output) {
+        CUDA_CHECK(convergent_sum(input, output, n, op));
+    };
     // Rounding: each input passes through at most ceil(log2 n) additions.
     const ch10::KernelInfo info = {"Fig 10.9", /*in_place=*/true, ch10::ceil_log2(n)};
     return ch10::verify_then_time(dev, opt, report, "10_09_convergent_sum", "", info, launch)

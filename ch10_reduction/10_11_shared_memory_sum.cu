@@ -15,8 +15,7 @@
 //
 // Build: cmake --build build --target 10_11_shared_memory_sum
 // Run:   build/bin/10_11_shared_memory_sum [--n 2048] [--trace] [--seed 1234] [--reps 20] [--csv]
-#include "divergence_analysis.h"
-#include "reduction.cuh"
+#include "reduction_kernels.cuh"
 
 // Fig 10.11 as a block-level routine over input[0 .. n), n <= 2 * blockDim.x <= 2 * BLOCK_DIM; the
 // result is valid in thread 0. Inputs past n load as the identity.
@@ -47,13 +46,18 @@ __global__ void shared_memory_sum_kernel(const T* input, T* output, unsigned int
     }
 }
 
+// A bad launch configuration is reported here; a fault inside the kernel, by the next call that
+// waits for it.
 template <class T, class Op>
-void shared_memory_sum(const T* input, T* output, unsigned int n, Op op) {
+cudaError_t shared_memory_sum(const T* input, T* output, unsigned int n, Op op) {
     shared_memory_sum_kernel<<<1, ch10::single_block_threads(n)>>>(input, output, n, op);
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
-#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark includes this file for the kernel alone
+#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark takes the kernel and launcher alone
+#include "divergence_analysis.h"
+#include "reduction.cuh"
+
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 2048;
@@ -75,7 +79,7 @@ int main(int argc, char** argv) {
     const common::Device dev = common::require_gpu(report.text());
     const unsigned int n = static_cast<unsigned int>(opt.n);
     auto launch = [n](auto op, auto* input, auto* output) {
-        shared_memory_sum(input, output, n, op);
+        CUDA_CHECK(shared_memory_sum(input, output, n, op));
     };
     // Rounding: each input passes through at most ceil(log2 n) additions.
     const ch10::KernelInfo info = {"Fig 10.11", /*in_place=*/false, ch10::ceil_log2(n)};

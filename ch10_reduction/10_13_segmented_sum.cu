@@ -9,11 +9,11 @@
 // is. *output must hold the identity (0 for a sum) beforehand: the launcher sets it.
 //
 // As in every figure, the operator is a parameter: atomicAdd becomes atomic_combine(), which is
-// atomicAdd for the sums and a compare-and-swap loop for max (reduction.cuh).
+// atomicAdd for the sums and a compare-and-swap loop for max (reduction_kernels.cuh).
 //
 // Build: cmake --build build --target 10_13_segmented_sum
 // Run:   build/bin/10_13_segmented_sum [--n 1000003] [--seed 1234] [--reps 20] [--csv]
-#include "reduction.cuh"
+#include "reduction_kernels.cuh"
 
 using ch10::BLOCK_DIM;
 
@@ -42,19 +42,24 @@ __global__ void segmented_sum_kernel(const T* input, T* output, unsigned int n, 
 
 unsigned int segmented_sum_blocks(unsigned int n) {
     // BEGIN SOLUTION
-    return common::ceil_div(n, 2 * BLOCK_DIM);
+    return ch10::ceil_div(n, 2 * BLOCK_DIM);
     // STUB: return 1;
     // END SOLUTION
 }
 
+// *output must hold the identity before the blocks combine into it. A bad launch configuration is
+// reported here; a fault inside the kernel, by the next call that waits for it.
 template <class T, class Op>
-void segmented_sum(const T* input, T* output, unsigned int n, Op op) {
-    ch10::set_identity(output, op);
+cudaError_t segmented_sum(const T* input, T* output, unsigned int n, Op op) {
+    const cudaError_t err = ch10::set_identity(output, op);
+    if (err != cudaSuccess) return err;
     segmented_sum_kernel<<<segmented_sum_blocks(n), BLOCK_DIM>>>(input, output, n, op);
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
-#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark includes this file for the kernel alone
+#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark takes the kernel and launcher alone
+#include "reduction.cuh"
+
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 1000003;
@@ -66,7 +71,9 @@ int main(int argc, char** argv) {
     const common::Device dev = common::require_gpu(report.text());
 
     const unsigned int n = static_cast<unsigned int>(opt.n);
-    auto launch = [n](auto op, auto* input, auto* output) { segmented_sum(input, output, n, op); };
+    auto launch = [n](auto op, auto* input, auto* output) {
+        CUDA_CHECK(segmented_sum(input, output, n, op));
+    };
     // Rounding: one addition on load, log2(BLOCK_DIM) tree levels, then a chain of one atomicAdd
     // per block into the result.
     const std::int64_t height = 1 + ch10::ceil_log2(BLOCK_DIM) + segmented_sum_blocks(n);

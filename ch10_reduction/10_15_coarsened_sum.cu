@@ -3,16 +3,16 @@
 // What changed from Fig 10.13: a block's segment grows to COARSE_FACTOR*2*BLOCK_DIM elements.
 // Each thread first adds its COARSE_FACTOR*2 elements, BLOCK_DIM apart (so each warp's loads stay
 // coalesced), into a register: every thread busy, no barrier, no shared memory (Fig 10.14). Only
-// then does the block run Fig 10.13's tree on one value per thread (the operator is a parameter, as
-// in every figure: reduction.h). When there are more blocks
+// then does the block run Fig 10.13's tree on one value per thread. When there are more blocks
 // than the GPU runs at once, the hardware would serialise them anyway; coarsening serialises them
 // more cheaply, paying for the under-used tree steps and the barriers once per COARSE_FACTOR
-// segments instead of once per segment (Fig 10.16). Too large a factor leaves too few blocks to
+// segments instead of once per segment. The program prints Fig 10.16's count of those steps for
+// its COARSE_FACTOR and N before it looks for a GPU. Too large a factor leaves too few blocks to
 // fill the GPU: 10_99_benchmark sweeps it.
 //
 // Build: cmake --build build --target 10_15_coarsened_sum
 // Run:   build/bin/10_15_coarsened_sum [--n 1000003] [--coarse 8] [--seed 1234] [--reps 20] [--csv]
-#include "reduction.cuh"
+#include "reduction_kernels.cuh"
 
 using ch10::BLOCK_DIM;
 
@@ -46,17 +46,20 @@ __global__ void coarsened_sum_kernel(const T* input, T* output, unsigned int n, 
 template <unsigned int COARSE_FACTOR>
 unsigned int coarsened_sum_blocks(unsigned int n) {
     // BEGIN SOLUTION
-    return common::ceil_div(n, COARSE_FACTOR * 2 * BLOCK_DIM);
+    return ch10::ceil_div(n, COARSE_FACTOR * 2 * BLOCK_DIM);
     // STUB: return 1;
     // END SOLUTION
 }
 
+// *output must hold the identity before the blocks combine into it. A bad launch configuration is
+// reported here; a fault inside the kernel, by the next call that waits for it.
 template <unsigned int COARSE_FACTOR, class T, class Op>
-void coarsened_sum(const T* input, T* output, unsigned int n, Op op) {
-    ch10::set_identity(output, op);
+cudaError_t coarsened_sum(const T* input, T* output, unsigned int n, Op op) {
+    const cudaError_t err = ch10::set_identity(output, op);
+    if (err != cudaSuccess) return err;
     coarsened_sum_kernel<COARSE_FACTOR>
         <<<coarsened_sum_blocks<COARSE_FACTOR>(n), BLOCK_DIM>>>(input, output, n, op);
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
 // Rounding: 2*COARSE_FACTOR - 1 additions in the thread, log2(BLOCK_DIM) tree levels, then one
@@ -67,7 +70,10 @@ std::int64_t coarsened_sum_height(unsigned int n) {
            coarsened_sum_blocks<COARSE_FACTOR>(n);
 }
 
-#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark includes this file for the kernel alone
+#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark takes the kernel and launcher alone
+#include "divergence_analysis.h"
+#include "reduction.cuh"
+
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 1000003;
@@ -79,13 +85,16 @@ int main(int argc, char** argv) {
                    "COARSE_FACTOR (a power of two up to 64)");
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
-    const common::Device dev = common::require_gpu(report.text());
 
+    // Fig 10.16's count of steps is host arithmetic: it needs no GPU.
+    ch10::print_coarsening_steps(report.text(), coarse, BLOCK_DIM, opt.n);
+
+    const common::Device dev = common::require_gpu(report.text());
     const unsigned int n = static_cast<unsigned int>(opt.n);
     const bool ok = ch10::with_coarse_factor(coarse, [&](auto factor) {
         constexpr unsigned int CF = decltype(factor)::value;
         auto launch = [n](auto op, auto* input, auto* output) {
-            coarsened_sum<CF>(input, output, n, op);
+            CUDA_CHECK(coarsened_sum<CF>(input, output, n, op));
         };
         const ch10::KernelInfo info = {"Fig 10.15", /*in_place=*/false,
                                        coarsened_sum_height<CF>(n)};

@@ -12,7 +12,7 @@
 // Build: cmake --build build --target 10_91_warp_shuffle_sum
 // Run:   build/bin/10_91_warp_shuffle_sum [--n 1000003] [--coarse 8] [--seed 1234] [--reps 20]
 //        [--csv]
-#include "reduction.cuh"
+#include "reduction_kernels.cuh"
 
 using ch10::BLOCK_DIM;
 
@@ -55,16 +55,18 @@ __global__ void warp_shuffle_sum_kernel(const T* input, T* output, unsigned int 
 
 template <unsigned int COARSE_FACTOR>
 unsigned int warp_shuffle_sum_blocks(unsigned int n) {
-    return common::ceil_div(n, COARSE_FACTOR * 2 * BLOCK_DIM);
+    return ch10::ceil_div(n, COARSE_FACTOR * 2 * BLOCK_DIM);
 }
 
+// As 10_15's launcher: *output set to the identity, then the kernel.
 template <unsigned int COARSE_FACTOR, class T, class Op>
-void warp_shuffle_sum(const T* input, T* output, unsigned int n, Op op) {
+cudaError_t warp_shuffle_sum(const T* input, T* output, unsigned int n, Op op) {
     static_assert(BLOCK_DIM >= 64, "the shuffle stage takes the last 64 partial results");
-    ch10::set_identity(output, op);
+    const cudaError_t err = ch10::set_identity(output, op);
+    if (err != cudaSuccess) return err;
     warp_shuffle_sum_kernel<COARSE_FACTOR>
         <<<warp_shuffle_sum_blocks<COARSE_FACTOR>(n), BLOCK_DIM>>>(input, output, n, op);
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
 // Rounding: as Fig 10.15, 2*COARSE_FACTOR - 1 additions in the thread, log2(BLOCK_DIM) levels of
@@ -75,7 +77,9 @@ std::int64_t warp_shuffle_sum_height(unsigned int n) {
            warp_shuffle_sum_blocks<COARSE_FACTOR>(n);
 }
 
-#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark includes this file for the kernel alone
+#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark takes the kernel and launcher alone
+#include "reduction.cuh"
+
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 1000003;
@@ -93,7 +97,7 @@ int main(int argc, char** argv) {
     const bool ok = ch10::with_coarse_factor(coarse, [&](auto factor) {
         constexpr unsigned int CF = decltype(factor)::value;
         auto launch = [n](auto op, auto* input, auto* output) {
-            warp_shuffle_sum<CF>(input, output, n, op);
+            CUDA_CHECK(warp_shuffle_sum<CF>(input, output, n, op));
         };
         const ch10::KernelInfo info = {"warp shuffle", /*in_place=*/false,
                                        warp_shuffle_sum_height<CF>(n)};

@@ -12,9 +12,10 @@
 //
 // Build: cmake --build build --target 10_92_vectorized_sum
 // Run:   build/bin/10_92_vectorized_sum [--n 1000003] [--seed 1234] [--reps 20] [--csv]
+#include <algorithm>
 #include <cstdint>
 
-#include "reduction.cuh"
+#include "reduction_kernels.cuh"
 
 constexpr unsigned int VEC_BLOCK_DIM = 512;
 constexpr unsigned int UNROLL = 4;  // 16-byte loads in flight per thread
@@ -50,35 +51,38 @@ __global__ void __launch_bounds__(VEC_BLOCK_DIM)
     if (threadIdx.x == 0) ch10::atomic_combine(output, result, op);
 }
 
-// Enough blocks to fill every SM, and no more than there are 16-byte vectors to give them. (Every
-// instantiation has the same occupancy: the float sum's stands for all.)
-unsigned int vectorized_sum_blocks(const common::Device& dev, unsigned int n) {
+// *blocks: enough to fill every SM (sm_count of them), and no more than there are 16-byte vectors
+// to give them. (Every instantiation has the same occupancy: the float sum's stands for all.)
+cudaError_t vectorized_sum_blocks(int sm_count, unsigned int n, unsigned int* blocks) {
     int per_sm = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, vectorized_sum_kernel<float, ch10::Sum<float>>, VEC_BLOCK_DIM, 0));
-    const unsigned int needed = std::max(1u, common::ceil_div(n / 4, VEC_BLOCK_DIM));
-    return std::min(static_cast<unsigned int>(per_sm * dev.sm_count), needed);
+    const cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, vectorized_sum_kernel<float, ch10::Sum<float>>, VEC_BLOCK_DIM, 0);
+    const unsigned int needed = std::max(1u, ch10::ceil_div(n / 4, VEC_BLOCK_DIM));
+    *blocks = std::min(static_cast<unsigned int>(per_sm * sm_count), needed);
+    return err;
 }
 
+// *output set to the identity, then the kernel. An input that is not 16-byte aligned is refused
+// (cudaErrorInvalidValue) before anything runs.
 template <class T, class Op>
-void vectorized_sum(const T* input, T* output, unsigned int n, unsigned int blocks, Op op) {
-    if (reinterpret_cast<std::uintptr_t>(input) % 16 != 0) {
-        std::fprintf(stderr, "vectorized_sum: input must be 16-byte aligned\n");
-        std::exit(common::kExitWrong);
-    }
-    ch10::set_identity(output, op);
+cudaError_t vectorized_sum(const T* input, T* output, unsigned int n, unsigned int blocks, Op op) {
+    if (reinterpret_cast<std::uintptr_t>(input) % 16 != 0) return cudaErrorInvalidValue;
+    const cudaError_t err = ch10::set_identity(output, op);
+    if (err != cudaSuccess) return err;
     vectorized_sum_kernel<<<blocks, VEC_BLOCK_DIM>>>(input, output, n, op);
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
 // Rounding: a thread's running sum takes one float4 group per loop trip (ceil(n / 4 / threads)
 // trips), each element passing 2 levels inside its float4 first, plus the tail; then 10 shuffle
 // levels and one atomicAdd per block.
 std::int64_t vectorized_sum_height(unsigned int n, unsigned int blocks) {
-    return common::ceil_div(n, 4ll * blocks * VEC_BLOCK_DIM) + 3 + 10 + blocks;
+    return ch10::ceil_div(n, 4ll * blocks * VEC_BLOCK_DIM) + 3 + 10 + blocks;
 }
 
-#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark includes this file for the kernel alone
+#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark and 10_94 take the kernel and launcher alone
+#include "reduction.cuh"
+
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 1000003;
@@ -90,9 +94,10 @@ int main(int argc, char** argv) {
     const common::Device dev = common::require_gpu(report.text());
 
     const unsigned int n = static_cast<unsigned int>(opt.n);
-    const unsigned int blocks = vectorized_sum_blocks(dev, n);
+    unsigned int blocks = 0;
+    CUDA_CHECK(vectorized_sum_blocks(dev.sm_count, n, &blocks));
     auto launch = [n, blocks](auto op, auto* input, auto* output) {
-        vectorized_sum(input, output, n, blocks, op);
+        CUDA_CHECK(vectorized_sum(input, output, n, blocks, op));
     };
     const ch10::KernelInfo info = {"vectorized", /*in_place=*/false,
                                    vectorized_sum_height(n, blocks)};

@@ -27,9 +27,10 @@
 // Build: cmake --build build --target 10_94_deterministic_sum
 // Run:   build/bin/10_94_deterministic_sum [--n 1000003] [--seed 1234] [--reps 20] [--csv]
 #include <algorithm>
+#include <cstdint>
 #include <cuda/atomic>
 
-#include "reduction.cuh"
+#include "reduction_kernels.cuh"
 
 constexpr unsigned int DET_THREADS = 512;
 constexpr unsigned int DET_UNROLL = 4;  // 16-byte loads in flight per thread
@@ -38,7 +39,7 @@ constexpr unsigned int DET_MAX_BLOCKS = 512;
 
 // The grid: a function of n alone, so that the order of the additions is too.
 unsigned int deterministic_sum_blocks(unsigned int n) {
-    const unsigned int chunks = common::ceil_div(n, DET_CHUNK);
+    const unsigned int chunks = ch10::ceil_div(n, DET_CHUNK);
     return std::min(chunks, DET_MAX_BLOCKS);
 }
 
@@ -94,50 +95,55 @@ __global__ void __launch_bounds__(DET_THREADS)
     }
 }
 
-// The partials and the counter, allocated once (the counter zeroed once; every launch leaves it
-// zero again).
-class DeterministicSum {
-  public:
-    explicit DeterministicSum(unsigned int n)
-        : n_(n), blocks_(deterministic_sum_blocks(n)), partials_(4 * blocks_) {
-        CUDA_CHECK(cudaMemset(done_.get(), 0, sizeof(unsigned int)));
-    }
-
-    template <class T, class Op>
-    void run(const T* input, T* output, Op op) {
-        static_assert(sizeof(T) == 4, "partials hold 4-byte elements");
-        if (reinterpret_cast<std::uintptr_t>(input) % 16 != 0) {
-            std::fprintf(stderr, "deterministic_sum: input must be 16-byte aligned\n");
-            std::exit(common::kExitWrong);
-        }
-        deterministic_sum_kernel<<<blocks_, DET_THREADS>>>(
-            input, reinterpret_cast<T*>(partials_.get()), done_.get(), output, n_, op);
-        CUDA_CHECK_LAUNCH();
-    }
-
-    unsigned int blocks() const { return blocks_; }
-
-  private:
-    unsigned int n_, blocks_;
-    common::DeviceBuffer<unsigned char> partials_;
-    common::DeviceBuffer<unsigned int> done_{1};
-};
+// partials: room for deterministic_sum_blocks(n) results; *blocks_done: 0 before the first launch
+// (every launch leaves it 0 again). One kernel, no memset: the last block writes *output itself.
+// An input that is not 16-byte aligned is refused (cudaErrorInvalidValue) before anything runs.
+template <class T, class Op>
+cudaError_t deterministic_sum(const T* input, T* partials, unsigned int* blocks_done, T* output,
+                              unsigned int n, Op op) {
+    if (reinterpret_cast<std::uintptr_t>(input) % 16 != 0) return cudaErrorInvalidValue;
+    deterministic_sum_kernel<<<deterministic_sum_blocks(n), DET_THREADS>>>(
+        input, partials, blocks_done, output, n, op);
+    return cudaGetLastError();
+}
 
 // Rounding: 2 levels inside a float4, then one addition per vector into the thread's result
 // (DET_UNROLL per chunk it takes) plus the partial chunk, 10 shuffle levels in the block, then the
 // last block's loop over the partials (ceil(blocks / 512) each) and its 10 shuffle levels.
 std::int64_t deterministic_sum_height(unsigned int n, unsigned int blocks) {
-    const std::int64_t chunks_per_block = common::ceil_div(common::ceil_div(n, DET_CHUNK), blocks);
+    const std::int64_t chunks_per_block = ch10::ceil_div(ch10::ceil_div(n, DET_CHUNK), blocks);
     return 2 + DET_UNROLL * chunks_per_block + DET_CHUNK / DET_THREADS + 10 +
-           common::ceil_div(blocks, DET_THREADS) + 10;
+           ch10::ceil_div(blocks, DET_THREADS) + 10;
 }
 
-#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark includes this file for the kernel alone
+#ifndef CH10_KERNELS_ONLY  // 10_99_benchmark takes the kernel and launcher alone
 #define CH10_KERNELS_ONLY
 #include "10_92_vectorized_sum.cu"  // the atomic single pass, to compare bits with
 #undef CH10_KERNELS_ONLY
 
 #include <cstring>
+
+#include "reduction.cuh"
+
+// The partials and the counter, allocated once (the counter zeroed once: every launch leaves it
+// zero again). The partials are 4-byte elements for every operator.
+class DeterministicSum {
+  public:
+    explicit DeterministicSum(unsigned int n) : n_(n), partials_(deterministic_sum_blocks(n)) {
+        CUDA_CHECK(cudaMemset(done_.get(), 0, sizeof(unsigned int)));
+    }
+    template <class T, class Op>
+    void run(const T* input, T* output, Op op) {
+        static_assert(sizeof(T) == sizeof(float), "partials hold 4-byte elements");
+        CUDA_CHECK(deterministic_sum(input, reinterpret_cast<T*>(partials_.get()), done_.get(),
+                                     output, n_, op));
+    }
+
+  private:
+    unsigned int n_;
+    common::DeviceBuffer<float> partials_;
+    common::DeviceBuffer<unsigned int> done_{1};
+};
 
 // Runs `launch` `runs` times on the device input and prints the bits of each float result;
 // returns whether they were all the same.
@@ -146,7 +152,7 @@ bool same_bits_every_run(std::FILE* text, const char* name, int runs, Launch lau
     common::DeviceBuffer<float> output(1);
     std::vector<std::uint32_t> bits;
     for (int r = 0; r < runs; ++r) {
-        CUDA_CHECK(cudaMemset(output.get(), 0xff, sizeof(float)));
+        output.poison();
         launch(output.get());
         const float value = output.to_host()[0];
         std::uint32_t b;
@@ -171,19 +177,21 @@ int main(int argc, char** argv) {
     const common::Device dev = common::require_gpu(report.text());
 
     const unsigned int n = static_cast<unsigned int>(opt.n);
+    const unsigned int det_blocks = deterministic_sum_blocks(n);
     DeterministicSum det(n);
     auto launch = [&det](auto op, auto* input, auto* output) { det.run(input, output, op); };
     const ch10::KernelInfo info = {"deterministic", /*in_place=*/false,
-                                   deterministic_sum_height(n, det.blocks())};
+                                   deterministic_sum_height(n, det_blocks)};
     if (!ch10::verify_then_time(dev, opt, report, "10_94_deterministic_sum",
-                                std::to_string(det.blocks()) + " blocks", info, launch))
+                                std::to_string(det_blocks) + " blocks", info, launch))
         return common::kExitWrong;
 
     // The bits, on 24-bit random floats in [0, 1), whose sum rounds at every size: 10_94 must give
     // the same bits every time; 10_92's atomicAdd order may change them (or may not, by chance).
     const std::vector<float> rounding = common::random_floats(n, opt.seed, 0.0f, 1.0f);
     const common::DeviceBuffer<float> input(rounding);
-    const unsigned int blocks = vectorized_sum_blocks(dev, n);
+    unsigned int blocks = 0;
+    CUDA_CHECK(vectorized_sum_blocks(dev.sm_count, n, &blocks));
     constexpr int kRuns = 8;
     std::fprintf(report.text(), "bits of the float sum of %u random floats in [0, 1), %d runs:\n",
                  n, kRuns);
@@ -191,7 +199,7 @@ int main(int argc, char** argv) {
         same_bits_every_run(report.text(), "10_94 deterministic", kRuns,
                             [&](float* out) { det.run(input.get(), out, ch10::Sum<float>{}); });
     same_bits_every_run(report.text(), "10_92 atomicAdd", kRuns, [&](float* out) {
-        vectorized_sum(input.get(), out, n, blocks, ch10::Sum<float>{});
+        CUDA_CHECK(vectorized_sum(input.get(), out, n, blocks, ch10::Sum<float>{}));
     });
     if (!deterministic) {
         std::fprintf(stderr, "FAIL: 10_94 gave different bits on the same input\n");

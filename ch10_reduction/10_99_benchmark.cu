@@ -28,6 +28,7 @@
 #include "10_92_vectorized_sum.cu"
 #include "10_93_cub_sum.cu"
 #include "10_94_deterministic_sum.cu"
+#include "reduction.cuh"
 
 // Fig 10.13's segmentation around a single-block figure: block b reduces its own 2*blockDim.x
 // elements with BlockReduce and combines the result into *output.
@@ -42,7 +43,7 @@ __global__ void per_segment_kernel(T* input, T* output, unsigned int n, Op op) {
 
 template <auto BlockReduce, class T, class Op>
 void per_segment(T* input, T* output, unsigned int n, Op op) {
-    ch10::set_identity(output, op);
+    CUDA_CHECK(ch10::set_identity(output, op));
     per_segment_kernel<BlockReduce>
         <<<segmented_sum_blocks(n), ch10::BLOCK_DIM>>>(input, output, n, op);
     CUDA_CHECK_LAUNCH();
@@ -82,8 +83,13 @@ std::vector<Kernel> chapter_kernels(const common::Device& dev, unsigned int n) {
     using ch10::Sum;
     const std::int64_t per_segment_height =
         ch10::ceil_log2(2 * ch10::BLOCK_DIM) + segmented_sum_blocks(n);
-    const unsigned int vec_blocks = vectorized_sum_blocks(dev, n);
-    auto det = std::make_shared<DeterministicSum>(n);
+    unsigned int vec_blocks = 0;
+    CUDA_CHECK(vectorized_sum_blocks(dev.sm_count, n, &vec_blocks));
+    // 10_94's partials (4-byte elements for every operator) and its counter, zeroed once.
+    const unsigned int det_blocks = deterministic_sum_blocks(n);
+    auto det_partials = std::make_shared<common::DeviceBuffer<float>>(det_blocks);
+    auto det_done = std::make_shared<common::DeviceBuffer<unsigned int>>(1);
+    CUDA_CHECK(cudaMemset(det_done->get(), 0, sizeof(unsigned int)));
     auto cub_uint = std::make_shared<CubReduce<Sum<unsigned int>>>(n);
     auto cub_max = std::make_shared<CubReduce<ch10::Max>>(n);
     auto cub_sum = std::make_shared<CubReduce<Sum<float>>>(n);
@@ -103,30 +109,37 @@ std::vector<Kernel> chapter_kernels(const common::Device& dev, unsigned int n) {
                         using T = std::remove_pointer_t<decltype(in)>;
                         per_segment<shared_memory_sum_block<T, decltype(op)>>(in, out, n, op);
                     }),
-        make_kernel("10_13_segmented_sum", false,
-                    1 + ch10::ceil_log2(ch10::BLOCK_DIM) + segmented_sum_blocks(n),
-                    [n](auto op, auto* in, auto* out) { segmented_sum(in, out, n, op); }),
+        make_kernel(
+            "10_13_segmented_sum", false,
+            1 + ch10::ceil_log2(ch10::BLOCK_DIM) + segmented_sum_blocks(n),
+            [n](auto op, auto* in, auto* out) { CUDA_CHECK(segmented_sum(in, out, n, op)); }),
     };
     for (std::int64_t factor : ch10::kCoarseFactors) {
         ch10::with_coarse_factor(factor, [&](auto cf) {
             constexpr unsigned int CF = decltype(cf)::value;
-            kernels.push_back(make_kernel(
-                "10_15 COARSE_FACTOR=" + std::to_string(CF), false, coarsened_sum_height<CF>(n),
-                [n](auto op, auto* in, auto* out) { coarsened_sum<CF>(in, out, n, op); }));
+            kernels.push_back(make_kernel("10_15 COARSE_FACTOR=" + std::to_string(CF), false,
+                                          coarsened_sum_height<CF>(n),
+                                          [n](auto op, auto* in, auto* out) {
+                                              CUDA_CHECK(coarsened_sum<CF>(in, out, n, op));
+                                          }));
             return true;
         });
     }
-    kernels.push_back(
-        make_kernel("10_91_warp_shuffle_sum", false, warp_shuffle_sum_height<8>(n),
-                    [n](auto op, auto* in, auto* out) { warp_shuffle_sum<8>(in, out, n, op); }));
+    kernels.push_back(make_kernel(
+        "10_91_warp_shuffle_sum", false, warp_shuffle_sum_height<8>(n),
+        [n](auto op, auto* in, auto* out) { CUDA_CHECK(warp_shuffle_sum<8>(in, out, n, op)); }));
     kernels.push_back(make_kernel("10_92_vectorized_sum", false,
                                   vectorized_sum_height(n, vec_blocks),
                                   [n, vec_blocks](auto op, auto* in, auto* out) {
-                                      vectorized_sum(in, out, n, vec_blocks, op);
+                                      CUDA_CHECK(vectorized_sum(in, out, n, vec_blocks, op));
                                   }));
-    kernels.push_back(make_kernel("10_94_deterministic_sum", false,
-                                  deterministic_sum_height(n, det->blocks()),
-                                  [det](auto op, auto* in, auto* out) { det->run(in, out, op); }));
+    kernels.push_back(
+        make_kernel("10_94_deterministic_sum", false, deterministic_sum_height(n, det_blocks),
+                    [n, det_partials, det_done](auto op, auto* in, auto* out) {
+                        using T = std::remove_pointer_t<decltype(in)>;
+                        CUDA_CHECK(deterministic_sum(in, reinterpret_cast<T*>(det_partials->get()),
+                                                     det_done->get(), out, n, op));
+                    }));
     // CUB last: the ratios refer to it.
     Kernel cub =
         make_kernel("10_93_cub_sum", false, cub_sum_height(dev, n), [](auto, auto*, auto*) {});

@@ -1,4 +1,4 @@
-// divergence_analysis.h: the book's counts for the single-block kernels (sections 10.5-10.7),
+// divergence_analysis.h: the book's counts for the single-block kernels (sections 10.4-10.6),
 // twice over:
 //  - book_*: the closed forms as printed, for a power-of-two N >= 64 (they assume N/64 full warps);
 //  - count_*: the same quantities counted by walking each kernel's loop warp by warp, for any N
@@ -6,6 +6,7 @@
 // Execution-resource efficiency = results committed by active threads / warp lanes consumed
 // (32 for every warp with at least one active thread in an iteration). Global memory requests =
 // distinct 128-byte segments each warp touches per load or store instruction.
+// And Fig 10.16's count of the steps a coarsened block saves (section 10.8), at the end.
 // divergence_analysis_test checks both against every number the book gives.
 #pragma once
 
@@ -251,6 +252,81 @@ inline void trace_shared_memory_sum(std::FILE* out, const std::vector<float>& in
             [&](std::int64_t t) { return t < stride; }, [](std::int64_t t) { return t; });
     }
     std::fprintf(out, "  result in input_s[0]: %g\n", input_s[0]);
+}
+
+// ---- Fig 10.16: the steps of a coarsened block against the blocks it replaces -------------------
+// A step is one addition in every thread of a block that takes part in it, the book's unit. A
+// block of Fig 10.13 adds its two inputs on the way into input_s (one step, every thread busy),
+// then runs the tree (one step per halving of the stride, with ever fewer threads busy, each
+// behind a barrier and through shared memory). A block of Fig 10.15 first adds its
+// 2*COARSE_FACTOR inputs in a register (2*COARSE_FACTOR - 1 steps, every thread busy, no barrier),
+// then runs the same tree. Fig 10.16 sets COARSE_FACTOR blocks of Fig 10.13, which the hardware
+// runs one after another when they do not fit at once, against the one coarsened block doing the
+// same work: blocks of 8 threads and COARSE_FACTOR 2 give 8 steps (2 busy, 6 in the tree)
+// against 6 (3 busy, 3 in the tree).
+
+struct Steps {
+    std::int64_t busy = 0;  // every thread adds, no barrier
+    std::int64_t tree = 0;  // the tree: a barrier and shared memory each, threads idle
+    std::int64_t total() const { return busy + tree; }
+};
+
+// Counted from the kernels' loops, for a block of block_dim threads.
+inline std::int64_t count_tree_steps(std::int64_t block_dim) {
+    std::int64_t steps = 0;
+    for (std::int64_t stride = block_dim / 2; stride >= 1; stride /= 2) ++steps;
+    return steps;
+}
+inline Steps count_segmented_steps(std::int64_t block_dim) {  // Fig 10.13
+    return {1, count_tree_steps(block_dim)};                  // input[i] + input[i + BLOCK_DIM]
+}
+inline Steps count_coarsened_steps(std::int64_t coarse_factor, std::int64_t block_dim) {
+    Steps s;
+    for (std::int64_t tile = 1; tile < coarse_factor * 2; ++tile) ++s.busy;  // Fig 10.15's loop
+    s.tree = count_tree_steps(block_dim);
+    return s;
+}
+inline Steps times(Steps s, std::int64_t k) {
+    return {s.busy * k, s.tree * k};
+}
+
+// Fig 10.16 as the book draws it, then for this COARSE_FACTOR and block, then for the whole input
+// of n elements: the steps of all the blocks, which the GPU runs however many it runs at once.
+inline void print_coarsening_steps(std::FILE* out, std::int64_t coarse_factor,
+                                   std::int64_t block_dim, std::int64_t n) {
+    auto row = [out](const std::string& what, const Steps& s) {
+        std::fprintf(out, "    %-40s %6lld %6lld %6lld\n", what.c_str(),
+                     static_cast<long long>(s.total()), static_cast<long long>(s.busy),
+                     static_cast<long long>(s.tree));
+    };
+    auto compare = [&](std::int64_t cf, std::int64_t block) {
+        row(std::to_string(cf) + (cf == 1 ? " block" : " blocks") + " of Fig 10.13, one by one",
+            times(count_segmented_steps(block), cf));
+        row("1 block of Fig 10.15, the same work", count_coarsened_steps(cf, block));
+    };
+    std::fprintf(out,
+                 "Fig 10.16, counted from the kernels' loops (a step: one addition in each thread "
+                 "taking part):\n    %-40s %6s %6s %6s\n",
+                 "", "steps", "busy", "tree");
+    std::fprintf(out, "  the book's example, blocks of 8 threads, COARSE_FACTOR 2:\n");
+    compare(2, 8);
+    std::fprintf(out, "  this run, blocks of %lld threads, COARSE_FACTOR %lld:\n",
+                 static_cast<long long>(block_dim), static_cast<long long>(coarse_factor));
+    compare(coarse_factor, block_dim);
+    const std::int64_t segment = 2 * block_dim;
+    const std::int64_t blocks_13 = (n + segment - 1) / segment;
+    const std::int64_t blocks_15 = (n + coarse_factor * segment - 1) / (coarse_factor * segment);
+    const Steps all_13 = times(count_segmented_steps(block_dim), blocks_13);
+    const Steps all_15 = times(count_coarsened_steps(coarse_factor, block_dim), blocks_15);
+    std::fprintf(out,
+                 "  N = %lld: Fig 10.13's %lld blocks take %lld steps (%lld in the tree), "
+                 "Fig 10.15's %lld blocks %lld (%lld in the tree)\n"
+                 "  (busy: every thread adds, no barrier; tree: a barrier and shared memory each, "
+                 "half the threads fewer each step)\n",
+                 static_cast<long long>(n), static_cast<long long>(blocks_13),
+                 static_cast<long long>(all_13.total()), static_cast<long long>(all_13.tree),
+                 static_cast<long long>(blocks_15), static_cast<long long>(all_15.total()),
+                 static_cast<long long>(all_15.tree));
 }
 
 }  // namespace ch10

@@ -1,5 +1,6 @@
-// divergence_analysis_test: the counts of sections 10.5-10.7 against every number the book prints,
-// and the counted values (walking each kernel's loop) against the book's closed forms.
+// divergence_analysis_test: the counts of sections 10.4-10.6 and of Fig 10.16 against every number
+// the book prints, and the counted values (walking each kernel's loop) against the book's closed
+// forms.
 #include <cstdio>
 
 #include "divergence_analysis.h"
@@ -56,6 +57,30 @@ int main() {
         expect_eq("Fig 10.6 committed", n, count_simple_sum(n).committed, n - 1);
         expect_eq("Fig 10.9 committed", n, count_convergent_sum(n).committed, n - 1);
     }
+
+    // Fig 10.16: two blocks of 8 threads (Fig 10.10's example) one after another take 8 steps, 2
+    // with every thread busy and 6 in the tree; one block coarsened by 2 takes 6, 3 and 3.
+    const Steps two_blocks = times(count_segmented_steps(8), 2);
+    const Steps coarsened = count_coarsened_steps(2, 8);
+    expect_eq("Fig 10.16A steps", 8, two_blocks.total(), 8);
+    expect_eq("Fig 10.16A steps with every thread busy", 8, two_blocks.busy, 2);
+    expect_eq("Fig 10.16A steps in the tree", 8, two_blocks.tree, 6);
+    expect_eq("Fig 10.16B steps", 8, coarsened.total(), 6);
+    expect_eq("Fig 10.16B steps with every thread busy", 8, coarsened.busy, 3);
+    expect_eq("Fig 10.16B steps in the tree", 8, coarsened.tree, 3);
+    // Any block and factor the programs use: COARSE_FACTOR blocks of Fig 10.13 take
+    // COARSE_FACTOR * (1 + log2 blockDim) steps, one block of Fig 10.15 2*COARSE_FACTOR - 1 + log2
+    // blockDim; with COARSE_FACTOR 1 the two kernels take the same steps.
+    for (std::int64_t block = 8; block <= 1024; block *= 2) {
+        for (std::int64_t cf = 1; cf <= 64; cf *= 2) {
+            const std::int64_t levels = ceil_log2(block);
+            expect_eq("Fig 10.16A steps", block, times(count_segmented_steps(block), cf).total(),
+                      cf * (1 + levels));
+            expect_eq("Fig 10.16B steps", block, count_coarsened_steps(cf, block).total(),
+                      2 * cf - 1 + levels);
+        }
+    }
+
     std::printf("divergence_analysis_test: %s\n", failures ? "FAILED" : "all book numbers match");
     return failures ? 1 : 0;
 }

@@ -1,67 +1,92 @@
 #!/usr/bin/env python3
-"""Turns 10_99_benchmark's CSV into the chapter README's results table and a plot.
+"""Turns 10_99_benchmark's CSV into the chapter's results table, its spreads and a plot.
 
-    build/bin/10_99_benchmark --csv > results.csv
-    python3 ch10_reduction/plot_benchmark.py results.csv --png ch10_reduction/benchmark_h200.png \
-        --readme ch10_reduction/README.md --env env.txt
+    build/bin/10_99_benchmark --csv > ch10_reduction/data/benchmark.csv
+    python3 ch10_reduction/plot_benchmark.py ch10_reduction/data/benchmark.csv \
+        --env ch10_reduction/data/env.txt --png ch10_reduction/benchmark.png \
+        --readme ch10_reduction/README.md --results ch10_reduction/RESULTS.md
 
---readme rewrites the table between the README's benchmark markers; --env names a file holding
-the run's date, `nvidia-smi --query-gpu=name,driver_version,... --format=csv` and `nvcc --version`
-output (scripts/gpu_check.sh writes it). The plot needs matplotlib; without it the plot is skipped
-with a message and the table is still written.
+--readme rewrites the README's results table (GB/s per size, % of the read ceiling and speed
+against CUB at the largest size) between its results-table markers, and its provenance line
+between the provenance markers; --results rewrites the full table (median, fastest and slowest
+run, GB/s and speed against CUB at every size) between RESULTS.md's spread-table markers and its
+provenance line. --env names the run's env.txt (date, nvidia-smi and nvcc output, as
+scripts/gpu_check.sh writes it): the provenance gives the GPU, driver, CUDA version and date. The
+plot needs matplotlib; without it the plot is skipped with a message and the tables are still
+written.
 """
 import csv
 import os
+import re
 import sys
-from collections import OrderedDict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
 import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
 
-
-# The progression shown in the table and the bar chart; the COARSE_FACTOR sweep gets its own panel.
-PROGRESSION = [
-    "read ceiling", "10_06 per segment", "10_09 per segment", "10_11 per segment",
-    "10_13_segmented_sum", "10_15 COARSE_FACTOR=8", "10_91_warp_shuffle_sum",
-    "10_92_vectorized_sum", "10_94_deterministic_sum", "10_93_cub_sum",
-]
+# The rows in the chapter's order: the figures, the COARSE_FACTOR sweep of Fig 10.15 (8 is the
+# programs' default), the programs beyond the book, and CUB, which the ratios refer to.
+ORDER = ["read ceiling", "10_06 per segment", "10_09 per segment", "10_11 per segment",
+         "10_13_segmented_sum"] + [f"10_15 COARSE_FACTOR={f}" for f in (1, 2, 4, 8, 16, 32, 64)] + [
+         "10_91_warp_shuffle_sum", "10_92_vectorized_sum", "10_94_deterministic_sum",
+         "10_93_cub_sum"]
+# The bars of the plot: the progression, one COARSE_FACTOR (the sweep has its own panel).
+BARS = ["read ceiling", "10_06 per segment", "10_09 per segment", "10_11 per segment",
+        "10_13_segmented_sum", "10_15 COARSE_FACTOR=8", "10_91_warp_shuffle_sum",
+        "10_92_vectorized_sum", "10_94_deterministic_sum", "10_93_cub_sum"]
 
 
 def load(path):
-    rows = OrderedDict()  # (kernel, n) -> row
+    rows = {}  # (kernel, n) -> row
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             rows[(row["kernel"], int(row["n"]))] = row
     sizes = sorted({n for _, n in rows})
-    return rows, sizes
+    kernels = [k for k in ORDER if any((k, n) in rows for n in sizes)]
+    kernels += sorted({k for k, _ in rows} - set(kernels))
+    return rows, sizes, kernels
 
 
 def size_label(n):
     return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
 
 
-def table(rows, sizes, env):
-    kernels = [k for k in PROGRESSION if any((k, n) in rows for n in sizes)]
-    kernels += sorted({k for k, _ in rows if k.startswith("10_15 ") and k not in kernels},
-                      key=lambda k: int(k.split("=")[1]))
-    head = "| kernel | " + " | ".join(f"{size_label(n)}: ms [min–max] · GB/s · ×CUB" for n in sizes)
-    head += f" | {size_label(sizes[-1])}: % of read ceiling |"
-    lines = [f"Measured {env}." if env else "", "", head,
-             "|---" * (len(sizes) + 2) + "|"]
+def provenance(env_path, csv_path, doc_path):
+    """'Measured on <GPU>, driver <version>, CUDA <version>, <date>; data: [<csv>](<csv>).'"""
+    env = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", report.describe_env(env_path))
+    data = os.path.relpath(csv_path, os.path.dirname(os.path.abspath(doc_path)))
+    return f"Measured on {env or 'an unnamed GPU'}; data: [`{data}`]({data})."
+
+
+def readme_table(rows, sizes, kernels):
+    last = sizes[-1]
+    head = ("| kernel | " + " | ".join(f"GB/s at {size_label(n)}" for n in sizes) +
+            f" | % of read ceiling at {size_label(last)} | × CUB at {size_label(last)} |")
+    lines = [head, "|---" * (len(sizes) + 3) + "|"]
+    for k in kernels:
+        cells = [f"{float(rows[(k, n)]['gb_per_s']):.0f}" if (k, n) in rows else "–" for n in sizes]
+        r = rows.get((k, last))
+        cells.append(f"{float(r['pct_of_read_ceiling']):.1f}%" if r else "–")
+        cells.append(f"{float(r['speed_vs_cub']):.2f}" if r else "–")
+        lines.append(f"| {k} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def spread_table(rows, sizes, kernels):
+    head = "| kernel | " + " | ".join(
+        f"{size_label(n)}: ms median [fastest–slowest] · GB/s · × CUB" for n in sizes) + " |"
+    lines = [head, "|---" * (len(sizes) + 1) + "|"]
     for k in kernels:
         cells = []
         for n in sizes:
             r = rows.get((k, n))
-            spread = f" [{float(r['ms_min']):.4f}–{float(r['ms_max']):.4f}]" if r and "ms_min" in r else ""
             cells.append("–" if r is None else
-                         f"{float(r['ms']):.4f}{spread} · {float(r['gb_per_s']):.0f} · {float(r['speed_vs_cub']):.3f}")
-        last = rows.get((k, sizes[-1]))
-        cells.append("–" if last is None else f"{float(last['pct_of_read_ceiling']):.1f}%")
+                         f"{float(r['ms']):.4f} [{float(r['ms_min']):.4f}–{float(r['ms_max']):.4f}]"
+                         f" · {float(r['gb_per_s']):.0f} · {float(r['speed_vs_cub']):.3f}")
         lines.append(f"| {k} | " + " | ".join(cells) + " |")
-    return "\n".join(lines).strip() + "\n"
+    return "\n".join(lines) + "\n"
 
 
-def plot(rows, sizes, png, env):
+def plot(rows, sizes, png, title):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -70,20 +95,21 @@ def plot(rows, sizes, png, env):
         print("matplotlib is not installed: plot skipped (pip install matplotlib)")
         return
     fig, (bars, sweep) = plt.subplots(1, 2, figsize=(15, 5.5), gridspec_kw={"width_ratios": [3, 2]})
-    kernels = [k for k in PROGRESSION if any((k, n) in rows for n in sizes)]
+    kernels = [k for k in BARS if any((k, n) in rows for n in sizes)]
     width = 0.8 / len(sizes)
     for j, n in enumerate(sizes):
         values = [float(rows[(k, n)]["gb_per_s"]) if (k, n) in rows else 0 for k in kernels]
-        bars.bar([i + j * width for i in range(len(kernels))], values, width, label=f"n = {size_label(n)}")
+        bars.bar([i + j * width for i in range(len(kernels))], values, width,
+                 label=f"n = {size_label(n)}")
     bars.set_xticks([i + width * (len(sizes) - 1) / 2 for i in range(len(kernels))])
     bars.set_xticklabels(kernels, rotation=30, ha="right", fontsize=8)
     bars.set_ylabel("GB/s (4 bytes per input, read once)")
     bars.set_title("Chapter 10 kernels")
-    bars.legend()
+    bars.legend(loc="upper left", bbox_to_anchor=(0.1, 1.0))  # above the low bars
     factors = sorted({int(k.split("=")[1]) for k, _ in rows if k.startswith("10_15 ")})
     for n in sizes:
-        sweep.plot(factors, [float(rows[(f"10_15 COARSE_FACTOR={f}", n)]["gb_per_s"]) for f in factors],
-                   marker="o", label=f"Fig 10.15, n = {size_label(n)}")
+        sweep.plot(factors, [float(rows[(f"10_15 COARSE_FACTOR={f}", n)]["gb_per_s"])
+                             for f in factors], marker="o", label=f"Fig 10.15, n = {size_label(n)}")
         sweep.axhline(float(rows[("10_93_cub_sum", n)]["gb_per_s"]), linestyle=":", color="gray")
     sweep.set_xscale("log", base=2)
     sweep.set_xticks(factors, [str(f) for f in factors])
@@ -91,7 +117,7 @@ def plot(rows, sizes, png, env):
     sweep.set_ylabel("GB/s")
     sweep.set_title("Coarsening sweep (dotted: CUB at each size)")
     sweep.legend(fontsize=8)
-    fig.suptitle(env or "10_99_benchmark")
+    fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     print(f"wrote {png}")
@@ -99,15 +125,19 @@ def plot(rows, sizes, png, env):
 
 def main():
     parser = report.parser(__doc__)
+    parser.add_argument("--results", help="rewrite the spread table of this RESULTS.md")
     args = report.parse_args(parser)
-    rows, sizes = load(args.csv)
-    env = report.describe_env(args.env)
-    text = table(rows, sizes, env)
-    print(text)
-    if args.readme:
-        report.update_readme(args.readme, text)
+    rows, sizes, kernels = load(args.csv)
+    table = readme_table(rows, sizes, kernels)
+    print(table)
+    for doc, marker, text in ((args.readme, "results-table", table),
+                              (args.results, "spread-table", spread_table(rows, sizes, kernels))):
+        if doc:
+            report.update_readme(doc, text, marker)
+            report.update_readme(doc, provenance(args.env, args.csv, doc) + "\n", "provenance")
     if args.png:
-        plot(rows, sizes, args.png, env)
+        env = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", report.describe_env(args.env))
+        plot(rows, sizes, args.png, env or "10_99_benchmark")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
-// reduction.cuh: the GPU side every chapter-10 program shares: the block size of the multi-block
-// kernels, how a block's result enters the output (atomic_combine), and OperatorRunner, which
-// checks a kernel against the sequential reference for each operator and then times the float sum
-// (the host side, inputs, references and tolerances, is reduction.h).
+// reduction.cuh: how every chapter-10 program runs its kernel: OperatorRunner checks it against
+// the sequential reference for each operator and then times the float sum; the COARSE_FACTORs
+// compiled in. The inputs, references and tolerances are reduction.h; what the kernels themselves
+// need is reduction_kernels.cuh.
 #pragma once
 
 #include <memory>
@@ -12,10 +12,6 @@
 #include "reduction.h"
 
 namespace ch10 {
-
-// Threads per block of the multi-block kernels (Figs 10.13 onwards), a compile-time constant
-// because it sizes the shared-memory array, as in the book.
-constexpr unsigned int BLOCK_DIM = 1024;
 
 // The COARSE_FACTORs the programs are compiled for (Fig 10.15 onwards).
 inline const std::vector<std::int64_t> kCoarseFactors = {1, 2, 4, 8, 16, 32, 64};
@@ -44,75 +40,6 @@ bool with_coarse_factor(std::int64_t factor, F&& f) {
     return false;
 }
 
-// *output = op(*output, value), atomically: the book's atomicAdd for the sums; for max, which has
-// no float atomic, the general form: compare-and-swap until no other block got in between.
-template <class T>
-__device__ void atomic_combine(T* output, T value, Sum<T>) {
-    atomicAdd(output, value);
-}
-__device__ inline void atomic_combine(float* output, float value, Max op) {
-    unsigned int* bits = reinterpret_cast<unsigned int*>(output);
-    unsigned int seen = *bits;
-    unsigned int assumed;
-    do {
-        assumed = seen;
-        const float combined = op(__uint_as_float(assumed), value);
-        seen = atomicCAS(bits, assumed, __float_as_uint(combined));
-    } while (seen != assumed);
-}
-
-template <class T>
-__global__ void fill_kernel(T* output, T value) {
-    *output = value;
-}
-
-// The multi-block kernels combine into *output, which must hold the identity first.
-template <class T, class Op>
-void set_identity(T* output, Op) {
-    if constexpr (std::is_same_v<Op, Sum<T>>) {
-        CUDA_CHECK(cudaMemsetAsync(output, 0, sizeof(T)));  // 0 and 0.0f are all-zero bits
-    } else {
-        fill_kernel<<<1, 1>>>(output, Op::identity());
-        CUDA_CHECK_LAUNCH();
-    }
-}
-
-// The 16-byte vector of four T: float4 for float, uint4 for unsigned int.
-template <class T>
-struct Vec4;
-template <>
-struct Vec4<float> {
-    using type = float4;
-};
-template <>
-struct Vec4<unsigned int> {
-    using type = uint4;
-};
-
-template <class V, class Op>
-__device__ auto combine4(const V& v, Op op) {
-    return op(op(v.x, v.y), op(v.z, v.w));
-}
-
-// op over the block, valid in thread 0: shuffles within each warp, then warp 0 over the warps.
-template <class T, class Op>
-__device__ T block_reduce(T value, Op op) {
-    __shared__ T warp_results[32];
-    const unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    for (unsigned int offset = 16; offset >= 1; offset /= 2) {
-        value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
-    }
-    if (lane == 0) warp_results[warp] = value;
-    __syncthreads();
-    if (warp == 0) {
-        value = lane < blockDim.x / 32 ? warp_results[lane] : Op::identity();
-        for (unsigned int offset = 16; offset >= 1; offset /= 2) {
-            value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
-        }
-    }
-    return value;
-}
-
 // Makes the input of --n and --seed for one operator, puts it on the device with its reference,
 // and: verify() runs a kernel once on a poisoned output and checks the result; median_ms() then
 // times it. Kernels that reduce in place (Figs 10.6 and 10.9) need `in_place` at construction:
@@ -138,9 +65,8 @@ class OperatorRunner {
     template <class Launch>
     bool verify(const std::string& what, std::int64_t height, bool in_place, Launch launch) {
         prepare(in_place);
-        // Poison: NaN for float, 0xffffffff for the integer sum, so a kernel that writes nothing
-        // fails.
-        CUDA_CHECK(cudaMemset(output_.get(), 0xff, sizeof(T)));
+        output_
+            .poison();  // NaN for float, 0xffffffff for the integer sum: an unwritten output fails
         launch(data(in_place), output_.get());
         CUDA_CHECK(cudaDeviceSynchronize());
         const std::string label = what + " (" + Op::name + ", " + type_name() + ")";

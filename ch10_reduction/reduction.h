@@ -1,6 +1,6 @@
-// reduction.h: what every chapter-10 program shares on the host: the operators with their identity
-// values (section 10.2), the seeded inputs, the sequential references, and the checks that decide
-// whether a result from the GPU is right.
+// reduction.h: what every chapter-10 program shares on the host: the seeded inputs, the sequential
+// references, and the checks that decide whether a result from the GPU is right. The operators
+// they are written for are in reduction_kernels.cuh, with the kernels' other needs.
 #pragma once
 
 #include <cmath>
@@ -10,44 +10,13 @@
 #include <vector>
 
 #include "common.h"
-
-// The operators are called from kernels and from host code alike.
-#ifdef __CUDACC__
-#define CH10_HOST_DEVICE __host__ __device__
-#else
-#define CH10_HOST_DEVICE
-#endif
+#include "reduction_kernels.cuh"
 
 namespace ch10 {
 
 // The largest input the programs accept: the book's kernels index with 32-bit unsigned ints, and
 // 2^31 keeps every index they form (i + stride, i + tile * BLOCK_DIM) below 2^32.
 constexpr std::int64_t kMaxN = std::int64_t{1} << 31;
-
-// ---- Operators and identities (section 10.2, Fig 10.2) ------------------------------------------
-// A reduction needs an associative operator and its identity: the value that leaves any input
-// unchanged, which the kernels use wherever an element is missing (past the end of the input).
-// Every kernel of the chapter is a template on the element type and the operator; the programs
-// run three of them at every size:
-//   Sum<unsigned int>  exact at any size (unsigned arithmetic wraps modulo 2^32, which is still
-//                      associative), so one dropped, doubled or misplaced element always shows;
-//   Max<float>         exact in float (max never rounds), on all-negative inputs, so a kernel
-//                      that pads with 0 instead of the identity, -infinity, is caught;
-//   Sum<float>         the book's kernel, the one that is timed.
-template <class T>
-struct Sum {
-    using value_type = T;
-    static constexpr const char* name = "sum";
-    CH10_HOST_DEVICE static T identity() { return T(0); }
-    CH10_HOST_DEVICE T operator()(T a, T b) const { return a + b; }
-};
-
-struct Max {
-    using value_type = float;
-    static constexpr const char* name = "max";
-    CH10_HOST_DEVICE static float identity() { return -INFINITY; }
-    CH10_HOST_DEVICE float operator()(float a, float b) const { return fmaxf(a, b); }
-};
 
 // ---- Inputs -----------------------------------------------------------------------------------
 
@@ -95,20 +64,6 @@ double reference(const std::vector<typename Op::value_type>& input) {
 
 inline double reference_sum(const std::vector<float>& input) {
     return reference<Sum<float>>(input);
-}
-
-inline int ceil_log2(std::int64_t n) {
-    int k = 0;
-    while ((std::int64_t{1} << k) < n) ++k;
-    return k;
-}
-
-// The single-block figures launch the smallest power of two >= n/2 threads: each owns two inputs.
-// divergence_analysis.h counts over the same launch.
-inline unsigned int single_block_threads(std::int64_t n) {
-    unsigned int threads = 1;
-    while (2 * static_cast<std::int64_t>(threads) < n) threads *= 2;
-    return threads;
 }
 
 // ---- Checks -----------------------------------------------------------------------------------

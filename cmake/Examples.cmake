@@ -44,10 +44,11 @@
 # its HOMEWORK_RUNS; its RUNS are labelled `hidden`, with one more run, <name>/hidden_seed, of the
 # default arguments and --seed HOMEWORK_HIDDEN_SEED: the instructor's grading passes its own seed.
 #
-# Three helpers for the tests add_example() does not make, with the same conventions:
+# Four helpers for the tests add_example() does not make, with the same conventions:
 #   add_expect_exit_test(<test> <chapter> host|gpu <exit> "<stderr regex>" <program> <arg>...)
 #   add_sanitizer_tests(<chapter> <program> <suffix> "<tools to leave out>" <arg>...)
 #   add_plot_script_tests(<chapter> <script> <csv>)
+#   add_compile_alone_test(<chapter> <test> <program> <header> <kernels-only macro> <arg>...)
 set(EXAMPLES_SANITIZER_TOOLS memcheck racecheck synccheck initcheck)
 set(_examples_dir "${CMAKE_CURRENT_LIST_DIR}")
 set(HOMEWORK_HIDDEN_SEED 20261122 CACHE STRING "seed of the hidden homework runs")
@@ -115,6 +116,24 @@ function(add_plot_script_tests chapter script csv)
                        --png "${dir}/not_a_folder/sub/plot.png")
   add_expect_exit_test(${chapter}/${script}/accept_png_folder ${chapter} host 0 "" ${run}
                        "${CMAKE_CURRENT_SOURCE_DIR}/${csv}" --png "${dir}/made/as/mkdir/p/plot.png")
+endfunction()
+
+# add_compile_alone_test(<chapter> <test> <program> <header> <kernels-only macro> [<arg>...]): a
+# test (label host, no GPU needed) that compiles <program>.cu with its main left out (<macro>
+# defined) in an empty folder beside <header> alone, as a reader who copies the kernel and
+# launcher into a project of their own would (cmake/CompileAlone.cmake; the <arg>s are its -D
+# options).
+function(add_compile_alone_test chapter test program header kernels_only)
+  set(args -DNVCC=${CMAKE_CUDA_COMPILER} -DSOURCE=${CMAKE_CURRENT_SOURCE_DIR}/${program}.cu
+           -DHEADER=${CMAKE_CURRENT_SOURCE_DIR}/${header} -DKERNELS_ONLY=${kernels_only})
+  string(REGEX REPLACE "[^A-Za-z0-9_]+" "_" work "${test}")
+  list(APPEND args -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/compile_alone/${work})
+  if(CMAKE_CUDA_HOST_COMPILER)
+    list(APPEND args -DCCBIN=${CMAKE_CUDA_HOST_COMPILER})
+  endif()
+  add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} ${args} ${ARGN}
+                                -P "${_examples_dir}/CompileAlone.cmake")
+  set_tests_properties(${test} PROPERTIES LABELS "${chapter};host")
 endfunction()
 
 # The text of a call `add_example(<args>)`, each argument quoted where it needs it; the source

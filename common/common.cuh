@@ -3,7 +3,7 @@
 //   require_gpu()                           the device's name, SMs, peak bandwidth; no GPU or no
 //                                           driver: exit 77; driver too old, other errors: exit 1
 //   require_device_bytes()                  a size the GPU cannot hold: a clear message, exit 1
-//   DeviceBuffer<T>                         cudaMalloc'd array freed on scope exit
+//   DeviceBuffer<T>                         cudaMalloc'd array freed on scope exit; poison()
 //   Timer                                   CUDA events, warm-up, median (and spread), L2 flush
 #pragma once
 
@@ -109,6 +109,11 @@ class DeviceBuffer {
 
     T* get() const { return ptr_; }
     std::size_t size() const { return count_; }
+    // Fills every byte with kPoisonByte before a kernel that must write the buffer: a float reads
+    // NaN, an int -1, an unsigned int 0xffffffff, so an element the kernel leaves unwritten fails
+    // the check (choose inputs whose results can never be -1).
+    static constexpr int kPoisonByte = 0xff;
+    void poison() const { CUDA_CHECK(cudaMemset(ptr_, kPoisonByte, count_ * sizeof(T))); }
     std::vector<T> to_host() const {
         std::vector<T> host(count_);
         CUDA_CHECK(cudaMemcpy(host.data(), ptr_, count_ * sizeof(T), cudaMemcpyDeviceToHost));

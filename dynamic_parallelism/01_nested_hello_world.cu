@@ -25,8 +25,7 @@
 //
 // Build: cmake --build build --target 01_nested_hello_world
 // Run:   build/bin/01_nested_hello_world [--blocks 1] [--n 8] [--reps 20] [--csv]
-#include <string>
-#include <vector>
+#include <cstdio>
 
 #include "cdp.cuh"
 
@@ -53,6 +52,12 @@ __global__ void nestedHelloWorld(int const iSize, int iDepth) {
         if (g_print) printf("-------> nested execution depth: %d\n", iDepth);
     }
 }
+
+#ifndef DP_KERNELS_ONLY  // the compile_alone test takes the kernel alone
+#include <string>
+#include <vector>
+
+#include "cdp_host.cuh"
 
 void set_print(bool print) {
     CUDA_CHECK(cudaMemcpyToSymbol(g_print, &print, sizeof print));
@@ -140,3 +145,4 @@ int main(int argc, char** argv) {
         {"01_nested_hello_world", "blocks " + std::to_string(blocks), opt.n, ms, 0.0, 0.0});
     return common::kExitOk;
 }
+#endif

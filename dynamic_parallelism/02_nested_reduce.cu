@@ -17,12 +17,11 @@
 //     threads of its block wrote only when a barrier orders those writes before the launch.
 //   - The stop condition returns with the whole block (isize == 2 holds for every thread). As
 //     printed, only thread 0 returned and thread 1 went on alone to a __syncthreads() that thread 0
-//     never reaches. --faithful runs the printed kernel; the README says what synccheck makes of
-//     it.
+//     never reaches. --faithful runs the printed kernel.
 //
 // Build: cmake --build build --target 02_nested_reduce
 // Run:   build/bin/02_nested_reduce [--n 1048576] [--block 512] [--faithful] [--pending-limit N]
-#include "nested_reduce.cuh"
+#include "cdp.cuh"
 
 __global__ void gpuRecursiveReduce(int* g_idata, int* g_odata, unsigned int isize) {
     // set thread ID
@@ -73,21 +72,28 @@ __global__ void gpuRecursiveReduceAsPrinted(int* g_idata, int* g_odata, unsigned
     __syncthreads();
 }
 
-// Every parent block launches one child per halving from blockDim.x down to 2 elements.
-std::int64_t nested_reduce_launches(const dp::Problem& p) {
-    return std::int64_t(p.grid) * (dp::log2_exact(p.block) - 1);
+// Each of the grid's blocks reduces `block` elements (a power of two) to g_odata[block]. A bad
+// launch configuration is reported here; a failed device-side launch, in cdp::g_launch_log.
+cudaError_t nested_reduce(int* input, int* odata, unsigned int grid, unsigned int block) {
+    gpuRecursiveReduce<<<grid, block>>>(input, odata, block);
+    return cudaGetLastError();
+}
+cudaError_t nested_reduce_as_printed(int* input, int* odata, unsigned int grid,
+                                     unsigned int block) {
+    gpuRecursiveReduceAsPrinted<<<grid, block>>>(input, odata, block);
+    return cudaGetLastError();
 }
 
-void nested_reduce(int* input, int* odata, const dp::Problem& p, bool faithful) {
-    if (faithful) {
-        gpuRecursiveReduceAsPrinted<<<p.grid, p.block>>>(input, odata, p.block);
-    } else {
-        gpuRecursiveReduce<<<p.grid, p.block>>>(input, odata, p.block);
-    }
-    CUDA_CHECK_LAUNCH();
+// Every parent block launches one child per halving of its elements, from `block` down to 2.
+long long nested_reduce_launches(unsigned int grid, unsigned int block) {
+    long long per_block = 0;
+    for (unsigned int isize = block; isize > 2; isize /= 2) ++per_block;
+    return grid * per_block;
 }
 
-#ifndef DP_KERNELS_ONLY  // 05_reduction_comparison includes this file for the kernel alone
+#ifndef DP_KERNELS_ONLY  // 05_reduction_comparison takes the kernels and launchers alone
+#include "nested_reduce.cuh"
+
 int main(int argc, char** argv) {
     dp::ReduceOptions o;
     common::Cli cli("02_nested_reduce",
@@ -99,7 +105,7 @@ int main(int argc, char** argv) {
     const common::Device dev = common::require_gpu(report.text());
 
     const dp::Problem p = dp::make_problem(o);
-    const std::int64_t launches = nested_reduce_launches(p);
+    const std::int64_t launches = nested_reduce_launches(p.grid, p.block);
     const std::size_t limit = cdp::set_pending_limit(launches, o.pending_limit);
     std::fprintf(
         report.text(),
@@ -108,7 +114,10 @@ int main(int argc, char** argv) {
 
     dp::Runner runner(dev, p, o.base.reps);
     const char* name = o.faithful ? "gpuRecursiveReduce as printed" : "gpuRecursiveReduce";
-    auto launch = [&](int* in, int* out) { nested_reduce(in, out, p, o.faithful); };
+    auto launch = [&](int* in, int* out) {
+        CUDA_CHECK(o.faithful ? nested_reduce_as_printed(in, out, p.grid, p.block)
+                              : nested_reduce(in, out, p.grid, p.block));
+    };
     if (!runner.verify(name, launch, launches)) return common::kExitWrong;
     std::fprintf(report.text(), "cpu_sum: %lld gpu_sum: %lld, every block's sum exact\n", p.total,
                  dp::gpu_sum(runner, p));

@@ -12,19 +12,19 @@
 //
 // Correct form 1, the default: the barrier goes back in front of the launch. The kernel is then
 // 02's without the device-side cudaDeviceSynchronize(), which is what 02 is today anyway: under
-// CUDA 12+ the two are the same kernel and take the same time. The 3x the document measured
-// between them was the cost of the device-side synchronisation, which no longer exists.
+// CUDA 12+ the two are the same kernel. What the document gained by dropping the barriers was the
+// device-side synchronisation's cost, which no longer exists.
 // Correct form 2, --tail: still no barrier; thread 0 launches the child into the tail-launch stream
 // (cudaStreamTailLaunch), so it starts only after the grid that launched it, and all that grid's
 // work, is complete, every thread's sum included. Correct, but slow: the tail-launch stream is a
 // stream, its grids run one at a time in launch order, and a grid is complete only with all its
 // descendants, so the top-level grid's 2048 children and their chains of 8 levels run one after
-// another (the README's table).
+// another.
 //
 // Build: cmake --build build --target 03_nested_reduce_nosync
 // Run:   build/bin/03_nested_reduce_nosync [--n 1048576] [--block 512] [--tail | --faithful]
-//                                          [--stall-ns 0]
-#include "nested_reduce.cuh"
+//                                          [--stall-ns 0, with --faithful]
+#include "cdp.cuh"
 
 __global__ void gpuRecursiveReduceNosync(int* g_idata, int* g_odata, unsigned int isize) {
     // set thread ID
@@ -39,14 +39,11 @@ __global__ void gpuRecursiveReduceNosync(int* g_idata, int* g_odata, unsigned in
     }
     unsigned int istride = isize >> 1;
     // BEGIN SOLUTION
-    // STUB: // TODO: add idata[tid + istride] onto idata[tid] (tid < istride; call
-    // STUB: // cdp::stall_unless(tid < warpSize) first), make every thread's sum visible to the
-    // STUB: // child grid, and let thread 0 launch gpuRecursiveReduceNosync on (idata, odata,
-    // STUB: // istride) with one block of istride threads; then call cdp::log_launch().
-    if (tid < istride) {
-        cdp::stall_unless(tid < warpSize);
-        idata[tid] += idata[tid + istride];
-    }
+    // STUB: // TODO: add idata[tid + istride] onto idata[tid] (tid < istride), make every
+    // STUB: // thread's sum visible to the child grid, and let thread 0 launch
+    // STUB: // gpuRecursiveReduceNosync on (idata, odata, istride) with one block of istride
+    // STUB: // threads; then call cdp::log_launch().
+    if (tid < istride) idata[tid] += idata[tid + istride];
     // the barrier the printed kernel left out: the child must see every thread's sum
     __syncthreads();
     if (tid == 0) {
@@ -67,13 +64,11 @@ __global__ void gpuRecursiveReduceNosyncTail(int* g_idata, int* g_odata, unsigne
     }
     unsigned int istride = isize >> 1;
     // BEGIN SOLUTION
-    // STUB: // TODO: add idata[tid + istride] onto idata[tid] (tid < istride; call
-    // STUB: // cdp::stall_unless(tid < warpSize) first), and let thread 0 launch
-    // STUB: // gpuRecursiveReduceNosyncTail on (idata, odata, istride) with one block of istride
-    // STUB: // threads, without a barrier but so that the child starts only when all the sums are
-    // STUB: // written; then call cdp::log_launch().
+    // STUB: // TODO: add idata[tid + istride] onto idata[tid] (tid < istride), and let thread 0
+    // STUB: // launch gpuRecursiveReduceNosyncTail on (idata, odata, istride) with one block of
+    // STUB: // istride threads, without a barrier but so that the child starts only when all the
+    // STUB: // sums are written; then call cdp::log_launch().
     if (tid < istride) {
-        cdp::stall_unless(tid < warpSize);
         idata[tid] += idata[tid + istride];
         if (tid == 0) {
             gpuRecursiveReduceNosyncTail<<<1, istride, 0, cudaStreamTailLaunch>>>(idata, odata,
@@ -85,7 +80,8 @@ __global__ void gpuRecursiveReduceNosyncTail(int* g_idata, int* g_odata, unsigne
 }
 
 // As printed: the child is launched into the default stream as soon as thread 0 has added its own
-// pair; it reads its parent block's other sums whether they are written or not.
+// pair; it reads its parent block's other sums whether they are written or not. With --stall-ns,
+// stall_unless() makes every warp but thread 0's late, and the race shows.
 __global__ void gpuRecursiveReduceNosyncAsPrinted(int* g_idata, int* g_odata, unsigned int isize) {
     unsigned int tid = threadIdx.x;
     int* idata = g_idata + blockIdx.x * blockDim.x;
@@ -105,29 +101,33 @@ __global__ void gpuRecursiveReduceNosyncAsPrinted(int* g_idata, int* g_odata, un
     }
 }
 
-// The same recursion as 02: one child per halving from blockDim.x down to 2 elements.
-std::int64_t nested_reduce_nosync_launches(const dp::Problem& p) {
-    return std::int64_t(p.grid) * (dp::log2_exact(p.block) - 1);
+// The three forms' launchers, as 02's: each of the grid's blocks reduces `block` elements (a power
+// of two) to g_odata[block].
+cudaError_t nested_reduce_nosync(int* input, int* odata, unsigned int grid, unsigned int block) {
+    gpuRecursiveReduceNosync<<<grid, block>>>(input, odata, block);
+    return cudaGetLastError();
+}
+cudaError_t nested_reduce_nosync_tail(int* input, int* odata, unsigned int grid,
+                                      unsigned int block) {
+    gpuRecursiveReduceNosyncTail<<<grid, block>>>(input, odata, block);
+    return cudaGetLastError();
+}
+cudaError_t nested_reduce_nosync_as_printed(int* input, int* odata, unsigned int grid,
+                                            unsigned int block) {
+    gpuRecursiveReduceNosyncAsPrinted<<<grid, block>>>(input, odata, block);
+    return cudaGetLastError();
 }
 
-enum class NosyncForm { kBarrier, kTail, kAsPrinted };
-
-void nested_reduce_nosync(int* input, int* odata, const dp::Problem& p, NosyncForm form) {
-    switch (form) {
-        case NosyncForm::kBarrier:
-            gpuRecursiveReduceNosync<<<p.grid, p.block>>>(input, odata, p.block);
-            break;
-        case NosyncForm::kTail:
-            gpuRecursiveReduceNosyncTail<<<p.grid, p.block>>>(input, odata, p.block);
-            break;
-        case NosyncForm::kAsPrinted:
-            gpuRecursiveReduceNosyncAsPrinted<<<p.grid, p.block>>>(input, odata, p.block);
-            break;
-    }
-    CUDA_CHECK_LAUNCH();
+// The same recursion as 02: one child per halving of a block's elements, from `block` down to 2.
+long long nested_reduce_nosync_launches(unsigned int grid, unsigned int block) {
+    long long per_block = 0;
+    for (unsigned int isize = block; isize > 2; isize /= 2) ++per_block;
+    return grid * per_block;
 }
 
-#ifndef DP_KERNELS_ONLY  // 05_reduction_comparison includes this file for the kernel alone
+#ifndef DP_KERNELS_ONLY  // 05_reduction_comparison takes the kernels and launchers alone
+#include "nested_reduce.cuh"
+
 int main(int argc, char** argv) {
     dp::ReduceOptions o;
     bool tail = false;
@@ -139,11 +139,13 @@ int main(int argc, char** argv) {
     cli.parse_or_exit(argc, argv);
     if (tail && o.faithful)
         cli.usage_error("--tail and --faithful are two different kernels; give one");
+    if (o.stall_ns > 0 && !o.faithful)
+        cli.usage_error("--stall-ns delays the printed kernel's warps: give --faithful with it");
     common::Reporter report(o.base.csv);
     const common::Device dev = common::require_gpu(report.text());
 
     const dp::Problem p = dp::make_problem(o);
-    const std::int64_t launches = nested_reduce_nosync_launches(p);
+    const std::int64_t launches = nested_reduce_nosync_launches(p.grid, p.block);
     const std::size_t limit = cdp::set_pending_limit(launches, o.pending_limit);
     cdp::set_stall_ns(o.stall_ns);
     std::fprintf(
@@ -151,14 +153,14 @@ int main(int argc, char** argv) {
         "array %lld grid %u block %u: %lld device-side launches, pending-launch limit %zu\n",
         static_cast<long long>(p.n), p.grid, p.block, static_cast<long long>(launches), limit);
 
-    const NosyncForm form = o.faithful ? NosyncForm::kAsPrinted
-                            : tail     ? NosyncForm::kTail
-                                       : NosyncForm::kBarrier;
+    auto form = o.faithful ? nested_reduce_nosync_as_printed
+                : tail     ? nested_reduce_nosync_tail
+                           : nested_reduce_nosync;
     const char* variant = o.faithful ? "as printed" : tail ? "tail launch" : "";
     const std::string name =
         std::string("gpuRecursiveReduceNosync") + (*variant ? " " : "") + variant;
     dp::Runner runner(dev, p, o.base.reps);
-    auto launch = [&](int* in, int* out) { nested_reduce_nosync(in, out, p, form); };
+    auto launch = [&](int* in, int* out) { CUDA_CHECK(form(in, out, p.grid, p.block)); };
     if (!runner.verify(name.c_str(), launch, launches)) return common::kExitWrong;
     std::fprintf(report.text(), "cpu_sum: %lld gpu_sum: %lld, every block's sum exact\n", p.total,
                  dp::gpu_sum(runner, p));

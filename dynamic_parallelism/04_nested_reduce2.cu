@@ -19,8 +19,8 @@
 // first one 200 us late, and a test checks that it then fails.
 //
 // Build: cmake --build build --target 04_nested_reduce2
-// Run:   build/bin/04_nested_reduce2 [--n 1048576] [--block 512] [--faithful] [--stall-ns 0]
-#include "nested_reduce.cuh"
+// Run:   build/bin/04_nested_reduce2 [--n 1048576] [--block 512] [--faithful [--stall-ns 0]]
+#include "cdp.cuh"
 
 __global__ void gpuRecursiveReduce2(int* g_idata, int* g_odata, int iStride, int const iDim) {
     // convert global data pointer to the local pointer of this block
@@ -31,12 +31,10 @@ __global__ void gpuRecursiveReduce2(int* g_idata, int* g_odata, int iStride, int
         return;
     }
     // BEGIN SOLUTION
-    // STUB: // TODO: call cdp::stall_unless(blockIdx.x == 0 && threadIdx.x < warpSize), add
-    // STUB: // idata[threadIdx.x + iStride] onto idata[threadIdx.x], and let thread 0 of block 0
-    // STUB: // launch the next level (gridDim.x blocks of iStride / 2 threads) so that it starts
-    // STUB: // only when every block of this level is done; then call cdp::log_launch().
+    // STUB: // TODO: add idata[threadIdx.x + iStride] onto idata[threadIdx.x], and let thread 0 of
+    // STUB: // block 0 launch the next level (gridDim.x blocks of iStride / 2 threads) so that it
+    // STUB: // starts only when every block of this level is done; then call cdp::log_launch().
     // in place reduction
-    cdp::stall_unless(blockIdx.x == 0 && threadIdx.x < warpSize);
     idata[threadIdx.x] += idata[threadIdx.x + iStride];
     // the next level starts when every block of this one is done
     if (threadIdx.x == 0 && blockIdx.x == 0) {
@@ -48,7 +46,8 @@ __global__ void gpuRecursiveReduce2(int* g_idata, int* g_odata, int iStride, int
 }
 
 // As printed: the next level is launched into the default stream at once, while the other blocks
-// of this level may still be adding.
+// of this level may still be adding. With --stall-ns, stall_unless() makes every warp but block
+// 0's first one late, and the race shows.
 __global__ void gpuRecursiveReduce2AsPrinted(int* g_idata, int* g_odata, int iStride,
                                              int const iDim) {
     int* idata = g_idata + blockIdx.x * iDim;
@@ -65,22 +64,29 @@ __global__ void gpuRecursiveReduce2AsPrinted(int* g_idata, int* g_odata, int iSt
     }
 }
 
-// One launch per level from block/2 threads down to 1.
-std::int64_t nested_reduce2_launches(const dp::Problem& p) {
-    return dp::log2_exact(p.block) - 1;
+// Each of the grid's blocks reduces `block` elements (a power of two) to g_odata[block], with
+// block / 2 threads at the first level. A bad launch configuration is reported here; a failed
+// device-side launch, in cdp::g_launch_log.
+cudaError_t nested_reduce2(int* input, int* odata, unsigned int grid, unsigned int block) {
+    gpuRecursiveReduce2<<<grid, block / 2>>>(input, odata, block / 2, block);
+    return cudaGetLastError();
+}
+cudaError_t nested_reduce2_as_printed(int* input, int* odata, unsigned int grid,
+                                      unsigned int block) {
+    gpuRecursiveReduce2AsPrinted<<<grid, block / 2>>>(input, odata, block / 2, block);
+    return cudaGetLastError();
 }
 
-void nested_reduce2(int* input, int* odata, const dp::Problem& p, bool faithful) {
-    const int stride = static_cast<int>(p.block / 2), dim = static_cast<int>(p.block);
-    if (faithful) {
-        gpuRecursiveReduce2AsPrinted<<<p.grid, p.block / 2>>>(input, odata, stride, dim);
-    } else {
-        gpuRecursiveReduce2<<<p.grid, p.block / 2>>>(input, odata, stride, dim);
-    }
-    CUDA_CHECK_LAUNCH();
+// One launch per level, while iStride halves from block / 2 down to 1.
+long long nested_reduce2_launches(unsigned int block) {
+    long long launches = 0;
+    for (unsigned int stride = block / 2; stride > 1; stride /= 2) ++launches;
+    return launches;
 }
 
-#ifndef DP_KERNELS_ONLY  // 05_reduction_comparison includes this file for the kernel alone
+#ifndef DP_KERNELS_ONLY  // 05_reduction_comparison takes the kernels and launchers alone
+#include "nested_reduce.cuh"
+
 int main(int argc, char** argv) {
     dp::ReduceOptions o;
     common::Cli cli("04_nested_reduce2",
@@ -88,11 +94,14 @@ int main(int argc, char** argv) {
                     "tail-launch stream (--faithful: at once, as printed)");
     dp::add_reduce_flags(cli, o, /*faithful_variant=*/true, /*stall_hook=*/true);
     cli.parse_or_exit(argc, argv);
+    if (o.stall_ns > 0 && !o.faithful) {
+        cli.usage_error("--stall-ns delays the printed kernel's warps: give --faithful with it");
+    }
     common::Reporter report(o.base.csv);
     const common::Device dev = common::require_gpu(report.text());
 
     const dp::Problem p = dp::make_problem(o);
-    const std::int64_t launches = nested_reduce2_launches(p);
+    const std::int64_t launches = nested_reduce2_launches(p.block);
     const std::size_t limit = cdp::set_pending_limit(launches, o.pending_limit);
     cdp::set_stall_ns(o.stall_ns);
     std::fprintf(
@@ -102,7 +111,10 @@ int main(int argc, char** argv) {
 
     dp::Runner runner(dev, p, o.base.reps);
     const char* name = o.faithful ? "gpuRecursiveReduce2 as printed" : "gpuRecursiveReduce2";
-    auto launch = [&](int* in, int* out) { nested_reduce2(in, out, p, o.faithful); };
+    auto launch = [&](int* in, int* out) {
+        CUDA_CHECK(o.faithful ? nested_reduce2_as_printed(in, out, p.grid, p.block)
+                              : nested_reduce2(in, out, p.grid, p.block));
+    };
     if (!runner.verify(name, launch, launches)) return common::kExitWrong;
     std::fprintf(report.text(), "cpu_sum: %lld gpu_sum: %lld, every block's sum exact\n", p.total,
                  dp::gpu_sum(runner, p));

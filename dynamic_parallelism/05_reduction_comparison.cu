@@ -29,10 +29,11 @@
 //                                           [--pending-limit N]
 #include <cub/device/device_reduce.cuh>
 
-#define DP_KERNELS_ONLY  // each program's file then brings its kernels and launcher, not its main
+#define DP_KERNELS_ONLY  // each program's file then brings its kernels and launchers, not its main
 #include "02_nested_reduce.cu"
 #include "03_nested_reduce_nosync.cu"
 #include "04_nested_reduce2.cu"
+#include "nested_reduce.cuh"
 
 // reduceNeighbored (Professional CUDA C Programming, ch. 3), the document's baseline: each block
 // reduces its blockDim.x elements in place, the stride doubling, threads tid % (2*stride) == 0
@@ -120,24 +121,26 @@ int main(int argc, char** argv) {
          0,
          {0.532, 0}},
         {"gpu nested",
-         [&](int* in, int* out) { nested_reduce(in, out, p, false); },
-         nested_reduce_launches(p),
+         [&](int* in, int* out) { CUDA_CHECK(nested_reduce(in, out, p.grid, p.block)); },
+         nested_reduce_launches(p.grid, p.block),
          {172.036, 16384}},
         {"gpu nestedNosync",
-         [&](int* in, int* out) { nested_reduce_nosync(in, out, p, NosyncForm::kBarrier); },
-         nested_reduce_nosync_launches(p),
+         [&](int* in, int* out) { CUDA_CHECK(nested_reduce_nosync(in, out, p.grid, p.block)); },
+         nested_reduce_nosync_launches(p.grid, p.block),
          {59.125, 16384}},
         {"gpu nestedNosync (tail launch)",
-         [&](int* in, int* out) { nested_reduce_nosync(in, out, p, NosyncForm::kTail); },
-         nested_reduce_nosync_launches(p),
+         [&](int* in, int* out) {
+             CUDA_CHECK(nested_reduce_nosync_tail(in, out, p.grid, p.block));
+         },
+         nested_reduce_nosync_launches(p.grid, p.block),
          {-1, -1}},
         {"gpu nested2",
-         [&](int* in, int* out) { nested_reduce2(in, out, p, false); },
-         nested_reduce2_launches(p),
+         [&](int* in, int* out) { CUDA_CHECK(nested_reduce2(in, out, p.grid, p.block)); },
+         nested_reduce2_launches(p.block),
          {0.797, 8}},
     };
     // Each row runs at the limit its own launches need: the nested rows' times depend on the
-    // limit (measured in the README), so one limit for all, the largest row's, would time the
+    // limit (RESULTS.md), so one limit for all, the largest row's, would time the
     // other rows at a limit they do not need. The limit is set before the row is verified and
     // kept for its timed runs. A wrong row is reported and left out of the table; the other rows
     // are still measured.
@@ -167,7 +170,7 @@ int main(int argc, char** argv) {
                                           static_cast<int>(p.n)));
     };
     runner.restore();
-    CUDA_CHECK(cudaMemset(cub_out.get(), 0xff, sizeof(int)));
+    cub_out.poison();
     cub_sum();
     const int cub_total = cub_out.to_host()[0];
     if (cub_total != p.total) {

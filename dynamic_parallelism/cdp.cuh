@@ -1,8 +1,9 @@
-// cdp.cuh: what every program of this chapter needs around its device-side launches.
-//   log_launch()        after each device-side launch: counts it, or records why it failed
-//   LaunchLog           read on the host: launches counted on the device, failures and their cause
-//   set_pending_limit() cudaLimitDevRuntimePendingLaunchCount from the launches a run needs
-//   stall_unless()      a test hook that makes warps late, to expose the printed code's races
+// cdp.cuh: what the chapter's kernels use besides CUDA's own headers. A kernel and its launcher,
+// copied into another project with this one header, compile as they are (the chapter's
+// `compile_alone` tests check it; build with -rdc=true and link cudadevrt).
+//   log_launch()     after each device-side launch: counts it, or records why it failed
+//   stall_unless()   used only by the printed kernels that race: makes warps late, to expose it
+// The host reads the log with cdp_host.cuh.
 //
 // A device-side launch that fails does not stop the parent grid or raise an error on the host: the
 // launching thread finds it only through cudaGetLastError(), on the device. So every launch is
@@ -13,7 +14,7 @@
 // units that all include this header still has one log, not a link error or one copy per unit.
 #pragma once
 
-#include "common.cuh"
+#include <cuda_runtime.h>
 
 namespace cdp {
 
@@ -37,78 +38,16 @@ __device__ inline void log_launch() {
     atomicAdd(&g_launch_log.failures, 1u);
 }
 
-// Nanoseconds that the warps stall_unless() does not spare sleep before they write (0: none).
-// Only the tests that expose a race set it (--stall-ns).
+// Nanoseconds that the warps stall_unless() does not spare sleep before they write (0: none; the
+// host sets it with --stall-ns).
 inline __device__ unsigned int g_stall_ns;
 
-// A late warp is legal at any time (preemption, a cache miss, a block scheduled later); this makes
-// one certain. Code that is correct only because the other warps happen to be quick then fails.
+// For the printed kernels that race, and only them: a late warp is legal at any time
+// (preemption, a cache miss, a block scheduled later); this makes one certain, so that code that
+// is correct only because the other warps happen to be quick fails.
 __device__ inline void stall_unless(bool spared) {
     if (spared) return;
     for (unsigned int slept = 0; slept < g_stall_ns; slept += 1000) __nanosleep(1000);
-}
-
-inline void set_stall_ns(std::int64_t ns) {
-    const unsigned int value = static_cast<unsigned int>(ns);
-    CUDA_CHECK(cudaMemcpyToSymbol(g_stall_ns, &value, sizeof value));
-}
-
-inline void reset_log() {
-    const LaunchLog zero{};
-    CUDA_CHECK(cudaMemcpyToSymbol(g_launch_log, &zero, sizeof zero));
-}
-
-// Waits for the run (a parent grid is complete only when all its descendants are) and reads the
-// log.
-inline LaunchLog read_log() {
-    CUDA_CHECK(cudaDeviceSynchronize());
-    LaunchLog log{};
-    CUDA_CHECK(cudaMemcpyFromSymbol(&log, g_launch_log, sizeof log));
-    return log;
-}
-
-// The device runtime keeps a slot for every launch that has not completed, and a grid completes
-// only after its children: every launch of a recursion can be pending at once. The default of 2048
-// slots is raised to the number of launches the run makes (16384 for 02 and 03 at the document's
-// size), never lowered; --pending-limit (`requested` > 0) sets any value, to provoke a failure.
-constexpr std::int64_t kDefaultPendingLaunches = 2048;
-
-inline std::size_t set_pending_limit(std::int64_t launches_needed, std::int64_t requested) {
-    const std::size_t limit = static_cast<std::size_t>(
-        requested > 0 ? requested : std::max(launches_needed, kDefaultPendingLaunches));
-    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, limit));
-    std::size_t granted = 0;
-    CUDA_CHECK(cudaDeviceGetLimit(&granted, cudaLimitDevRuntimePendingLaunchCount));
-    return granted;
-}
-
-// A failed device-side launch, with its cause, or a launch count other than the recursion's, is a
-// failure.
-inline bool check_launches(const char* what, const LaunchLog& log, std::int64_t expected) {
-    if (log.failures != 0) {
-        const cudaError_t err = static_cast<cudaError_t>(log.first_error);
-        std::size_t pending = 0;
-        CUDA_CHECK(cudaDeviceGetLimit(&pending, cudaLimitDevRuntimePendingLaunchCount));
-        // A refused launch's grid never runs, so the launches it would have made are never
-        // attempted: they are counted neither as failed nor as succeeded.
-        const long long attempted = static_cast<long long>(log.launches) + log.failures;
-        std::fprintf(stderr,
-                     "FAIL %s: %u device-side launches failed, %llu succeeded and %lld were never "
-                     "attempted (the grids of failed launches never ran to make them), one failure "
-                     "with %s: %s [cudaLimitDevRuntimePendingLaunchCount is %zu; the nesting depth "
-                     "limit is 24]\n",
-                     what, log.failures, log.launches,
-                     std::max(0LL, static_cast<long long>(expected) - attempted),
-                     cudaGetErrorName(err), cudaGetErrorString(err), pending);
-        return false;
-    }
-    if (static_cast<std::int64_t>(log.launches) != expected) {
-        std::fprintf(stderr,
-                     "FAIL %s: %llu device-side launches counted, the recursion makes %lld\n", what,
-                     log.launches, static_cast<long long>(expected));
-        return false;
-    }
-    return true;
 }
 
 }  // namespace cdp

@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include "cdp.cuh"
+#include "cdp_host.cuh"
 
 namespace dp {
 
@@ -24,7 +24,7 @@ struct ReduceOptions {
 };
 
 // --faithful selects the document's kernel as printed; --stall-ns is offered by the programs whose
-// kernels call cdp::stall_unless().
+// printed kernels race (they call cdp::stall_unless()), and delays only those.
 inline void add_reduce_flags(common::Cli& cli, ReduceOptions& o, bool faithful_variant,
                              bool stall_hook) {
     o.base.n = kDefaultN;
@@ -69,15 +69,8 @@ inline Problem make_problem(const ReduceOptions& o) {
     return p;
 }
 
-// log2 of a power of two.
-inline std::int64_t log2_exact(std::int64_t x) {
-    std::int64_t l = 0;
-    while ((std::int64_t(1) << l) < x) ++l;
-    return l;
-}
-
-// A kernel's launcher: (input, one output per block). The kernels reduce in place, so every run
-// gets a fresh copy of the input.
+// A kernel's launch, its errors checked: (input, one output per block). The kernels reduce in
+// place, so every run gets a fresh copy of the input.
 using Launch = std::function<void(int*, int*)>;
 
 class Runner {
@@ -98,15 +91,14 @@ class Runner {
     }
 
     // One run, checked: no device-side launch failed, every block's sum is exact (the output is
-    // poisoned with -1 first, which no sum of positive ints can be), and the device counted
+    // poisoned first: -1, which no sum of positive ints can be), and the device counted
     // `launches` device-side launches. *counted (if given) receives the device's count.
     bool verify(const char* what, const Launch& launch, std::int64_t launches,
                 std::int64_t* counted = nullptr) const {
         restore();
-        CUDA_CHECK(cudaMemset(odata_.get(), 0xff, p_.grid * sizeof(int)));
+        odata_.poison();
         cdp::reset_log();
         launch(work_.get(), odata_.get());
-        CUDA_CHECK_LAUNCH();
         const cdp::LaunchLog log = cdp::read_log();
         if (counted != nullptr) *counted = static_cast<std::int64_t>(log.launches);
         const std::vector<int> got = odata_.to_host();
@@ -122,7 +114,6 @@ class Runner {
         cdp::reset_log();
         const double ms =
             timer_.median_ms([&] { launch(work_.get(), odata_.get()); }, [&] { restore(); });
-        CUDA_CHECK_LAUNCH();
         const cdp::LaunchLog log = cdp::read_log();
         if (!cdp::check_launches(what, log, launches * (reps_ + common::Timer::kWarmup)))
             std::exit(common::kExitWrong);

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""Turns 05_reduction_comparison's CSV into the chapter README's table and a plot.
+"""Turns 05_reduction_comparison's CSV into the chapter README's results table and a plot.
 
-    build/bin/05_reduction_comparison --csv > comparison.csv
-    python3 dynamic_parallelism/plot_comparison.py comparison.csv \
-        --png dynamic_parallelism/comparison_h200.png --readme dynamic_parallelism/README.md --env env.txt
+    build/bin/05_reduction_comparison --csv > dynamic_parallelism/data/comparison.csv
+    python3 dynamic_parallelism/plot_comparison.py dynamic_parallelism/data/comparison.csv \
+        --env dynamic_parallelism/data/env.txt --png dynamic_parallelism/comparison.png \
+        --readme dynamic_parallelism/README.md
 
---readme rewrites the table between the README's comparison markers; --env names a file holding the
-run's date, `nvidia-smi --query-gpu=name,driver_version --format=csv` and `nvcc --version` output
-(scripts/gpu_check.sh writes it). The table gives each row's pending-launch limit, on which the
-nested rows' times depend. The plot needs matplotlib; without it the plot is skipped with a
-message and the table is still written.
+--readme rewrites the table between the README's results-table markers and the provenance line
+between its provenance markers; --env names the run's env.txt (date, nvidia-smi and nvcc output,
+as scripts/gpu_check.sh writes it): the provenance gives the GPU, driver, CUDA version and date.
+The table gives each row's pending-launch limit, on which the nested rows' times depend. The plot
+needs matplotlib; without it the plot is skipped with a message and the table is still written.
 """
 import csv
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
@@ -25,11 +27,15 @@ def load(path):
         return list(csv.DictReader(f))
 
 
-def table(rows, env):
-    r0 = rows[0]
-    lines = [f"Measured {env}: {int(r0['n'])} ints, grid {r0['grid']} × block {r0['block']}; "
-             "each GPU row ran at the pending-launch limit in its column." if env else "", "",
-             "| variant | ms | GB/s | % of peak | device-side launches (counted on the device) "
+def provenance(env_path, csv_path, doc_path):
+    """'Measured on <GPU>, driver <version>, CUDA <version>, <date>; data: [<csv>](<csv>).'"""
+    env = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", report.describe_env(env_path))
+    data = os.path.relpath(csv_path, os.path.dirname(os.path.abspath(doc_path)))
+    return f"Measured on {env or 'an unnamed GPU'}; data: [`{data}`]({data})."
+
+
+def table(rows):
+    lines = ["| variant | ms | GB/s | % of peak | device-side launches (counted on the device) "
              "| pending-launch limit | document, K40c: ms | document: launches (nvprof) "
              "| K40c ms ÷ ms here |",
              "|---|---|---|---|---|---|---|---|---|"]
@@ -42,7 +48,7 @@ def table(rows, env):
                      f"{f'{float(pct):.1f}%' if pct else '–'} | {r['device_launches']} | "
                      f"{r.get('pending_limit') or '–'} | {k40} | "
                      f"{r['k40_device_launches'] or '–'} | {ratio} |")
-    return "\n".join(lines).strip() + "\n"
+    return "\n".join(lines) + "\n"
 
 
 def plot(rows, png, env):
@@ -73,7 +79,8 @@ def plot(rows, png, env):
     # Room for the launch counts: a label spans about three decades right of its bar.
     labelled = [h for h, r in zip(here, rows) if int(r["device_launches"])]
     ax.set_xlim(right=max([v * 30 for v in here + k40] + [h * 3000 for h in labelled]))
-    ax.set_xlabel("ms (log scale), 1<<20 ints, grid 2048 × block 512")
+    r0 = rows[0]
+    ax.set_xlabel(f"ms (log scale), {r0['n']} ints, grid {r0['grid']} × block {r0['block']}")
     ax.set_title("Nested reduction: the document's table on this GPU")
     ax.legend(loc="lower right", fontsize=8)
     fig.suptitle(env or "05_reduction_comparison", fontsize=9)
@@ -86,11 +93,13 @@ def main():
     parser = report.parser(__doc__)
     args = report.parse_args(parser)
     rows = load(args.csv)
-    env = report.describe_env(args.env)
-    text = table(rows, env)
+    env = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", report.describe_env(args.env))
+    text = table(rows)
     print(text)
     if args.readme:
-        report.update_readme(args.readme, text, "comparison-table")
+        report.update_readme(args.readme, text, "results-table")
+        report.update_readme(args.readme, provenance(args.env, args.csv, args.readme) + "\n",
+                             "provenance")
     if args.png:
         plot(rows, args.png, env)
 

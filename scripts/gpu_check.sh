@@ -55,6 +55,37 @@ step() {
   }
 }
 
+# The data a chapter's RESULTS.md cites, under stable names in $OUT/<chapter>/data/ (committed as
+# <chapter>/data/): data_dir <chapter> makes the folder, with the run's env.txt, and sets $DATA.
+data_dir() {
+  DATA="$OUT/$1/data"
+  mkdir -p "$DATA"
+  cp "$OUT/env.txt" "$DATA/env.txt"
+}
+# record <file> <command>...: one step whose command line, output and exit status go to
+# $DATA/<file> (appended); a failure fails the check, as step's do.
+record() {
+  local file=$DATA/$1
+  shift
+  echo "\$ $*" >>"$file"
+  "$@" >>"$file" 2>&1
+  local code=$?
+  echo "[exit $code]" >>"$file"
+  if [ $code != 0 ]; then
+    echo "FAILED: $* (see $file)"
+    status=1
+  fi
+}
+# observe <file> <command>...: as record, but the exit status is logged, not judged (refused
+# launches and exposed races exit 1 by design; ctest judges those).
+observe() {
+  local file=$DATA/$1
+  shift
+  echo "\$ $*" >>"$file"
+  timeout 300 "$@" >>"$file" 2>&1
+  echo "[exit $?]" >>"$file"
+}
+
 if want test; then
   # The README's test command.
   cmake --workflow --preset test >"$OUT/test.log" 2>&1 || status=1
@@ -69,17 +100,28 @@ fi
 
 if want ch10; then
   build
-  # ch10: the book's worked numbers, the trace, the deterministic sum's bits, then the benchmark.
+  # ch10: the book's worked numbers and traces (figures.txt), the programs beyond the book at 2^28
+  # with 10_94's bits (beyond.txt), 10_15's loads in its SASS (sass_10_15.txt), then the
+  # benchmark (benchmark.csv, its verification log in benchmark_log.txt) and its plot.
+  data_dir ch10_reduction
+  rm -f "$DATA/figures.txt" "$DATA/beyond.txt" "$DATA/sass_10_15.txt"
   for args in "10_06_simple_sum --n 256" "10_06_simple_sum --n 2048" "10_09_convergent_sum --n 256" \
     "10_09_convergent_sum --n 2048" "10_11_shared_memory_sum --n 256" "10_11_shared_memory_sum --n 2048" \
-    "10_09_convergent_sum --n 16 --trace" "10_94_deterministic_sum" \
-    "10_94_deterministic_sum --n 268435456" "10_93_cub_sum --n 268435456" \
-    "10_92_vectorized_sum --n 268435456"; do
-    step figures.log build/bin/$args
+    "10_06_simple_sum --n 16 --trace" "10_09_convergent_sum --n 16 --trace" "10_15_coarsened_sum"; do
+    record figures.txt build/bin/$args
   done
-  step figures.log sh -c "build/bin/10_99_benchmark --csv >'$OUT/ch10_benchmark.csv'"
-  step figures.log python3 ch10_reduction/plot_benchmark.py "$OUT/ch10_benchmark.csv" \
-    --png "$OUT/ch10_benchmark.png" --env "$OUT/env.txt"
+  for args in "10_94_deterministic_sum" "10_94_deterministic_sum --n 268435456" \
+    "10_92_vectorized_sum --n 268435456" "10_93_cub_sum --n 268435456"; do
+    record beyond.txt build/bin/$args
+  done
+  # The LDG (global load) instructions of each 10_15 kernel for sm_90, one line per instantiation
+  # (COARSE_FACTOR and operator are in the mangled name).
+  record sass_10_15.txt sh -c "cuobjdump -arch sm_90 -sass build/bin/10_15_coarsened_sum |
+    awk '/Function :/ { if (f) print f, n, \"LDG\"; f = \$3; n = 0 } /LDG/ { n++ }
+         END { if (f) print f, n, \"LDG\" }'"
+  step figures.log sh -c "build/bin/10_99_benchmark --csv >'$DATA/benchmark.csv' 2>'$DATA/benchmark_log.txt'"
+  step figures.log python3 ch10_reduction/plot_benchmark.py "$DATA/benchmark.csv" \
+    --png "$OUT/ch10_reduction/benchmark.png" --env "$DATA/env.txt"
 fi
 
 if want ch07; then
@@ -101,44 +143,42 @@ fi
 
 if want dp; then
   build
-  # dynamic_parallelism: the document's printed runs, then its table beside the K40 figures.
-  step figures.log build/bin/01_nested_hello_world --blocks 1
-  step figures.log build/bin/01_nested_hello_world --blocks 2
-  step figures.log sh -c "build/bin/05_reduction_comparison --csv >'$OUT/dp_comparison.csv'"
-  step figures.log python3 dynamic_parallelism/plot_comparison.py "$OUT/dp_comparison.csv" \
-    --png "$OUT/dp_comparison.png" --env "$OUT/env.txt"
-  # The printed forms and the device runtime's limits, which the chapter README quotes. Exit codes
-  # are logged, not judged: refused launches and exposed races exit 1 by design (ctest judges
-  # those); the compute-sanitizer tools other than memcheck refuse dynamic parallelism.
-  probe() {
-    echo "\$ $*" >>"$OUT/dp_explore.log"
-    timeout 300 "$@" >>"$OUT/dp_explore.log" 2>&1
-    echo "[exit $?]" >>"$OUT/dp_explore.log"
-  }
+  # dynamic_parallelism: the document's printed runs (hello_world.txt), its table beside the K40
+  # figures (comparison.csv, its log comparison_log.txt) and the plot, then what RESULTS.md quotes
+  # about the device runtime's limits, the printed forms and the tools (exit codes logged, not
+  # judged: refused launches and exposed races exit 1 by design, and ctest judges those).
+  data_dir dynamic_parallelism
+  rm -f "$DATA/hello_world.txt" "$DATA/pending_limit.txt" "$DATA/printed_forms.txt" \
+    "$DATA/tail_vs_printed.txt" "$DATA/comparison_pending_16384.txt" "$DATA/sanitizer.txt"
+  record hello_world.txt build/bin/01_nested_hello_world --blocks 1
+  record hello_world.txt build/bin/01_nested_hello_world --blocks 2
+  step figures.log sh -c "build/bin/05_reduction_comparison --csv >'$DATA/comparison.csv' 2>'$DATA/comparison_log.txt'"
+  step figures.log python3 dynamic_parallelism/plot_comparison.py "$DATA/comparison.csv" \
+    --png "$OUT/dynamic_parallelism/comparison.png" --env "$DATA/env.txt"
   for limit in 16 2048 4096 8192 16384 32768; do
-    probe build/bin/02_nested_reduce --pending-limit $limit
+    observe pending_limit.txt build/bin/02_nested_reduce --pending-limit $limit
   done
   for i in 1 2 3; do
-    probe build/bin/03_nested_reduce_nosync --faithful
-    probe build/bin/04_nested_reduce2 --faithful
+    observe printed_forms.txt build/bin/03_nested_reduce_nosync --faithful
+    observe printed_forms.txt build/bin/04_nested_reduce2 --faithful
   done
-  probe build/bin/03_nested_reduce_nosync --faithful --stall-ns 200000 --n 65536 --reps 1
-  probe build/bin/04_nested_reduce2 --faithful --stall-ns 200000 --n 65536 --reps 1
+  observe printed_forms.txt build/bin/03_nested_reduce_nosync --faithful --stall-ns 200000 --n 65536 --reps 1
+  observe printed_forms.txt build/bin/04_nested_reduce2 --faithful --stall-ns 200000 --n 65536 --reps 1
   # 04's tail launch against its printed launch, alternating, at equal pending-launch limits.
   for limit in 2048 16384; do
     for i in 1 2 3; do
-      probe build/bin/04_nested_reduce2 --pending-limit $limit --reps 50
-      probe build/bin/04_nested_reduce2 --faithful --pending-limit $limit --reps 50
+      observe tail_vs_printed.txt build/bin/04_nested_reduce2 --pending-limit $limit --reps 50
+      observe tail_vs_printed.txt build/bin/04_nested_reduce2 --faithful --pending-limit $limit --reps 50
     done
   done
-  probe build/bin/05_reduction_comparison --pending-limit 16384
-  probe compute-sanitizer --version
+  observe comparison_pending_16384.txt build/bin/05_reduction_comparison --pending-limit 16384
+  observe sanitizer.txt compute-sanitizer --version
   for tool in racecheck synccheck initcheck; do
-    probe compute-sanitizer --tool $tool --error-exitcode 1 build/bin/02_nested_reduce --n 5001 --reps 1
+    observe sanitizer.txt compute-sanitizer --tool $tool --error-exitcode 1 build/bin/02_nested_reduce --n 5001 --reps 1
   done
-  probe compute-sanitizer --tool synccheck --error-exitcode 1 build/bin/02_nested_reduce --faithful \
+  observe sanitizer.txt compute-sanitizer --tool synccheck --error-exitcode 1 build/bin/02_nested_reduce --faithful \
     --n 5001 --reps 1
-  step figures.log compute-sanitizer --tool synccheck --error-exitcode 1 \
+  record sanitizer.txt compute-sanitizer --tool synccheck --error-exitcode 1 \
     build/bin/stop_condition_check --printed --n 1000
 fi
 
@@ -171,7 +211,8 @@ if want ncu; then
 
   # ch10: divergence and coalescing of the single-block figures at N = 2048 (the float sum is the
   # third launch of each kernel: the integer sum and max come first), then what limits 10_94, CUB
-  # and 10_92 at 2^28.
+  # and 10_92 at 2^28; into the chapter's data folder (ncu_figures_*.csv, ncu_limits_*.csv).
+  data_dir ch10_reduction
   M=smsp__thread_inst_executed_per_inst_executed.ratio,smsp__inst_executed.sum,smsp__thread_inst_executed.sum
   M=$M,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
   M=$M,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
@@ -180,7 +221,7 @@ if want ncu; then
     "10_11_shared_memory_sum shared_memory_sum_kernel"; do
     set -- $k
     ncu_step --csv --page raw --metrics $M --kernel-name regex:$2 --launch-skip 2 --launch-count 1 \
-      --log-file "$OUT/ncu_ch10_figures_$1.csv" build/bin/$1 --n 2048 --reps 1
+      --log-file "$DATA/ncu_figures_$1.csv" build/bin/$1 --n 2048 --reps 1
   done
   L=gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
   L=$L,lts__t_sectors_srcunit_tex_op_read.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed
@@ -190,7 +231,7 @@ if want ncu; then
     "10_92_vectorized_sum vectorized_sum_kernel 2 1"; do
     set -- $k
     ncu_step --csv --page raw --metrics $L --kernel-name regex:$2 --launch-skip $3 --launch-count $4 \
-      --log-file "$OUT/ncu_ch10_limits_$1.csv" build/bin/$1 --n 268435456 --reps 1
+      --log-file "$DATA/ncu_limits_$1.csv" build/bin/$1 --n 268435456 --reps 1
   done
 
   # ch07: each 2D kernel's verifying launch at 8192 x 8192, 5 x 5, then the four register budgets

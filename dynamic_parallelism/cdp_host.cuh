@@ -1,0 +1,79 @@
+// cdp_host.cuh: the host side of cdp.cuh, for the programs' main: the pending-launch limit, the
+// launch log read and checked, the stall of the printed kernels set.
+//   set_pending_limit()  cudaLimitDevRuntimePendingLaunchCount from the launches a run needs
+//   reset_log(), read_log(), check_launches()
+//                        launches counted on the device, failures and their cause
+//   set_stall_ns()       how late stall_unless() makes the warps of a printed kernel
+#pragma once
+
+#include <algorithm>
+
+#include "cdp.cuh"
+#include "common.cuh"
+
+namespace cdp {
+
+inline void set_stall_ns(std::int64_t ns) {
+    const unsigned int value = static_cast<unsigned int>(ns);
+    CUDA_CHECK(cudaMemcpyToSymbol(g_stall_ns, &value, sizeof value));
+}
+
+inline void reset_log() {
+    const LaunchLog zero{};
+    CUDA_CHECK(cudaMemcpyToSymbol(g_launch_log, &zero, sizeof zero));
+}
+
+// Waits for the run (a parent grid is complete only when all its descendants are) and reads the
+// log.
+inline LaunchLog read_log() {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    LaunchLog log{};
+    CUDA_CHECK(cudaMemcpyFromSymbol(&log, g_launch_log, sizeof log));
+    return log;
+}
+
+// The device runtime keeps a slot for every launch that has not completed, and a grid completes
+// only after its children: every launch of a recursion can be pending at once. The default of 2048
+// slots is raised to the number of launches the run makes (16384 for 02 and 03 at the document's
+// size), never lowered; --pending-limit (`requested` > 0) sets any value, to provoke a failure.
+constexpr std::int64_t kDefaultPendingLaunches = 2048;
+
+inline std::size_t set_pending_limit(std::int64_t launches_needed, std::int64_t requested) {
+    const std::size_t limit = static_cast<std::size_t>(
+        requested > 0 ? requested : std::max(launches_needed, kDefaultPendingLaunches));
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, limit));
+    std::size_t granted = 0;
+    CUDA_CHECK(cudaDeviceGetLimit(&granted, cudaLimitDevRuntimePendingLaunchCount));
+    return granted;
+}
+
+// A failed device-side launch, with its cause, or a launch count other than the recursion's, is a
+// failure.
+inline bool check_launches(const char* what, const LaunchLog& log, std::int64_t expected) {
+    if (log.failures != 0) {
+        const cudaError_t err = static_cast<cudaError_t>(log.first_error);
+        std::size_t pending = 0;
+        CUDA_CHECK(cudaDeviceGetLimit(&pending, cudaLimitDevRuntimePendingLaunchCount));
+        // A refused launch's grid never runs, so the launches it would have made are never
+        // attempted: they are counted neither as failed nor as succeeded.
+        const long long attempted = static_cast<long long>(log.launches) + log.failures;
+        std::fprintf(stderr,
+                     "FAIL %s: %u device-side launches failed, %llu succeeded and %lld were never "
+                     "attempted (the grids of failed launches never ran to make them), one failure "
+                     "with %s: %s [cudaLimitDevRuntimePendingLaunchCount is %zu; the nesting depth "
+                     "limit is 24]\n",
+                     what, log.failures, log.launches,
+                     std::max(0LL, static_cast<long long>(expected) - attempted),
+                     cudaGetErrorName(err), cudaGetErrorString(err), pending);
+        return false;
+    }
+    if (static_cast<std::int64_t>(log.launches) != expected) {
+        std::fprintf(stderr,
+                     "FAIL %s: %llu device-side launches counted, the recursion makes %lld\n", what,
+                     log.launches, static_cast<long long>(expected));
+        return false;
+    }
+    return true;
+}
+
+}  // namespace cdp
