@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(SX_BLOCK_X* SX_BLOCK_Y, VEC ? MIN_BLOCKS : 2)
 }
 
 // F_c must hold the filter (ch07::upload_filter) before the launch.
-template <int FILTER_RADIUS, int COLS = 4, int ROWS = 8, int MIN_BLOCKS = 4>
+template <int FILTER_RADIUS, int COLS = 4, int ROWS = 4, int MIN_BLOCKS = 8>
 void conv2d_strip_fma(const float* N, float* P, int width, int height) {
     const dim3 block(SX_BLOCK_X, SX_BLOCK_Y);
     const dim3 grid(common::ceil_div(width, SX_BLOCK_X * COLS),

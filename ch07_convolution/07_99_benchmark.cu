@@ -43,6 +43,7 @@
 #include "07_92_conv2d_register_cached.cu"
 #include "07_93_conv2d_strip_float4.cu"
 #include "07_94_conv2d_strip_fma.cu"
+#include "07_95_conv2d_strip_rolling.cu"
 #include "07_ex2_conv2d_output_tiled.cu"
 
 #ifdef CH07_HAVE_CUDNN
@@ -372,10 +373,14 @@ std::vector<Kernel> chapter_kernels(const ch07::Conv2dRunner& run) {
         {"07_93 8 rows/80 regs", [=] { conv2d_strip_float4<R, 8, 6>(in, out, w, h); }, false},
         {"07_93 4 rows/64 regs", [=] { conv2d_strip_float4<R, 4, 8>(in, out, w, h); }, false},
         {"07_93 16 rows/128 regs", [=] { conv2d_strip_float4<R, 16, 4>(in, out, w, h); }, false},
-        {"07_94 4x8/128 regs", [=] { conv2d_strip_fma<R>(in, out, w, h); }, false},
-        {"07_94 4x8/168 regs", [=] { conv2d_strip_fma<R, 4, 8, 3>(in, out, w, h); }, false},
-        {"07_94 8x4/128 regs", [=] { conv2d_strip_fma<R, 8, 4, 4>(in, out, w, h); }, false},
-        {"07_94 4x4/64 regs", [=] { conv2d_strip_fma<R, 4, 4, 8>(in, out, w, h); }, false},
+        {"07_94 4x4/64 regs", [=] { conv2d_strip_fma<R>(in, out, w, h); }, false},
+        {"07_94 4x5/72 regs", [=] { conv2d_strip_fma<R, 4, 5, 7>(in, out, w, h); }, false},
+        {"07_94 4x6/80 regs", [=] { conv2d_strip_fma<R, 4, 6, 6>(in, out, w, h); }, false},
+        {"07_94 4x8/128 regs", [=] { conv2d_strip_fma<R, 4, 8, 4>(in, out, w, h); }, false},
+        {"07_94 8x2/64 regs", [=] { conv2d_strip_fma<R, 8, 2, 8>(in, out, w, h); }, false},
+        {"07_95 8 groups/64 regs", [=] { conv2d_strip_rolling<R>(in, out, w, h); }, false},
+        {"07_95 4 groups/64 regs", [=] { conv2d_strip_rolling<R, 4, 8>(in, out, w, h); }, false},
+        {"07_95 8 groups/80 regs", [=] { conv2d_strip_rolling<R, 8, 6>(in, out, w, h); }, false},
     };
 }
 
