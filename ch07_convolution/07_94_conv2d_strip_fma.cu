@@ -3,30 +3,41 @@
 //
 // What changed from 07_93, and why. At 9x9 a pixel costs 81 FMAs for the same 8 bytes, and at
 // 8192 x 8192 the fp32 FMA peak, not the copy bandwidth, is the floor; at 7x7 the two are close.
-// A kernel can reach that floor only if nearly every instruction it issues is an FFMA and every
-// lane's FFMAs count. 07_93 falls short on both: lanes 0 and 31 of each warp compute outputs they
-// throw away (2 of 32 lanes, 6%), the 2r halo values of each row come by 2r shuffles, and at r = 3
-// and 4 its 64 registers do not hold the 8 x 4 accumulators, the row in registers and the loads
-// issued ahead, so the compiler spills and reloads the weights into uniform registers over and
-// over (about one ULDC per ten FFMAs in its machine code at r = 4).
-// Here every lane writes its outputs: lane l owns COLS adjacent columns (one or two float4) and
-// reads the r columns either side itself, as one more aligned float4 on each side. Those halo
-// float4 are its neighbours' own columns, loaded by the same warp an instruction earlier, so L1
-// serves them and DRAM still sees each input once. No shuffles, no idle lanes; a row costs
-// COLS/4 + 2 loads and one address computation, against ROWS x COLS x (2r+1) FMAs spread over the
-// rows its window touches. Each thread keeps ROWS x COLS accumulators; the launch bounds give it
-// 128 registers (4 blocks of 128 threads per SM) or more, so that they, the row and the next rows'
-// loads fit without a spill, and the weights stay operands of the FFMAs (constant memory, or
-// uniform registers loaded once per few dozen FFMAs). A warp whose window lies inside the image
-// (all but the edge warps) runs a copy of the loop with no bounds tests: a test per load would
-// cost a few percent of the issue slots, which at the FMA floor are all the kernel has.
+// A kernel reaches that floor only if nearly every instruction it issues is an FFMA and every
+// lane's FFMAs count: a warp scheduler issues one instruction per clock, and the FMA units of its
+// quarter of the SM take one warp-wide FFMA per clock. 07_93 falls short on both counts: lanes 0
+// and 31 of each warp compute outputs they throw away (2 of 32 lanes), the 2r halo values of each
+// row come by 2r shuffles, and at r = 3 and 4 its 64 registers do not hold the 8 x 4 accumulators
+// beside the row and the loads issued ahead, so the compiler reloads the weights into uniform
+// registers over and over (about one ULDC per ten FFMAs in its machine code at 9x9).
+//
+// Here every lane writes its outputs: lane l owns 4 adjacent columns (one float4) and reads the
+// r <= 4 columns either side itself, as one more aligned float4 on each side. Those halo float4 are
+// its neighbours' own columns, loaded by the same warp an instruction earlier, so L1 serves them
+// and DRAM still sees each input once. No shuffles, no idle lanes. Each thread computes a tile of
+// COLS x ROWS = 4 x 5 outputs: it walks the ROWS + 2r input rows of the tile once (3 loads and an
+// address each) and adds each row into every output whose window holds it. The weights are
+// operands of the FFMAs: the compiler holds them in uniform registers, loading two with each
+// ULDC.64, about once per tile. A warp whose window lies inside the image (all but the edge warps)
+// runs a copy of the loop with no bounds tests: a test per load would cost issue slots, which at
+// the FMA floor are all the kernel has.
+//
+// Why 4 x 5 and not a larger tile, which would spread the loads, addresses and weight reloads over
+// more FFMAs: the loop is fully unrolled (registers cannot be indexed at run time), so its machine
+// code grows with the tile. At 9x9 the inside copy of the 4 x 5 tile is 1761 instructions, 1620 of
+// them FFMAs (92%); at 7x7, 1086 with 980 FFMAs (90%). A 4 x 8 tile is 94% FFMAs, but at 9x9 its
+// 44 KB of code no longer stay in the instruction cache near the schedulers, warps wait for
+// instructions to be fetched, and it is slower (07_99 runs it, and the README gives the counters).
+// More rows also need more registers: 72 here (7 blocks of 128 threads per SM) hold the 20
+// accumulators, the row and the loads issued ahead without a spill, for every radius.
 //
 // A width that is not a multiple of 4 (or an unaligned pointer) takes the same kernel with scalar
-// loads (VEC = false), every load tested: correct at any size, and off the benchmark's path.
-// Ghost cells are 0 in both: a load outside the image is not made.
+// loads (VEC = false), every load tested, with up to 255 registers so that the tested loads need no
+// spill: correct at any size, and off the benchmark's path. Ghost cells are 0 in both: a load
+// outside the image is not made.
 //
 // Build: cmake --build build --target 07_94_conv2d_strip_fma
-// Run:   build/bin/07_94_conv2d_strip_fma [--n 2048 | --width W --height H] [--radius 4]
+// Run:   build/bin/07_94_conv2d_strip_fma [--n 2048 | --width W --height H] [--radius 2]
 //        [--seed 1234] [--reps 20] [--csv]
 #include <cstdint>
 
@@ -110,8 +121,9 @@ __device__ __forceinline__ void strip_fma(const float* __restrict__ N, float* __
     }
 }
 
-// COLS (4 or 8) columns and ROWS rows of outputs per thread; MIN_BLOCKS (of 128 threads) per SM
-// sets the register budget, 65536 / (128 MIN_BLOCKS) per thread. 07_99 measures several choices.
+// COLS (a multiple of 4) columns and ROWS rows of outputs per thread; MIN_BLOCKS (of 128 threads)
+// per SM sets the register budget of the float4 path, 65536 / (128 MIN_BLOCKS) per thread (the
+// scalar path takes 255). 07_99 measures several choices.
 template <int FILTER_RADIUS, int COLS, int ROWS, int MIN_BLOCKS, bool VEC>
 __global__ void __launch_bounds__(SX_BLOCK_X* SX_BLOCK_Y, VEC ? MIN_BLOCKS : 2)
     conv2d_strip_fma_kernel(const float* __restrict__ N, float* __restrict__ P, int width,
@@ -132,7 +144,7 @@ __global__ void __launch_bounds__(SX_BLOCK_X* SX_BLOCK_Y, VEC ? MIN_BLOCKS : 2)
 }
 
 // F_c must hold the filter (ch07::upload_filter) before the launch.
-template <int FILTER_RADIUS, int COLS = 4, int ROWS = 4, int MIN_BLOCKS = 8>
+template <int FILTER_RADIUS, int COLS = 4, int ROWS = 5, int MIN_BLOCKS = 7>
 void conv2d_strip_fma(const float* N, float* P, int width, int height) {
     const dim3 block(SX_BLOCK_X, SX_BLOCK_Y);
     const dim3 grid(common::ceil_div(width, SX_BLOCK_X * COLS),
@@ -153,7 +165,7 @@ void conv2d_strip_fma(const float* N, float* P, int width, int height) {
 int main(int argc, char** argv) {
     return ch07::run_2d_program(argc, argv, "07_94_conv2d_strip_fma",
                                 "beyond the book: every lane computes, its own halo loaded as "
-                                "float4, 8x4 outputs per thread",
+                                "float4, 4x5 outputs per thread",
                                 [](const ch07::Conv2dRunner& run) -> std::function<void()> {
                                     std::function<void()> launch;
                                     ch07::with_radius(run.radius(), [&](auto radius) {

@@ -5,9 +5,9 @@
 // 8192 x 8192) it runs Fig 7.7 (basic), Fig 7.9 (constant memory), Fig 7.12 (tiled), Fig 7.15
 // (cached halo), 07_ex2 (output-tiled), 07_91 (register-tiled), 07_92 (register window, reuse
 // from the caches), 07_93 (float4 strips: 8 rows and 64 registers per thread; also 8 rows with 80,
-// 4 rows with 64 and 16 rows with 128), 07_94 (strips as an FMA pipeline: COLS x ROWS outputs per
-// thread, 4x8 with 128 registers; also 4x8 with 168, 8x4 with 128 and 4x4 with 64), and, where
-// the build found them, cuDNN
+// 4 rows with 64 and 16 rows with 128), 07_94 (strips as an FMA pipeline: 4 columns x 5 rows of
+// outputs per thread in 72 registers; also 4x4 in 64, 4x6 in 80 and 4x8 in 128), and, where the
+// build found them, cuDNN
 // (cudnnConvolutionForward: one image, one channel, zero padding r, cross-correlation as in the
 // book, CUDNN_FMA_MATH so that it computes in fp32 like the kernels; two rows from
 // cudnnFindConvolutionForwardAlgorithm: "cuDNN direct sum", its fastest direct-sum algorithm, and
@@ -43,7 +43,6 @@
 #include "07_92_conv2d_register_cached.cu"
 #include "07_93_conv2d_strip_float4.cu"
 #include "07_94_conv2d_strip_fma.cu"
-#include "07_95_conv2d_strip_rolling.cu"
 #include "07_ex2_conv2d_output_tiled.cu"
 
 #ifdef CH07_HAVE_CUDNN
@@ -373,14 +372,10 @@ std::vector<Kernel> chapter_kernels(const ch07::Conv2dRunner& run) {
         {"07_93 8 rows/80 regs", [=] { conv2d_strip_float4<R, 8, 6>(in, out, w, h); }, false},
         {"07_93 4 rows/64 regs", [=] { conv2d_strip_float4<R, 4, 8>(in, out, w, h); }, false},
         {"07_93 16 rows/128 regs", [=] { conv2d_strip_float4<R, 16, 4>(in, out, w, h); }, false},
-        {"07_94 4x4/64 regs", [=] { conv2d_strip_fma<R>(in, out, w, h); }, false},
-        {"07_94 4x5/72 regs", [=] { conv2d_strip_fma<R, 4, 5, 7>(in, out, w, h); }, false},
+        {"07_94 4x5/72 regs", [=] { conv2d_strip_fma<R>(in, out, w, h); }, false},
+        {"07_94 4x4/64 regs", [=] { conv2d_strip_fma<R, 4, 4, 8>(in, out, w, h); }, false},
         {"07_94 4x6/80 regs", [=] { conv2d_strip_fma<R, 4, 6, 6>(in, out, w, h); }, false},
         {"07_94 4x8/128 regs", [=] { conv2d_strip_fma<R, 4, 8, 4>(in, out, w, h); }, false},
-        {"07_94 8x2/64 regs", [=] { conv2d_strip_fma<R, 8, 2, 8>(in, out, w, h); }, false},
-        {"07_95 8 groups/64 regs", [=] { conv2d_strip_rolling<R>(in, out, w, h); }, false},
-        {"07_95 4 groups/64 regs", [=] { conv2d_strip_rolling<R, 4, 8>(in, out, w, h); }, false},
-        {"07_95 8 groups/80 regs", [=] { conv2d_strip_rolling<R, 8, 6>(in, out, w, h); }, false},
     };
 }
 
