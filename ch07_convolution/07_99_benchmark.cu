@@ -314,11 +314,11 @@ double copy_bandwidth(const common::Device& dev, std::int64_t reps, std::size_t 
     return 2.0 * n4 * sizeof(float4) / (std::min(memcpy_ms, kernel_ms) * 1e6);
 }
 
-// FP32 lanes per SM: fp32 fused multiply-adds per clock per SM, from the CUDA C++ Programming
-// Guide's table of arithmetic instruction throughput ("32-bit floating-point add, multiply,
-// multiply-add", results per clock cycle per multiprocessor), which lists 5.x to 9.0; 10.x and 12.x
-// from NVIDIA's cuda-samples (_ConvertSMVer2Cores in Common/helper_cuda.h). A compute capability
-// newer than the table counts 128, as every one since 8.6 has.
+// FP32 lanes per SM: fp32 fused multiply-adds per clock per SM. 5.x to 7.x as the CUDA C++
+// Programming Guide's table of arithmetic instruction throughput gives them ("32-bit floating-point
+// add, multiply, multiply-add", results per clock cycle per multiprocessor); every value, 8.x to
+// 12.x included, as NVIDIA's cuda-samples give them (_ConvertSMVer2Cores, Common/helper_cuda.h).
+// A compute capability newer than the table counts 128, as every one since 8.6 has.
 int fp32_lanes_per_sm(int cc_major, int cc_minor) {
     switch (cc_major) {
         case 5:
