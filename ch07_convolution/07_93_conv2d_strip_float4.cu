@@ -19,9 +19,15 @@
 //
 // The first version gave lanes 0 and 31 an extra float4 load for the halo: the extra load cost 4
 // registers per row in every lane, halving the rows in flight. This version, 8 rows in 64
-// registers with no spill: 0.137 ms at 5x5 on 8192 x 8192, 94% of the floor, DRAM at 81% of peak.
-// (As the README gives them, from the H200 runs of 2026-11-22: the benchmark at 12:20 UTC, the
-// ncu table, 07_92's figures above included, at 12:28 UTC.)
+// registers: 0.137 ms at 5x5 on 8192 x 8192, 94% of the floor, DRAM at 81% of peak. (As the README
+// gives them, from the H200 runs of 2026-11-22: the benchmark at 12:20 UTC, the ncu table, 07_92's
+// figures above included, at 12:28 UTC.) The 64 registers hold everything without a spill only on
+// the float4 path at r = 1 and 2 (ptxas -v for sm_90, CUDA 13.0). At r = 3 and 4 the float4 path
+// spills 8 bytes (two values stored once and reloaded at the end, off the row loop), and the
+// scalar path spills at every radius (16, 56, 136 and 80 bytes of stores at r = 1..4). Worse for
+// speed at r = 3 and 4: the 49 and 81 weights no longer fit beside the accumulators, so the
+// compiler reloads them into uniform registers again and again, and lanes 0 and 31 compute
+// outputs they throw away; 07_94 is the version for those radii.
 //
 // A width that is not a multiple of 4 (or an unaligned pointer) cannot use float4 rows; the same
 // kernel then loads the 4 + 2r values of a row one by one (VEC = false): correct at any size, and

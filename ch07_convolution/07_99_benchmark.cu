@@ -5,7 +5,9 @@
 // 8192 x 8192) it runs Fig 7.7 (basic), Fig 7.9 (constant memory), Fig 7.12 (tiled), Fig 7.15
 // (cached halo), 07_ex2 (output-tiled), 07_91 (register-tiled), 07_92 (register window, reuse
 // from the caches), 07_93 (float4 strips: 8 rows and 64 registers per thread; also 8 rows with 80,
-// 4 rows with 64 and 16 rows with 128), and, where the build found them, cuDNN
+// 4 rows with 64 and 16 rows with 128), 07_94 (strips as an FMA pipeline: 4 columns x 5 rows of
+// outputs per thread in 72 registers; also 4x4 in 64, 4x6 in 80 and 4x8 in 128), and, where the
+// build found them, cuDNN
 // (cudnnConvolutionForward: one image, one channel, zero padding r, cross-correlation as in the
 // book, CUDNN_FMA_MATH so that it computes in fp32 like the kernels; two rows from
 // cudnnFindConvolutionForwardAlgorithm: "cuDNN direct sum", its fastest direct-sum algorithm, and
@@ -24,8 +26,10 @@
 // Columns: ms, Gpixel/s, GB/s (8 bytes per pixel), GFLOP/s, % of the floor (floor time / time),
 // and x cuDNN against each cuDNN row (its time / time, above 1 is faster): xcuDNN-d against "cuDNN
 // direct sum", xcuDNN-f against "cuDNN fastest". --csv writes the same as CSV
-// (speed_vs_cudnn_direct, speed_vs_cudnn_fastest; algo names cuDNN's algorithm); plot_benchmark.py
-// turns that into the README table and the plot.
+// (speed_vs_cudnn_direct, speed_vs_cudnn_fastest; algo names cuDNN's algorithm; ms_min and ms_max
+// the fastest and slowest of the --reps timed runs, whose median is ms); plot_benchmark.py turns
+// that into the README table and the plot. Which chapter kernel is fastest differs by radius (the
+// memory floor at small r, the FMA floor at large r): the last lines name it for each radius.
 //
 // Build: cmake --build build --target 07_99_benchmark
 // Run:   build/bin/07_99_benchmark [--n 8192 | --width W --height H] [--radius 1..4] [--reps 20]
@@ -38,6 +42,7 @@
 #include "07_91_conv2d_register_tiled.cu"
 #include "07_92_conv2d_register_cached.cu"
 #include "07_93_conv2d_strip_float4.cu"
+#include "07_94_conv2d_strip_fma.cu"
 #include "07_ex2_conv2d_output_tiled.cu"
 
 #ifdef CH07_HAVE_CUDNN
@@ -309,12 +314,31 @@ double copy_bandwidth(const common::Device& dev, std::int64_t reps, std::size_t 
     return 2.0 * n4 * sizeof(float4) / (std::min(memcpy_ms, kernel_ms) * 1e6);
 }
 
-// FP32 lanes per SM: 64 on sm_80 (A100), 128 on sm_86 and later (H100/H200 among them) and 70-75.
+// FP32 lanes per SM: fp32 fused multiply-adds per clock per SM. 5.x to 7.x as the CUDA C++
+// Programming Guide's table of arithmetic instruction throughput gives them ("32-bit floating-point
+// add, multiply, multiply-add", results per clock cycle per multiprocessor); every value, 8.x to
+// 12.x included, as NVIDIA's cuda-samples give them (_ConvertSMVer2Cores, Common/helper_cuda.h).
+// A compute capability newer than the table counts 128, as every one since 8.6 has.
+int fp32_lanes_per_sm(int cc_major, int cc_minor) {
+    switch (cc_major) {
+        case 5:
+            return 128;  // Maxwell
+        case 6:
+            return cc_minor == 0 ? 64 : 128;  // P100 64; the GeForce and Jetson Pascals 128
+        case 7:
+            return 64;  // Volta, Turing
+        case 8:
+            return cc_minor == 0 ? 64 : 128;  // A100 64; 8.6, 8.7, 8.9 128
+        default:
+            return 128;  // 9.0 (H100, H200), 10.x, 12.x
+    }
+}
+
 double fp32_peak_gflops(const common::Device& dev) {
     int clock_khz = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev.id));
-    const int lanes = (dev.cc_major == 8 && dev.cc_minor == 0) || dev.cc_major < 7 ? 64 : 128;
-    return dev.sm_count * lanes * 2.0 * clock_khz * 1e3 / 1e9;
+    return dev.sm_count * fp32_lanes_per_sm(dev.cc_major, dev.cc_minor) * 2.0 * clock_khz * 1e3 /
+           1e9;
 }
 
 struct Kernel {
@@ -348,6 +372,10 @@ std::vector<Kernel> chapter_kernels(const ch07::Conv2dRunner& run) {
         {"07_93 8 rows/80 regs", [=] { conv2d_strip_float4<R, 8, 6>(in, out, w, h); }, false},
         {"07_93 4 rows/64 regs", [=] { conv2d_strip_float4<R, 4, 8>(in, out, w, h); }, false},
         {"07_93 16 rows/128 regs", [=] { conv2d_strip_float4<R, 16, 4>(in, out, w, h); }, false},
+        {"07_94 4x5/72 regs", [=] { conv2d_strip_fma<R>(in, out, w, h); }, false},
+        {"07_94 4x4/64 regs", [=] { conv2d_strip_fma<R, 4, 4, 8>(in, out, w, h); }, false},
+        {"07_94 4x6/80 regs", [=] { conv2d_strip_fma<R, 4, 6, 6>(in, out, w, h); }, false},
+        {"07_94 4x8/128 regs", [=] { conv2d_strip_fma<R, 4, 8, 4>(in, out, w, h); }, false},
     };
 }
 
@@ -395,7 +423,8 @@ int main(int argc, char** argv) {
     if (opt.csv)
         std::printf(
             "radius,kernel,algo,width,height,ms,gpixel_per_s,gb_per_s,gflop_per_s,pct_of_floor,"
-            "speed_vs_cudnn_direct,speed_vs_cudnn_fastest,floor_ms,copy_gbps,fp32_peak_gflops\n");
+            "speed_vs_cudnn_direct,speed_vs_cudnn_fastest,floor_ms,copy_gbps,fp32_peak_gflops,"
+            "ms_min,ms_max\n");
 
     bool libraries_ok = true;
     std::vector<std::string> summary;
@@ -447,11 +476,13 @@ int main(int argc, char** argv) {
 
         const double floor_ms =
             std::max(run.bytes() / (copy_gbps * 1e6), run.flops() / (peak_gflops * 1e6));
-        std::vector<double> ms;
+        std::vector<double> ms;  // the median of each row
+        std::vector<common::TimeStats> spread;
         double direct_ms = 0, fastest_ms = 0;  // the two cuDNN rows (0: not run)
         std::string direct_algo, fastest_algo;
         for (const Kernel& k : verified) {
-            ms.push_back(run.median_ms(k.launch));
+            spread.push_back(run.time(k.launch));
+            ms.push_back(spread.back().median);
             if (k.name == kCudnnDirect) direct_ms = ms.back(), direct_algo = k.algo;
             if (k.name == kCudnnFastest) fastest_ms = ms.back(), fastest_algo = k.algo;
         }
@@ -473,9 +504,11 @@ int main(int argc, char** argv) {
                          vs_direct = direct_ms > 0 ? direct_ms / ms[i] : 0.0,
                          vs_fastest = fastest_ms > 0 ? fastest_ms / ms[i] : 0.0;
             if (opt.csv)
-                std::printf("%d,%s,%s,%d,%d,%.6f,%.3f,%.1f,%.1f,%.2f,%.4f,%.4f,%.6f,%.1f,%.1f\n", r,
-                            k.name.c_str(), k.algo.c_str(), w, h, ms[i], gpix, gbps, gflops, pct,
-                            vs_direct, vs_fastest, floor_ms, copy_gbps, peak_gflops);
+                std::printf(
+                    "%d,%s,%s,%d,%d,%.6f,%.3f,%.1f,%.1f,%.2f,%.4f,%.4f,%.6f,%.1f,%.1f,%.6f,%.6f\n",
+                    r, k.name.c_str(), k.algo.c_str(), w, h, ms[i], gpix, gbps, gflops, pct,
+                    vs_direct, vs_fastest, floor_ms, copy_gbps, peak_gflops, spread[i].min,
+                    spread[i].max);
             else
                 std::printf("%-24s %9.4f %9.2f %8.1f %9.1f %7.1f%% %9.3f %9.3f%s\n", k.name.c_str(),
                             ms[i], gpix, gbps, gflops, pct, vs_direct, vs_fastest,

@@ -235,17 +235,28 @@ if want ncu; then
   done
 
   # ch07: each 2D kernel's verifying launch at 8192 x 8192, 5 x 5, then the four register budgets
-  # of 07_93 inside the benchmark.
+  # of 07_93 inside the benchmark, then 07_94's four tiles at 9x9 and 7x7 with the stall reasons
+  # (the profile of ch07_convolution/h200_large_radius/ncu_r4.txt and ncu_r3.txt).
   S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis"
   S="$S --section Occupancy --section LaunchStats --section WarpStateStats"
   S="$S --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,smsp__inst_executed.sum"
   for p in 07_07_conv2d_basic 07_09_conv2d_constant_memory 07_12_conv2d_tiled \
     07_15_conv2d_tiled_cached_halo 07_ex2_conv2d_output_tiled 07_91_conv2d_register_tiled \
-    07_92_conv2d_register_cached 07_93_conv2d_strip_float4; do
+    07_92_conv2d_register_cached 07_93_conv2d_strip_float4 07_94_conv2d_strip_fma; do
     ncu_step -k regex:conv -c 1 $S --log-file "$OUT/ncu_ch07_$p.txt" build/bin/$p --n 8192 --radius 2 --reps 1
   done
   ncu_step -k regex:conv2d_strip -c 4 $S --log-file "$OUT/ncu_ch07_07_93_variants.txt" \
     build/bin/07_99_benchmark --n 8192 --radius 2 --reps 1 --libraries 0
+  F="regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__inst_executed.sum"
+  F="$F,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum"
+  F="$F,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,dram__bytes_write.sum,lts__t_bytes.sum"
+  F="$F,sm__cycles_elapsed.avg.per_second"
+  for r in 4 3; do
+    ncu_step -k regex:conv2d_strip_fma -c 4 --section SpeedOfLight --section ComputeWorkloadAnalysis \
+      --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
+      --section Occupancy --section LaunchStats --metrics "$F" --log-file "$OUT/ncu_ch07_07_94_r$r.txt" \
+      build/bin/07_99_benchmark --n 8192 --radius $r --reps 1 --libraries 0
+  done
   grep -hE "^  conv|Duration|DRAM Throughput|Issue Slots Busy|L1/TEX Hit|Achieved Occupancy" \
     "$OUT"/ncu_ch07_*.txt | head -80
 
