@@ -60,11 +60,13 @@ void coarsened_sum(const T* input, T* output, unsigned int n, Op op) {
 }
 
 // Rounding: 2*COARSE_FACTOR - 1 additions in the thread, log2(BLOCK_DIM) tree levels, then one
-// atomicAdd per block into the result.
+// atomicAdd per block into the result. The block count is the launch's, which a graded run
+// records (common::graded): the grader's check of it has no launcher of its own.
 template <unsigned int COARSE_FACTOR>
 std::int64_t coarsened_sum_height(unsigned int n) {
-    return 2 * COARSE_FACTOR - 1 + ch10::ceil_log2(BLOCK_DIM) +
-           coarsened_sum_blocks<COARSE_FACTOR>(n);
+    unsigned int blocks = coarsened_sum_blocks<COARSE_FACTOR>(n);
+    common::graded("blocks", blocks);
+    return 2 * COARSE_FACTOR - 1 + ch10::ceil_log2(BLOCK_DIM) + blocks;
 }
 
 #ifndef CH10_KERNELS_ONLY  // 10_99_benchmark includes this file for the kernel alone
