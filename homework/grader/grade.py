@@ -39,6 +39,7 @@ not build, or the worked examples do not pass under this grader).
 """
 
 import argparse
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -258,6 +259,7 @@ class Grader:
         self.tree, self.out, self.work, self.options = tree, out, work, options
         self.seed = options.seed
         self.gpu = RWLock()
+        self.gpu_slots = threading.Semaphore(max(1, options.gpu_jobs))
         self.cache = {}
         self.cache_lock = threading.Lock()
         self.baseline = {}  # exercise -> {(program, variant): ms}
@@ -335,6 +337,9 @@ class Grader:
         if unknown:
             raise GradingError("--programs: no exercise %s in this tree" % ", ".join(sorted(unknown)))
         self.exercises = [Exercise(e, self.marked_files(e)) for e in chosen]
+        if self.options.timeout:
+            for e in self.exercises:
+                e.timeout = self.options.timeout
         built = self.build_targets(clean, [e.name for e in self.exercises], log)
         missing = [e.name for e in self.exercises if e.name not in built]
         if missing:
@@ -500,11 +505,7 @@ class Grader:
                     mine.append(e)
                 waiting[e.name] = entry
         if mine:
-            worker = self.workers.get()
-            try:
-                self.run_in(worker, name, graded, mine, keys, baseline)
-            finally:
-                self.workers.put(worker)
+            self.run_in(self.workers.get(), name, graded, mine, keys, baseline)
         for i, e in enumerate(self.exercises):
             if student.exercises[i] is None:
                 entry = waiting[e.name]
@@ -515,26 +516,17 @@ class Grader:
     def run_in(self, worker, name, graded, exercises, keys, baseline):
         results_ = {}
         try:
-            log = os.path.join(self.out, "build-%s.log" % safe(name))
-            if not worker.ready:
-                self.copy_tree(worker.src)
-                if not self.configure(worker.src, worker.build, log):
-                    raise GradingError("a copy of the homework tree does not configure (%s)" % log)
-                worker.ready = True
-            for rel, text in graded.items():
-                path = os.path.join(worker.src, rel)
-                with open(path, "rb") as f:
-                    if f.read() == text.encode("utf-8"):
-                        continue
-                with open(path, "wb") as f:
-                    f.write(text.encode("utf-8"))
-            say("%s: building %s" % (name, " ".join(e.name for e in exercises)))
-            built = self.build_targets(worker.build, [e.name for e in exercises], log)
-            for e in exercises:
-                if e.name not in built:
-                    results_[e.name] = self.not_built(e, log)
-                else:
-                    results_[e.name] = self.run_exercise(name, e, worker, baseline)
+            programs = {}
+            try:
+                self.build_in(worker, name, graded, exercises, results_, programs)
+            finally:
+                self.workers.put(worker)  # the programs are copies: the next submission may build
+            with concurrent.futures.ThreadPoolExecutor(max(1, self.options.gpu_jobs)) as pool:
+                running = {e.name: pool.submit(self.run_exercise, name, e,
+                                               os.path.join(programs[e.name], e.name), baseline)
+                           for e in exercises if e.name in programs}
+                for key, future in running.items():
+                    results_[key] = future.result()
         finally:
             with self.cache_lock:
                 for e in exercises:
@@ -543,6 +535,30 @@ class Grader:
                         e.name, e.points, [TestResult(r["test"], r["label"], "error",
                                                       "the grading stopped") for r in e.runs])
                     entry["done"].set()
+
+    def build_in(self, worker, name, graded, exercises, results_, programs):
+        log = os.path.join(self.out, "build-%s.log" % safe(name))
+        if not worker.ready:
+            self.copy_tree(worker.src)
+            if not self.configure(worker.src, worker.build, log):
+                raise GradingError("a copy of the homework tree does not configure (%s)" % log)
+            worker.ready = True
+        for rel, text in graded.items():
+            path = os.path.join(worker.src, rel)
+            with open(path, "rb") as f:
+                if f.read() == text.encode("utf-8"):
+                    continue
+            with open(path, "wb") as f:
+                f.write(text.encode("utf-8"))
+        say("%s: building %s" % (name, " ".join(e.name for e in exercises)))
+        built = self.build_targets(worker.build, [e.name for e in exercises], log)
+        for e in exercises:
+            if e.name not in built:
+                results_[e.name] = self.not_built(e, log)
+            else:
+                programs[e.name] = tempfile.mkdtemp(dir=self.scratch)
+                os.chmod(programs[e.name], 0o755)
+                shutil.copy2(os.path.join(worker.build, "bin", e.name), programs[e.name])
 
     def not_built(self, e, log):
         errors = []
@@ -560,11 +576,8 @@ class Grader:
             for run in e.runs], note="does not compile")
         return result
 
-    def run_exercise(self, name, e, worker, baseline):
-        scratch = tempfile.mkdtemp(dir=self.scratch)
-        os.chmod(scratch, 0o755)
-        program = os.path.join(scratch, e.name)
-        shutil.copy2(os.path.join(worker.build, "bin", e.name), program)
+    def run_exercise(self, name, e, program, baseline):
+        scratch = os.path.dirname(program)
         tests = []
         zero_note = ""
         try:
@@ -608,7 +621,7 @@ class Grader:
             env = self.sandbox.environment(rundir, {"HOMEWORK_RECORD": "fd:%d" % fd})
             hold = self.gpu.exclusive() if run["label"] == "timed" else self.gpu.shared()
             try:
-                with hold:
+                with self.gpu_slots, hold:
                     mine = self.sandbox.run([program] + args, rundir, env,
                                             os.path.join(rundir, "out"), os.path.join(rundir, "err"),
                                             e.timeout, pass_fds=[fd])
@@ -634,7 +647,7 @@ class Grader:
             rfd = os.open(copy, os.O_RDONLY)
             try:
                 env = self.sandbox.environment(rundir, {"HOMEWORK_REPLAY": "fd:%d" % rfd})
-                with self.gpu.shared():
+                with self.gpu_slots, self.gpu.shared():
                     check = self.sandbox.run([os.path.join(self.clean_bin, e.name)] + args, rundir,
                                              env, os.path.join(rundir, "cout"),
                                              os.path.join(rundir, "cerr"), e.timeout + 60,
@@ -814,13 +827,19 @@ def main(argv=None):
                         help="seed of the hidden_seed runs (default $HOMEWORK_SEED, else the "
                              "tree's)")
     parser.add_argument("--jobs", type=int, default=2,
-                        help="submissions built and run at once (default 2)")
+                        help="submissions built at once (default 2)")
+    parser.add_argument("--gpu-jobs", type=int, default=4,
+                        help="programs run on the GPU at once (default 4); a timed run always "
+                             "has the GPU to itself")
     parser.add_argument("--run-as", metavar="USER",
                         help="as root: the user student code runs as (default nobody)")
     parser.add_argument("--cmake-arg", action="append", default=[], metavar="ARG",
                         help="a configure argument, e.g. --cmake-arg=-DCMAKE_CUDA_ARCHITECTURES=90")
     parser.add_argument("--work", help="build folders, kept for the next grading "
                                        "(default OUT/.work)")
+    parser.add_argument("--timeout", type=float,
+                        help="every test's time limit in seconds (default: each exercise's own, "
+                             "HOMEWORK_TIMEOUT)")
     parser.add_argument("--build-timeout", type=float, default=1800,
                         help="seconds a submission's build may take (default 1800)")
     parser.add_argument("--passed", nargs=2, metavar=("STUDENT_FOLDER", "EXERCISE"),
