@@ -403,7 +403,7 @@ bool check_close(const char* what, const Got* got, const Want* want, std::size_t
 // With HOMEWORK_RECORD=<file> (or fd:<n>, a file descriptor the grader opened) a run appends to
 // the file every value it reads back from the device for its checks (DeviceBuffer::to_host and
 // the few direct copies call graded()) and every time it reports, in the order it reads them.
-// With HOMEWORK_REPLAY=<file> each of those reads takes its values from the file instead: the
+// With HOMEWORK_REPLAY=<file> (or fd:<n>) each of those reads takes its values from the file: the
 // same program built from the homework tree, which never saw the student's code, repeats its own
 // checks on the student's outputs. An entry that is missing, short, malformed or not what the
 // program reads at that point, or entries left over at exit, fail the replay with kExitWrong.
@@ -419,15 +419,10 @@ class GradingTape {
         if (file_ != nullptr) std::fclose(file_);
     }
 
-    // `where` is a path, or fd:<n> for a descriptor that is already open for writing.
+    // `where` is a path, or fd:<n> for a descriptor the grader opened (which a program running
+    // as another user could not open itself).
     bool open_record(const std::string& where, std::string* error) {
-        if (where.rfind("fd:", 0) == 0) {
-            char* end = nullptr;
-            const long fd = std::strtol(where.c_str() + 3, &end, 10);
-            if (*end == '\0' && fd >= 0) file_ = fdopen(static_cast<int>(fd), "wb");
-        } else {
-            file_ = std::fopen(where.c_str(), "wb");
-        }
+        file_ = open(where, "wb");
         if (file_ == nullptr) {
             *error = "cannot write the record '" + where + "'";
             return false;
@@ -436,7 +431,7 @@ class GradingTape {
         return write(kMagic, sizeof kMagic - 1, error);
     }
     bool open_replay(const std::string& path, std::string* error) {
-        file_ = std::fopen(path.c_str(), "rb");
+        file_ = open(path, "rb");
         char magic[sizeof kMagic - 1];
         if (file_ == nullptr || std::fread(magic, 1, sizeof magic, file_) != sizeof magic ||
             std::memcmp(magic, kMagic, sizeof magic) != 0) {
@@ -503,6 +498,13 @@ class GradingTape {
 
   private:
     static constexpr char kMagic[] = "PMPP-HOMEWORK-RECORD 1\n";
+
+    static std::FILE* open(const std::string& where, const char* mode) {
+        if (where.rfind("fd:", 0) != 0) return std::fopen(where.c_str(), mode);
+        char* end = nullptr;
+        const long fd = std::strtol(where.c_str() + 3, &end, 10);
+        return *end == '\0' && fd >= 0 ? fdopen(static_cast<int>(fd), mode) : nullptr;
+    }
 
     template <class T>
     static std::uint8_t kind_of() {
