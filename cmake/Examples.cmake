@@ -13,7 +13,7 @@
 #                                        (dynamic parallelism: kernels that launch kernels)
 #               [HOMEWORK]               an exercise: its marked files (// BEGIN SOLUTION ...
 #               [HOMEWORK_FILES <f>...]  // END SOLUTION) become a student version; the files
-#                                        default to SOURCE (cmake/HomeworkGenerate.cmake)
+#                                        default to SOURCE (homework/grader/hwtext.py)
 #               [HOMEWORK_RUNS "<args>"...]  runs of an exercise the student sees too (a second
 #                                        form the default run does not reach); else as RUNS
 #               [HOMEWORK_POINTS <n>]    the exercise's weight in grading (default 1), shared by

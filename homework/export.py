@@ -203,9 +203,9 @@ def export(manifest, dest, chapters=(), programs=(), solution_lines=None):
                     r.kind = hwtext.region_kind(functions[r.first])
                 regions[rel] = found
                 heads[rel] = functions
-        rows.append("| `%s` | `%s` | %s | `ctest --test-dir build -R '^%s/%s'` |" % (
+        rows.append("| `%s` | `%s` | %s | `ctest --test-dir build -R '^%s/%s'` | %s |" % (
             ex["name"], "`, `".join(ex["files"]), format_points(ex["points"]), ex["chapter"],
-            ex["name"]))
+            ex["name"], ", ".join("`%s`" % name for name in ex["forbid"]) or "-"))
     shown = tree_names(new)
     regions_json = {}
     only = {}

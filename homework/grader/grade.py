@@ -65,6 +65,7 @@ SLACK_MS = 0.01  # a budget's allowance for the timer's own noise on very short 
 MARKER = ".homework-graded"
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 NO_DEVICE = "FAIL: a CUDA device cannot be used"
+BASELINE = "worked-examples"  # the --solution's name in the logs
 
 
 class GradingError(Exception):
@@ -267,10 +268,25 @@ class Grader:
         self.sandbox = None
         with open(os.path.join(tree, "grader", "regions.json"), encoding="utf-8") as f:
             self.regions = json.load(f)["files"]
+        # The tree must be the one handed out: its marked files as the export wrote them.
+        exported = {}
+        try:
+            with open(os.path.join(tree, ".homework-export"), encoding="utf-8") as f:
+                for line in f:
+                    parts = line.rstrip("\n").split(" ", 1)
+                    if len(parts) == 2 and re.fullmatch(r"[0-9a-f]{64}", parts[0]):
+                        exported[parts[1]] = parts[0]
+        except OSError:
+            raise GradingError("%s is not a homework tree as homework_export writes it (no "
+                               ".homework-export)" % tree)
         self.templates = {}
         for rel in self.regions:
             with open(os.path.join(tree, rel), "rb") as f:
-                self.templates[rel] = hwtext.decode(f.read())
+                data = f.read()
+            if hashlib.sha256(data).hexdigest() != exported.get(rel):
+                raise GradingError("%s has been edited since the tree was exported: grade with "
+                                   "an unedited copy of the tree as handed out" % rel)
+            self.templates[rel] = hwtext.decode(data)
         self.generator = ["-G", "Ninja"] if shutil.which("ninja") else []
         jobs = max(1, options.jobs)
         self.build_jobs = max(1, (os.cpu_count() or 2) // jobs)
@@ -298,7 +314,7 @@ class Grader:
             list(self.options.cmake_arg)
         return self.cmake(args, log)
 
-    def build_targets(self, build, names, log):
+    def build_targets(self, build, names, log, parallel=None):
         """Builds the exercises' programs (a failure stops no other); returns the names built."""
         for name in names:
             try:
@@ -306,7 +322,7 @@ class Grader:
             except FileNotFoundError:
                 pass
         keep_going = ["--", "-k", "0"] if self.generator else ["--", "-k"]
-        self.cmake(["--build", build, "--parallel", str(self.build_jobs), "--target"] +
+        self.cmake(["--build", build, "--parallel", str(parallel or self.build_jobs), "--target"] +
                    list(names) + keep_going, log, timeout=self.options.build_timeout)
         return [name for name in names if os.path.isfile(os.path.join(build, "bin", name))]
 
@@ -340,7 +356,7 @@ class Grader:
         if self.options.timeout:
             for e in self.exercises:
                 e.timeout = self.options.timeout
-        built = self.build_targets(clean, [e.name for e in self.exercises], log)
+        built = self.build_targets(clean, [e.name for e in self.exercises], log, os.cpu_count())
         missing = [e.name for e in self.exercises if e.name not in built]
         if missing:
             raise GradingError("the homework tree as handed out does not build %s (%s)"
@@ -376,31 +392,31 @@ class Grader:
 
     def probe(self):
         """Whether a GPU can be used, by running the first exercise as handed out: first as the
-        grader, then in the sandbox (which may lack what the GPU needs: then it is loosened, and
-        the verdicts say so)."""
+        grader, then in the sandbox, which may lack what the GPU needs (a PID namespace, another
+        user): then the sandbox is loosened as little as works, and the verdicts say so."""
         e = self.exercises[0]
-        run = e.runs[0]
         program = os.path.join(self.clean_bin, e.name)
-        status, text = self.probe_once(program, run["args"], None)
+        status, text = self.probe_once(program, e.runs[0]["args"], None)
         if status != "ok":
             self.not_graded = text
             say("NOT GRADED: %s" % text)
             return
-        for change in ("pidns", "user"):
-            status, text = self.probe_once(program, run["args"], self.sandbox)
+        box = self.sandbox
+        pidns, user = box.pidns, (box.user, box.uid, box.gid)
+        tries = [(p, u) for u in (True, False) for p in (True, False)
+                 if (p <= pidns) and (u <= (box.uid is not None))]
+        for use_pidns, use_user in tries:
+            box.pidns = use_pidns
+            box.user, box.uid, box.gid = user if use_user else (None, None, None)
+            status, text = self.probe_once(program, e.runs[0]["args"], box)
             if status == "ok":
+                if pidns and not use_pidns:
+                    box.notes.append("the GPU could not be used in a PID namespace")
+                if user[1] is not None and not use_user:
+                    box.notes.append("the GPU could not be used as user %s" % user[0])
                 return
-            if change == "pidns" and self.sandbox.pidns:
-                self.sandbox.pidns = False
-                self.sandbox.notes.append("the GPU could not be used in a PID namespace: %s"
-                                          % text)
-            elif change == "user" or self.sandbox.uid is not None:
-                self.sandbox.notes.append("the GPU could not be used as user %s: %s"
-                                          % (self.sandbox.user, text))
-                self.sandbox.uid = None
-        status, text = self.probe_once(program, run["args"], self.sandbox)
-        if status != "ok":
-            self.not_graded = text
+        self.not_graded = "the GPU can be used, but not by a program in the sandbox: %s" % text
+        say("NOT GRADED: %s" % self.not_graded)
 
     def probe_once(self, program, args, sandbox):
         """("ok" or "no", why)."""
@@ -478,7 +494,7 @@ class Grader:
             bad = [rel for rel in e.marked if rel in rejected]
             if bad:
                 result = ExerciseResult(e.name, e.points, [
-                    TestResult(run["test"], run["label"], "fail", "file rejected: " + rejected[bad[0]])
+                    TestResult(run["test"], run["label"], "fail", rejected[bad[0]])
                     for run in e.runs], note="a file was rejected")
                 result.zero = True
                 student.exercises.append(result)
@@ -551,7 +567,9 @@ class Grader:
             with open(path, "wb") as f:
                 f.write(text.encode("utf-8"))
         say("%s: building %s" % (name, " ".join(e.name for e in exercises)))
-        built = self.build_targets(worker.build, [e.name for e in exercises], log)
+        # The worked examples build alone, before any submission: every core is theirs.
+        built = self.build_targets(worker.build, [e.name for e in exercises], log,
+                                   os.cpu_count() if name == BASELINE else None)
         for e in exercises:
             if e.name not in built:
                 results_[e.name] = self.not_built(e, log)
@@ -896,7 +914,7 @@ def run(grader, submissions, options):
             summary.append("NOT GRADED: %s" % grader.not_graded)
         elif options.solution:
             say("grading the worked examples (%s): the budgets' times" % options.solution)
-            solution, _ = grader.grade("worked-examples", os.path.abspath(options.solution),
+            solution, _ = grader.grade(BASELINE, os.path.abspath(options.solution),
                                        baseline=True)
             problems = [rel + ": " + what for rel, what in solution.files
                         if what.startswith("REJECTED")]
