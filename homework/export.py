@@ -278,4 +278,7 @@ def main():
 
 
 if __name__ == "__main__":
+    # Whatever the locale, printing never fails: what cannot be encoded is escaped.
+    sys.stdout.reconfigure(errors="backslashreplace")
+    sys.stderr.reconfigure(errors="backslashreplace")
     sys.exit(main())

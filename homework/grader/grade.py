@@ -988,4 +988,7 @@ def run(grader, submissions, options):
 
 
 if __name__ == "__main__":
+    # Whatever the locale, printing never fails: what cannot be encoded is escaped.
+    sys.stdout.reconfigure(errors="backslashreplace")
+    sys.stderr.reconfigure(errors="backslashreplace")
     sys.exit(main())

@@ -192,7 +192,7 @@ def build(args, tree, manifest):
             check(theirs[key] == e[key], "%s: the student tree registers the same %s"
                   % (e["name"], key))
     done = subprocess.run(["ctest", "--test-dir", build_dir, "--show-only=json-v1"],
-                          stdout=subprocess.PIPE, text=True)
+                          stdout=subprocess.PIPE, encoding="utf-8", errors="replace")
     names = {t["name"] for t in json.loads(done.stdout)["tests"]}
     for e in manifest["exercises"]:
         for r in e["runs"]:
@@ -209,4 +209,6 @@ def finish():
 
 
 if __name__ == "__main__":
+    # Whatever the locale, printing never fails: what cannot be encoded is escaped.
+    sys.stdout.reconfigure(errors="backslashreplace")
     sys.exit(main())

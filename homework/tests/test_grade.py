@@ -163,7 +163,7 @@ def main():
     started = time.time()
     done = subprocess.run([sys.executable, grade, "--class", klass, "--solution", repo,
                            "--out", out, "--jobs", "2"], stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
+                          stderr=subprocess.STDOUT, encoding="utf-8", errors="replace")
     print(done.stdout)
     finished = time.time()
     check(done.returncode == 1, "a class with points lost exits 1 (got %d)" % done.returncode)
@@ -219,7 +219,7 @@ def main():
     out2 = os.path.join(work, "out-no-rules")
     done = subprocess.run([sys.executable, grade, "--class", loose, "--out", out2,
                            "--no-region-rules", "--work", os.path.join(out, ".work")],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, encoding="utf-8", errors="replace")
     print(done.stdout)
     with open(os.path.join(out2, "gradebook.csv"), encoding="utf-8") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
@@ -240,7 +240,7 @@ def main():
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
     done = subprocess.run([sys.executable, grade, "--class", nogpu, "--out", out3,
                            "--solution", repo, "--work", os.path.join(out, ".work")],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, encoding="utf-8", errors="replace", env=env)
     print(done.stdout)
     check(done.returncode == 3, "no GPU: exit 3 (got %d)" % done.returncode)
     check("NOT GRADED: no usable GPU (SKIP: no CUDA device)" in done.stdout,
@@ -271,13 +271,13 @@ def main():
 
     # The GitHub Classroom step's check of one exercise.
     done = subprocess.run([sys.executable, grade, "--passed", os.path.join(out, "solution"),
-                           "fake_sum"], stdout=subprocess.PIPE, text=True)
+                           "fake_sum"], stdout=subprocess.PIPE, encoding="utf-8", errors="replace")
     check(done.returncode == 0, "--passed: the solution's exercise has full points")
     done = subprocess.run([sys.executable, grade, "--passed", os.path.join(out, "partial"),
-                           "fake_sum"], stdout=subprocess.PIPE, text=True)
+                           "fake_sum"], stdout=subprocess.PIPE, encoding="utf-8", errors="replace")
     check(done.returncode == 1, "--passed: a partial exercise does not")
     done = subprocess.run([sys.executable, grade, "--passed", os.path.join(out3, "solution"),
-                           "fake_sum"], stdout=subprocess.PIPE, text=True)
+                           "fake_sum"], stdout=subprocess.PIPE, encoding="utf-8", errors="replace")
     check(done.returncode == 3, "--passed: a submission not graded is neither")
 
     if failures:
@@ -317,4 +317,6 @@ def check_formats(folder, name, points):
 
 
 if __name__ == "__main__":
+    # Whatever the locale, printing never fails: what cannot be encoded is escaped.
+    sys.stdout.reconfigure(errors="backslashreplace")
     sys.exit(main())
