@@ -192,9 +192,9 @@ if [ $grade_status -ne 1 ]; then
   fail "the class was not graded as a class with points lost (see hw_class.log)"
   tail -30 "$OUT/hw_class.log" | tee -a "$log"
 fi
-python3 - "$root" "$OUT/hw_class" "$W/class.json" "$W/main/homework_exercises.json" <<'EOF' |
+python3 - "$root" "$OUT/hw_class" "$W/class.json" "$W/main/homework_exercises.json" "$#" <<'EOF' |
 import csv, json, os, sys
-root, out, expected_file, manifest = sys.argv[1:5]
+root, out, expected_file, manifest, chosen = sys.argv[1:6]
 sys.path.insert(0, os.path.join(root, "homework", "tests"))
 import junit_schema
 with open(expected_file) as f:
@@ -208,7 +208,7 @@ try:
         rows = {row["student"]: row for row in csv.DictReader(f)}
 except OSError as e:
     problems.append("no gradebook: %s" % e)
-if len(rows) < 20:
+if len(rows) < 20 and chosen == "0":  # every chapter: at least 20 (a few chapters make fewer)
     problems.append("the gradebook has %d submissions, fewer than 20" % len(rows))
 counts = {}
 for name, want in sorted(expected.items()):
