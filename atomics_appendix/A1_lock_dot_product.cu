@@ -98,6 +98,7 @@ void dot_ordered(const float* a, const float* b, float* c, int* turn, int n) {
 float read_result(const float* c) {
     float result = 0;
     CUDA_CHECK(cudaMemcpy(&result, c, sizeof(float), cudaMemcpyDeviceToHost));
+    common::graded("dot product", result);  // grading: recorded, or replayed (common.h)
     return result;
 }
 

@@ -61,7 +61,12 @@ inline void copy_table_to_host(const DeviceTable& table, Table& host_table) {
                           cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(host_table.pool.data(), table.pool, table.capacity * sizeof(Entry),
                           cudaMemcpyDeviceToHost));
-    const std::uintptr_t device_pool = reinterpret_cast<std::uintptr_t>(table.pool);
+    std::uintptr_t device_pool = reinterpret_cast<std::uintptr_t>(table.pool);
+    // Grading (common.h): the table as read, and the device address it was read at, which the
+    // relocation below needs; a replay's own pool lies elsewhere.
+    common::graded("bucket heads", host_table.entries);
+    common::graded("entry pool", host_table.pool);
+    common::graded("pool address", device_pool);
     const std::uintptr_t host_pool = reinterpret_cast<std::uintptr_t>(host_table.pool.data());
     auto relocate = [&](Entry*& p) {
         if (p != nullptr)

@@ -75,8 +75,11 @@ int main(int argc, char** argv) {
         CUDA_CHECK(segmented_sum(input, output, n, op));
     };
     // Rounding: one addition on load, log2(BLOCK_DIM) tree levels, then a chain of one atomicAdd
-    // per block into the result.
-    const std::int64_t height = 1 + ch10::ceil_log2(BLOCK_DIM) + segmented_sum_blocks(n);
+    // per block into the result. The block count is the launch's, which a graded run records
+    // (common::graded): the grader's check of it has no launcher of its own.
+    unsigned int blocks = segmented_sum_blocks(n);
+    common::graded("blocks", blocks);
+    const std::int64_t height = 1 + ch10::ceil_log2(BLOCK_DIM) + blocks;
     const ch10::KernelInfo info = {"Fig 10.13", /*in_place=*/false, height};
     return ch10::verify_then_time(dev, opt, report, "10_13_segmented_sum", "", info, launch)
                ? common::kExitOk

@@ -118,7 +118,7 @@ std::vector<Kernel> chapter_kernels(const common::Device& dev, unsigned int n) {
         ch10::with_coarse_factor(factor, [&](auto cf) {
             constexpr unsigned int CF = decltype(cf)::value;
             kernels.push_back(make_kernel("10_15 COARSE_FACTOR=" + std::to_string(CF), false,
-                                          coarsened_sum_height<CF>(n),
+                                          coarsened_sum_height<CF>(coarsened_sum_blocks<CF>(n)),
                                           [n](auto op, auto* in, auto* out) {
                                               CUDA_CHECK(coarsened_sum<CF>(in, out, n, op));
                                           }));

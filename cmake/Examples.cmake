@@ -24,9 +24,21 @@
 #                                        (dynamic parallelism: kernels that launch kernels)
 #               [HOMEWORK]               an exercise: its marked files (// BEGIN SOLUTION ...
 #               [HOMEWORK_FILES <f>...]  // END SOLUTION) become a student version; the files
-#                                        default to SOURCE (cmake/HomeworkGenerate.cmake)
+#                                        default to SOURCE (homework/grader/hwtext.py)
 #               [HOMEWORK_RUNS "<args>"...]  runs of an exercise the student sees too (a second
 #                                        form the default run does not reach); else as RUNS
+#               [HOMEWORK_POINTS <n>]    the exercise's weight in grading (default 1), shared by
+#                                        its tests
+#               [HOMEWORK_TIMEOUT <s>]   the time limit of each of its tests (default 120 s)
+#               [HOMEWORK_TIMED "<args>"]  a hidden run, large enough that a method other than the
+#                                        exercise's (one thread looping, an atomic per element)
+#                                        is far slower; grading holds its times to a budget
+#               [HOMEWORK_TIME_FACTOR <f>] that budget: at most f x the worked example's times in
+#                                        the same grading (default 5)
+#               [HOMEWORK_TIME_FLOOR <g>]  and, where given, at least g x them (a method that skips
+#                                        the exercise's work, such as its device-side launches)
+#               [HOMEWORK_FORBID <name>...]  names the student's parts may not use: the helpers
+#                                        that answer the exercise
 #               [TEST_ONLY])             a test program (checks a helper): no usage test, and
 #                                        `run_examples` leaves it out
 #
@@ -42,7 +54,10 @@
 #                    `sanitize`; registered only for GPU programs and where compute-sanitizer exists
 # A HOMEWORK program's default run is also labelled `homework` (the sizes a student sees), as are
 # its HOMEWORK_RUNS; its RUNS are labelled `hidden`, with one more run, <name>/hidden_seed, of the
-# default arguments and --seed HOMEWORK_HIDDEN_SEED: the instructor's grading passes its own seed.
+# default arguments and --seed HOMEWORK_HIDDEN_SEED (the instructor's grading passes its own
+# seed), and its HOMEWORK_TIMED run, <name>/timed. The exercises, with their runs, points and
+# limits, are written to build/homework_exercises.json, which homework/export.py and the grader
+# (homework/grader) read.
 #
 # Four helpers for the tests add_example() does not make, with the same conventions:
 #   add_expect_exit_test(<test> <chapter> host|gpu <exit> "<stderr regex>" <program> <arg>...)
@@ -212,11 +227,67 @@ function(_examples_flag_tests test_name chapter kind program)
   endforeach()
 endfunction()
 
+# JSON text of a string, and of an array of JSON texts.
+function(_examples_json_string out_var value)
+  string(REPLACE "\\" "\\\\" value "${value}")
+  string(REPLACE "\"" "\\\"" value "${value}")
+  string(REPLACE "\n" "\\n" value "${value}")
+  string(REPLACE "\t" "\\t" value "${value}")
+  set(${out_var} "\"${value}\"" PARENT_SCOPE)
+endfunction()
+function(_examples_json_strings out_var)
+  set(items "")
+  foreach(item IN LISTS ARGN)
+    _examples_json_string(item "${item}")
+    list(APPEND items "${item}")
+  endforeach()
+  list(JOIN items ", " items)
+  set(${out_var} "[${items}]" PARENT_SCOPE)
+endfunction()
+
+# One test run of an exercise, as JSON: its test name, arguments, label (homework, hidden or
+# timed) and whether grading adds its own --seed.
+function(_examples_json_run out_var test label seeded)
+  _examples_json_string(test "${test}")
+  _examples_json_strings(args ${ARGN})
+  set(${out_var} "{\"test\": ${test}, \"args\": ${args}, \"label\": \"${label}\", \"seeded\": ${seeded}}"
+      PARENT_SCOPE)
+endfunction()
+
+# The exercise of the add_example() call this is called from, as JSON (its variables EX_...,
+# json_runs and the call's arguments).
+macro(_examples_homework_json out_var)
+  _examples_json_string(_hw_name "${name}")
+  _examples_json_string(_hw_chapter "${EX_CHAPTER}")
+  file(RELATIVE_PATH _hw_source "${PROJECT_SOURCE_DIR}" "${CMAKE_CURRENT_SOURCE_DIR}/${EX_SOURCE}")
+  file(RELATIVE_PATH _hw_dir "${PROJECT_SOURCE_DIR}" "${CMAKE_CURRENT_SOURCE_DIR}")
+  set(_hw_files "")
+  foreach(_hw_file IN LISTS EX_HOMEWORK_FILES)
+    file(RELATIVE_PATH _hw_file "${PROJECT_SOURCE_DIR}" "${CMAKE_CURRENT_SOURCE_DIR}/${_hw_file}")
+    list(APPEND _hw_files "${_hw_file}")
+  endforeach()
+  _examples_json_strings(_hw_files ${_hw_files})
+  _examples_json_strings(_hw_forbid ${EX_HOMEWORK_FORBID})
+  _examples_json_string(_hw_source "${_hw_source}")
+  _examples_json_string(_hw_dir "${_hw_dir}")
+  _examples_json_string(_hw_binary "${CMAKE_BINARY_DIR}/bin/${name}")
+  _examples_json_string(_hw_call "${homework_call}")
+  list(JOIN json_runs ",\n    " _hw_runs)
+  set(${out_var} "{\"name\": ${_hw_name}, \"chapter\": ${_hw_chapter}, \"kind\": \"${kind}\",
+  \"source\": ${_hw_source}, \"dir\": ${_hw_dir}, \"files\": ${_hw_files}, \"binary\": ${_hw_binary},
+  \"points\": ${EX_HOMEWORK_POINTS}, \"timeout\": ${EX_HOMEWORK_TIMEOUT},
+  \"time_factor\": ${EX_HOMEWORK_TIME_FACTOR}, \"time_floor\": ${EX_HOMEWORK_TIME_FLOOR},
+  \"forbid\": ${_hw_forbid}, \"call\": ${_hw_call},
+  \"runs\": [\n    ${_hw_runs}]}")
+endmacro()
+
 function(add_example name)
-  set(lists LIBRARIES ARGS RUNS HOMEWORK_RUNS NO_SANITIZE EXAMPLE_ARGS HOMEWORK_FILES BAD_ARGS
-            ACCEPT_ARGS)
+  set(homework_values HOMEWORK_POINTS HOMEWORK_TIMEOUT HOMEWORK_TIMED HOMEWORK_TIME_FACTOR
+                      HOMEWORK_TIME_FLOOR)
+  set(lists LIBRARIES ARGS RUNS HOMEWORK_RUNS NO_SANITIZE EXAMPLE_ARGS HOMEWORK_FILES HOMEWORK_FORBID
+            BAD_ARGS ACCEPT_ARGS)
   cmake_parse_arguments(PARSE_ARGV 1 EX "HOST;GPU;TEST_ONLY;RELOCATABLE;HOMEWORK"
-                        "CHAPTER;SOURCE;SANITIZE" "${lists}")
+                        "CHAPTER;SOURCE;SANITIZE;${homework_values}" "${lists}")
   if(NOT EX_CHAPTER OR EX_HOST STREQUAL EX_GPU)
     message(FATAL_ERROR "add_example(${name}): give CHAPTER and exactly one of HOST or GPU")
   endif()
@@ -248,41 +319,60 @@ function(add_example name)
     if(NOT EX_HOMEWORK_FILES)
       set(EX_HOMEWORK_FILES ${EX_SOURCE})
     endif()
-    list(TRANSFORM EX_HOMEWORK_FILES PREPEND "${CMAKE_CURRENT_SOURCE_DIR}/")
-    list(JOIN EX_HOMEWORK_FILES "," homework_files)
-    set_property(GLOBAL APPEND PROPERTY HOMEWORK_EXERCISES
-                 "${EX_CHAPTER}|${name}|${homework_files}")
-    # The call itself, for the student tree's CMakeLists.txt (cmake/HomeworkExport.cmake).
-    _examples_call_text(call ${ARGV})
-    set_property(GLOBAL PROPERTY HOMEWORK_CALL_${name} "${call}")
-    set_property(GLOBAL PROPERTY HOMEWORK_DIR_${name} "${CMAKE_CURRENT_SOURCE_DIR}")
-    set_property(GLOBAL PROPERTY HOMEWORK_SOURCE_${name} "${CMAKE_CURRENT_SOURCE_DIR}/${EX_SOURCE}")
+    foreach(var IN ITEMS POINTS:1 TIMEOUT:120 TIME_FACTOR:5 TIME_FLOOR:0)
+      string(REPLACE ":" ";" var "${var}")
+      list(GET var 0 key)
+      list(GET var 1 default)
+      if(NOT DEFINED EX_HOMEWORK_${key})
+        set(EX_HOMEWORK_${key} ${default})
+      endif()
+      if(NOT EX_HOMEWORK_${key} MATCHES "^[0-9]+(\\.[0-9]+)?$")
+        message(FATAL_ERROR "add_example(${name}): HOMEWORK_${key} must be a number")
+      endif()
+    endforeach()
+    if(NOT EX_HOMEWORK_TIMED)
+      message(FATAL_ERROR "add_example(${name}): an exercise needs HOMEWORK_TIMED \"<args>\", a "
+                          "hidden run whose times grading holds to a budget")
+    endif()
   endif()
 
   set(test_name "${EX_CHAPTER}/${name}")
   add_test(NAME ${test_name} COMMAND ${name} ${EX_ARGS})
   set(tests ${test_name})
   set(student_tests ${test_name})
+  _examples_json_run(json_runs "${test_name}" homework false ${EX_ARGS})
   foreach(run IN LISTS EX_RUNS EX_HOMEWORK_RUNS)
     _examples_run_suffix(suffix "${run}")
     separate_arguments(run_args UNIX_COMMAND "${run}")
     add_test(NAME ${test_name}/${suffix} COMMAND ${name} ${run_args})
     if(run IN_LIST EX_HOMEWORK_RUNS)
       list(APPEND student_tests ${test_name}/${suffix})
+      _examples_json_run(json_run "${test_name}/${suffix}" homework false ${run_args})
     else()
       list(APPEND tests ${test_name}/${suffix})
+      _examples_json_run(json_run "${test_name}/${suffix}" hidden false ${run_args})
     endif()
+    list(APPEND json_runs "${json_run}")
   endforeach()
   set_tests_properties(${tests} ${student_tests} PROPERTIES LABELS "${EX_CHAPTER};${kind}"
                                                             SKIP_RETURN_CODE 77)
   if(EX_HOMEWORK)
     add_test(NAME ${test_name}/hidden_seed COMMAND ${name} ${EX_ARGS} --seed ${HOMEWORK_HIDDEN_SEED})
+    separate_arguments(timed_args UNIX_COMMAND "${EX_HOMEWORK_TIMED}")
+    add_test(NAME ${test_name}/timed COMMAND ${name} ${timed_args})
     list(POP_FRONT tests default_test)
-    list(APPEND tests ${test_name}/hidden_seed)
+    list(APPEND tests ${test_name}/hidden_seed ${test_name}/timed)
     set_tests_properties(${student_tests} PROPERTIES LABELS "${EX_CHAPTER};${kind};homework"
-                                                     TIMEOUT 120)
+                                                     TIMEOUT ${EX_HOMEWORK_TIMEOUT})
     set_tests_properties(${tests} PROPERTIES LABELS "${EX_CHAPTER};${kind};hidden"
-                                             SKIP_RETURN_CODE 77 TIMEOUT 120)
+                                             SKIP_RETURN_CODE 77 TIMEOUT ${EX_HOMEWORK_TIMEOUT})
+    _examples_json_run(json_run "${test_name}/hidden_seed" hidden true ${EX_ARGS})
+    list(APPEND json_runs "${json_run}")
+    _examples_json_run(json_run "${test_name}/timed" timed false ${timed_args})
+    list(APPEND json_runs "${json_run}")
+    _examples_call_text(homework_call ${ARGV})
+    _examples_homework_json(json)
+    set_property(GLOBAL APPEND PROPERTY HOMEWORK_JSON "${json}")
   endif()
 
   if(NOT EX_TEST_ONLY)
@@ -310,13 +400,25 @@ function(add_example name)
 endfunction()
 
 # Writes the list of programs, in the order they were added, and the `run_examples` target that
-# runs each one at its default size and prints a per-chapter summary (cmake/RunExamples.cmake).
+# runs each one at its default size and prints a per-chapter summary (cmake/RunExamples.cmake);
+# and, when there are exercises, build/homework_exercises.json.
 function(write_examples_manifest)
   get_property(entries GLOBAL PROPERTY EXAMPLES_MANIFEST)
   get_property(targets GLOBAL PROPERTY EXAMPLES_TARGETS)
   list(JOIN entries "\n" content)
   set(manifest "${CMAKE_BINARY_DIR}/examples_manifest.txt")
   file(GENERATE OUTPUT "${manifest}" CONTENT "${content}\n")
+  get_property(exercises GLOBAL PROPERTY HOMEWORK_JSON)
+  if(exercises)
+    list(JOIN exercises ",\n" exercises)
+    _examples_json_string(source_dir "${PROJECT_SOURCE_DIR}")
+    _examples_json_string(binary_dir "${CMAKE_BINARY_DIR}")
+    _examples_json_string(generator "${CMAKE_GENERATOR}")
+    file(WRITE "${CMAKE_BINARY_DIR}/homework_exercises.json"
+         "{\"source_dir\": ${source_dir}, \"binary_dir\": ${binary_dir}, "
+         "\"generator\": ${generator}, \"hidden_seed\": ${HOMEWORK_HIDDEN_SEED},\n"
+         "\"exercises\": [\n${exercises}]}\n")
+  endif()
   add_custom_target(
     run_examples
     COMMAND ${CMAKE_COMMAND} "-DMANIFEST=${manifest}" -P "${_examples_dir}/RunExamples.cmake"

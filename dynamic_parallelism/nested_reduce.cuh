@@ -132,6 +132,7 @@ class Runner {
 inline long long gpu_sum(const Runner& r, const Problem& p) {
     std::vector<int> partial(p.grid);
     CUDA_CHECK(cudaMemcpy(partial.data(), r.odata(), p.grid * sizeof(int), cudaMemcpyDeviceToHost));
+    common::graded("per-block sums", partial);  // grading: recorded, or replayed (common.h)
     long long sum = 0;
     for (int s : partial) sum += s;
     return sum;

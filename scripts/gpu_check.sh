@@ -10,7 +10,8 @@
 #     ch10 ch07 dp atomics warp
 #                one chapter's worked numbers and benchmark (`bench`: all five)
 #     ncu        the Nsight Compute counters (ncu, at the clocks it finds)
-#     homework   every student version fails, every solution passes
+#     homework   every student version fails; the grader gives the solutions full points and
+#                every adversarial submission none (homework/gpu_check_homework.sh)
 # (the stages exist because a remote session may limit one command's time; each reuses the build
 # that an earlier stage made, or makes it).
 set -uo pipefail
@@ -282,7 +283,7 @@ fi
 if want homework; then
   # The homework scheme (homework/gpu_check_homework.sh writes its summary to $OUT/homework.log).
   step homework_run.log env OUT="$OUT" bash homework/gpu_check_homework.sh
-  tail -30 "$OUT/homework.log"
+  tail -60 "$OUT/homework.log"
 fi
 
 echo "gpu_check: $([ $status = 0 ] && echo passed || echo FAILED)"

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Writes the student tree of the exercises registered with add_example(... HOMEWORK).
+
+    python3 homework/export.py --manifest build/homework_exercises.json --dest DIR
+                               [--chapters a,b] [--programs x,y] [--solution-lines FILE]
+
+The `homework_export` target runs this (cmake/Homework.cmake). --chapters and --programs default
+to the environment variables HOMEWORK_CHAPTERS and HOMEWORK_PROGRAMS (empty or unset: all). The
+tree holds common/, cmake/ (without the instructor's Homework.cmake), the chosen exercises with
+every file of the repository they include (each marked file in its student form: hwtext.generate),
+a CMakeLists.txt per chapter with the exercises' add_example() calls, the grader (grader/, with
+the regions of every marked file in grader/regions.json), a GitHub Classroom workflow and a README
+for students. DEST is replaced, so it must be empty, absent, or an earlier export whose marked
+files nobody has edited since. --solution-lines (tests of the scheme) receives, per region, a line
+that only the solution has; it must stay out of the student tree.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "grader"))
+import hwtext  # noqa: E402
+
+GRADER_FILES = ["grade.py", "hwtext.py", "sandbox.py", "results.py", "exec_as.py"]
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
+SOURCE_SUFFIXES = (".h", ".hpp", ".cuh", ".cu", ".cpp", ".cc")
+# Words of a function's header that name nothing a host region may use.
+NOT_NAMES = set("""template typename class struct static inline extern constexpr const volatile
+__host__ __device__ __global__ __forceinline__ __noinline__ noexcept operator""".split())
+
+
+class ExportError(Exception):
+    pass
+
+
+def read(path):
+    with open(path, "rb") as f:
+        text = hwtext.decode(f.read())
+    if text is None:
+        raise ExportError("%s: not UTF-8 text" % path)
+    return text
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+
+
+def needed_files(src, files):
+    """The files an exercise needs: its own, and what they include from the repository outside
+    common/ (copied whole), followed to the end."""
+    queue, seen = list(files), []
+    while queue:
+        path = queue.pop(0)
+        if path in seen:
+            continue
+        seen.append(path)
+        for included in INCLUDE.findall(read(path)):
+            target = os.path.normpath(os.path.join(os.path.dirname(path), included))
+            rel = os.path.relpath(target, src)
+            if os.path.isfile(target) and not rel.startswith(("..", "common" + os.sep)):
+                queue.append(target)
+    return seen
+
+
+def tree_names(dest):
+    """Every identifier in the exported tree's sources: what a student can read anyway."""
+    found = set()
+    for root, _, files in os.walk(dest):
+        for name in files:
+            if name.endswith(SOURCE_SUFFIXES):
+                found.update(hwtext.IDENT.findall(read(os.path.join(root, name))))
+    return found
+
+
+def host_allow(region, head, shown):
+    """The names a region in host code may use: its function header's, and those its worked
+    example uses there whose every part the student tree shows anyway (no hint leaks)."""
+    allow = set(word for word in head or [] if hwtext.IDENT.fullmatch(word) and
+                word not in NOT_NAMES)
+    code = [t for t in hwtext.lex(region.solution, 1) if t.kind in ("ident", "punct")]
+    for name, _ in hwtext.names(code):
+        name = name.lstrip(":")
+        if all(part in shown for part in name.split("::")):
+            allow.add(name)
+    return sorted(allow)
+
+
+def classroom_workflow(template, exercises):
+    steps, env, ids = [], [], []
+    for ex in exercises:
+        step = "ex-" + re.sub(r"[^A-Za-z0-9]+", "-", ex["name"]).strip("-").lower()
+        ids.append(step)
+        steps.append(
+            "      - name: %s\n"
+            "        id: %s\n"
+            "        uses: classroom-resources/autograding-command-grader@v1\n"
+            "        with:\n"
+            "          test-name: %s\n"
+            "          command: python3 clean/grader/grade.py --passed graded/submission %s\n"
+            "          timeout: 5\n"
+            "          max-score: %s\n" % (ex["name"], step, ex["name"], ex["name"],
+                                        format_points(ex["points"])))
+        env.append('          %s_RESULTS: "${{steps.%s.outputs.result}}"\n' % (step.upper(), step))
+    return (template.replace("@STEPS@", "".join(steps).rstrip("\n"))
+            .replace("@REPORTER_ENV@", "".join(env).rstrip("\n"))
+            .replace("@RUNNERS@", ",".join(ids)))
+
+
+def format_points(points):
+    return ("%g" % points)
+
+
+def export(manifest, dest, chapters=(), programs=(), solution_lines=None):
+    with open(manifest, encoding="utf-8") as f:
+        data = json.load(f)
+    src = data["source_dir"]
+    exercises = data["exercises"]
+    names = [ex["name"] for ex in exercises]
+    all_chapters = []
+    for ex in exercises:
+        if ex["chapter"] not in all_chapters:
+            all_chapters.append(ex["chapter"])
+    for name in programs:
+        if name not in names:
+            raise ExportError("homework_export: %s is not an exercise of this build (the "
+                              "exercises: %s)" % (name, " ".join(names)))
+    for chapter in chapters:
+        if chapter not in all_chapters:
+            raise ExportError("homework_export: no exercise in chapter %s (chapters with "
+                              "exercises: %s; -DCHAPTERS=... at configure time decides which "
+                              "chapters the build has)" % (chapter, " ".join(all_chapters)))
+    chosen = [ex for ex in exercises if (not chapters or ex["chapter"] in chapters) and
+              (not programs or ex["name"] in programs)]
+    if not chosen:
+        raise ExportError("homework_export: nothing to export")
+    marked = set()
+    for ex in exercises:  # every marked file of the build, chosen or not: none leaves unstubbed
+        marked.update(ex["files"])
+
+    marker = ".homework-export"
+    if os.path.exists(dest) and not os.path.exists(os.path.join(dest, marker)) and \
+            os.listdir(dest):
+        raise ExportError("homework_export: %s exists and is not an earlier export; choose an "
+                          "empty or new folder" % dest)
+    # An earlier export in which someone has started to write is kept.
+    if os.path.exists(os.path.join(dest, marker)):
+        with open(os.path.join(dest, marker), encoding="utf-8") as f:
+            for line in f:
+                parts = line.rstrip("\n").split(" ", 1)
+                if len(parts) == 2 and re.fullmatch(r"[0-9a-f]{64}", parts[0]):
+                    path = os.path.join(dest, parts[1])
+                    if os.path.exists(path) and sha256(path) != parts[0]:
+                        raise ExportError(
+                            "homework_export: %s has been edited since the last export; save "
+                            "that work elsewhere and delete %s, or export to another folder "
+                            "(-DHOMEWORK_EXPORT_DIR=...)" % (path, dest))
+    new = dest + ".new"
+    shutil.rmtree(new, ignore_errors=True)
+    os.makedirs(new)
+    write(os.path.join(new, ".gitignore"), "/build*/\n/graded*/\n__pycache__/\n")
+    shutil.copytree(os.path.join(src, "common"), os.path.join(new, "common"),
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    os.makedirs(os.path.join(new, "cmake"))
+    for name in sorted(os.listdir(os.path.join(src, "cmake"))):
+        if name.endswith(".cmake") and name != "Homework.cmake":
+            shutil.copy2(os.path.join(src, "cmake", name), os.path.join(new, "cmake", name))
+    if os.path.exists(os.path.join(src, ".clang-format")):
+        shutil.copy2(os.path.join(src, ".clang-format"), os.path.join(new, ".clang-format"))
+
+    regions = {}
+    calls = {}
+    tree_chapters = []
+    rows = []
+    heads = {}
+    for ex in chosen:
+        if ex["chapter"] not in tree_chapters:
+            tree_chapters.append(ex["chapter"])
+        calls.setdefault(ex["dir"], []).append(ex["call"])
+        files = [os.path.join(src, rel) for rel in [ex["source"]] + ex["files"]]
+        for path in needed_files(src, files):
+            rel = os.path.relpath(path, src)
+            out = os.path.join(new, rel)
+            if rel not in marked:
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                shutil.copy2(path, out)
+            elif rel not in regions:
+                try:
+                    student, found = hwtext.generate(read(path), path)
+                except hwtext.MarkError as e:
+                    raise ExportError(str(e))
+                write(out, student)
+                lines = hwtext.split_lines(student)
+                functions = hwtext.enclosing_functions(lines)
+                for r in found:
+                    r.kind = hwtext.region_kind(functions[r.first])
+                regions[rel] = found
+                heads[rel] = functions
+        rows.append("| `%s` | `%s` | %s | `ctest --test-dir build -R '^%s/%s'` | %s |" % (
+            ex["name"], "`, `".join(ex["files"]), format_points(ex["points"]), ex["chapter"],
+            ex["name"], ", ".join("`%s`" % name for name in ex["forbid"]) or "-"))
+    shown = tree_names(new)
+    regions_json = {}
+    only = {}
+    for rel, found in regions.items():
+        for r in found:
+            if r.kind == "host":
+                r.allow = host_allow(r, heads[rel][r.first], shown)
+        regions_json[rel] = [{"first": r.first, "last": r.last, "kind": r.kind, "allow": r.allow}
+                             for r in found]
+        only[rel] = [{"line": r.begin_line, "only": r.only} for r in found]
+
+    for directory, chapter_calls in calls.items():
+        write(os.path.join(new, directory, "CMakeLists.txt"),
+              "# The exercises of %s, as the worked examples register them.\nset(chapter %s)\n\n%s\n"
+              % (directory, os.path.basename(directory), "\n".join(chapter_calls)))
+    student = os.path.join(HERE, "student")
+    languages = "CXX CUDA" if any(ex["kind"] == "gpu" for ex in chosen) else "CXX"
+    with open(os.path.join(student, "CMakeLists.txt.in"), encoding="utf-8") as f:
+        write(os.path.join(new, "CMakeLists.txt"),
+              f.read().replace("@HOMEWORK_CHAPTER_DIRS@", " ".join(calls))
+              .replace("@HOMEWORK_LANGUAGES@", languages))
+    with open(os.path.join(student, "README.md.in"), encoding="utf-8") as f:
+        write(os.path.join(new, "README.md"),
+              f.read().replace("@HOMEWORK_TABLE@", "\n".join(rows) + "\n"))
+    with open(os.path.join(student, "classroom.yml.in"), encoding="utf-8") as f:
+        write(os.path.join(new, ".github", "workflows", "classroom.yml"),
+              classroom_workflow(f.read(), chosen))
+    os.makedirs(os.path.join(new, "grader"))
+    for name in GRADER_FILES:
+        shutil.copy2(os.path.join(HERE, "grader", name), os.path.join(new, "grader", name))
+    write(os.path.join(new, "grader", "regions.json"),
+          json.dumps({"files": regions_json}, indent=1, sort_keys=True) + "\n")
+    if solution_lines:
+        write(solution_lines, json.dumps(only, indent=1, sort_keys=True) + "\n")
+
+    # The marker records each student file's hash as exported; one that no longer has it has
+    # been edited since.
+    lines = ["written by homework_export; replaced by the next export unless a file below "
+             "changed"]
+    lines += ["%s %s" % (sha256(os.path.join(new, rel)), rel) for rel in sorted(regions)]
+    write(os.path.join(new, marker), "\n".join(lines) + "\n")
+    shutil.rmtree(dest, ignore_errors=True)
+    os.rename(new, dest)
+    return [ex["name"] for ex in chosen]
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--manifest", required=True)
+    parser.add_argument("--dest", required=True)
+    parser.add_argument("--chapters", default=os.environ.get("HOMEWORK_CHAPTERS", ""))
+    parser.add_argument("--programs", default=os.environ.get("HOMEWORK_PROGRAMS", ""))
+    parser.add_argument("--solution-lines")
+    args = parser.parse_args()
+    split = lambda text: [item for item in text.split(",") if item]  # noqa: E731
+    try:
+        chosen = export(args.manifest, os.path.abspath(args.dest), split(args.chapters),
+                        split(args.programs), args.solution_lines)
+    except ExportError as e:
+        print(e, file=sys.stderr)
+        return 1
+    print("homework_export: %d exercise(s) (%s) written to %s"
+          % (len(chosen), " ".join(chosen), args.dest))
+    return 0
+
+
+if __name__ == "__main__":
+    # Whatever the locale, printing never fails: what cannot be encoded is escaped.
+    sys.stdout.reconfigure(errors="backslashreplace")
+    sys.stderr.reconfigure(errors="backslashreplace")
+    sys.exit(main())
