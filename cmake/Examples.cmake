@@ -81,6 +81,24 @@ function(add_sanitizer_tests chapter program suffix skip_tools)
   endforeach()
 endfunction()
 
+# add_compile_alone_test(<chapter> <test> <program> <header> <kernels-only macro> [<arg>...]): a
+# test (label host, no GPU needed) that compiles <program>.cu with its main left out (<macro>
+# defined) in an empty folder beside <header> alone, as a reader who copies the kernel and
+# launcher into a project of their own would (cmake/CompileAlone.cmake; the <arg>s are its -D
+# options).
+function(add_compile_alone_test chapter test program header kernels_only)
+  set(args -DNVCC=${CMAKE_CUDA_COMPILER} -DSOURCE=${CMAKE_CURRENT_SOURCE_DIR}/${program}.cu
+           -DHEADER=${CMAKE_CURRENT_SOURCE_DIR}/${header} -DKERNELS_ONLY=${kernels_only})
+  string(REGEX REPLACE "[^A-Za-z0-9_]+" "_" work "${test}")
+  list(APPEND args -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/compile_alone/${work})
+  if(CMAKE_CUDA_HOST_COMPILER)
+    list(APPEND args -DCCBIN=${CMAKE_CUDA_HOST_COMPILER})
+  endif()
+  add_test(NAME ${test} COMMAND ${CMAKE_COMMAND} ${args} ${ARGN}
+                                -P "${_examples_dir}/CompileAlone.cmake")
+  set_tests_properties(${test} PROPERTIES LABELS "${chapter};host")
+endfunction()
+
 # The text of a call `add_example(<args>)`, each argument quoted where it needs it; the source
 # folder becomes ${CMAKE_CURRENT_SOURCE_DIR} again.
 function(_examples_call_text out_var)
