@@ -9,12 +9,14 @@
 // whole warp (0xffffffff) except in a final partial warp. The blog wrote for Kepler, where
 // __shfl, __ballot and __any took no mask; they no longer exist for sm_70 and later, whose lanes
 // are scheduled independently, so every warp intrinsic here names the lanes that execute it.
+//
+// This is the one header the chapter's kernels and launchers need beside CUDA's own: a program's
+// kernels copied into another project compile with it alone (the compile_alone tests check it).
 #pragma once
-
-#include <cstdint>
 
 namespace warp_agg {
 
+constexpr int kWarp = 32;
 constexpr unsigned int kFullMask = 0xffffffffu;
 
 __device__ __forceinline__ unsigned int lane_id() {
