@@ -201,13 +201,15 @@ if want warp; then
   step figures.log sh -c "build/bin/01_get_peers --csv >'$DATA/get_peers.csv' 2>'$DATA/get_peers_log.txt'"
   step figures.log sh -c "build/bin/04_warp_aggregated_increment --csv >'$DATA/filter.csv' 2>'$DATA/filter_log.txt'"
   # Per kernel of 01-03 for sm_90: the warp instructions of a peer search (MATCH.ANY, REDUX.OR,
-  # BRA.DIV, SHFL.IDX, VOTE.ANY, WARPSYNC); then 04's filter_plain whole.
+  # BRA.DIV, SHFL.IDX, VOTE.ANY, WARPSYNC) and the atomics (ATOMS.CAST.SPIN: a shared-memory CAS
+  # loop; REDG: an atomic done in the L2); then 04's filter_plain whole.
   for p in 01_get_peers 02_reduce_peers 03_reduction_by_key_benchmark; do
     record sass.txt sh -c "cuobjdump -arch sm_90 -sass build/bin/$p | awk '
-      function flush() { if (f) printf \"%s MATCH.ANY %d REDUX.OR %d BRA.DIV %d SHFL.IDX %d VOTE.ANY %d WARPSYNC %d\\n\", f, c[1], c[2], c[3], c[4], c[5], c[6] }
+      function flush() { if (f) printf \"%s MATCH.ANY %d REDUX.OR %d BRA.DIV %d SHFL.IDX %d VOTE.ANY %d WARPSYNC %d ATOMS.CAST.SPIN %d REDG %d\\n\", f, c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8] }
       /Function :/ { flush(); f = \$3; split(\"\", c) }
       /MATCH.ANY/ { c[1]++ } /REDUX.OR/ { c[2]++ } /BRA.DIV/ { c[3]++ } /SHFL.IDX/ { c[4]++ }
-      /VOTE.ANY/ { c[5]++ } /WARPSYNC/ { c[6]++ } END { flush() }'"
+      /VOTE.ANY/ { c[5]++ } /WARPSYNC/ { c[6]++ } /ATOMS.CAST.SPIN/ { c[7]++ } /REDG/ { c[8]++ }
+      END { flush() }'"
   done
   record sass.txt sh -c "cuobjdump -arch sm_90 -sass build/bin/04_warp_aggregated_increment |
     awk '/Function :/ { on = /filter_plain/ } on'"

@@ -77,7 +77,7 @@ __device__ unsigned int get_peers(Key key, unsigned int active, Trace trace = {}
 }
 
 // __match_any_sync returns the mask of the lanes in `active` whose key equals this lane's: the
-// whole loop above in one instruction (32- and 64-bit integer keys).
+// whole loop above in one instruction (keys of 32 or 64 bits, compared bit for bit).
 template <class Key>
 __device__ __forceinline__ unsigned int match_peers(Key key, unsigned int active) {
     return __match_any_sync(active, key);
