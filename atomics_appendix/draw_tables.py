@@ -117,8 +117,9 @@ def draw(png):
             prev = (x + 2.6, y + 0.5)
             x += 3.2
         left.text(prev[0] + 0.15, y + 0.5, "NULL", va="center", fontsize=7, color="gray")
-    left.text(0, -1.2, "Inserting key i takes pool[i] and writes two pointers (next, then the head);"
-              "\na lookup walks the list: in the programs ~25,600 entries a bucket.", fontsize=8)
+    left.text(0, -1.2, "Inserting key i takes pool[i] and writes two pointers (next, then the "
+              "head);\na lookup walks the list: in the programs ~25,600 entries a bucket.",
+              fontsize=8)
     left.set_xlim(-0.2, 2.2 + 3.2 * max(len(c) for c in heads) + 1)
     left.set_ylim(-1.8, BUCKETS * row_h)
     left.axis("off")

@@ -206,7 +206,7 @@ def main():
                              "provenance")
     if args.results:
         ratios = "\n".join(ratio_lines(rows)) + "\n"
-        # The run's text output: benchmark_log.txt beside the CSV, as scripts/gpu_check.sh writes it.
+        # The run's text output: benchmark_log.txt beside the CSV (scripts/gpu_check.sh writes it).
         texts = [os.path.join(os.path.dirname(args.csv), "benchmark_log.txt"), args.env]
         for marker, text in (("bytes-table", bytes_table(rows, texts)), ("ratios", ratios),
                              ("cuco-table", cuco_table(rows))):

@@ -35,7 +35,7 @@ def random_pattern(n, seed):
 
 
 def get_peers_rounds(keys):
-    """[(leader, peers, unclaimed before)] as warp_peers.cuh's loop runs them, one per distinct key."""
+    """[(leader, peers, unclaimed before)], one per distinct key, as warp_peers.cuh's loop runs."""
     unclaimed = (1 << len(keys)) - 1
     rounds = []
     while unclaimed:

@@ -250,9 +250,9 @@ def ncu_tables(path):
     for variant, v in kernels:
         cells = [metric(v, f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio")
                  for s in stalls]
-        lines.append(f"| {variant} | {metric(v, 'smsp__warps_eligible.avg.per_cycle_active', '{:.2f}')} | "
-                     f"{metric(v, 'smsp__average_warp_latency_per_inst_issued.ratio')} | "
-                     + " | ".join(cells) + " |")
+        eligible = metric(v, "smsp__warps_eligible.avg.per_cycle_active", "{:.2f}")
+        cycles = metric(v, "smsp__average_warp_latency_per_inst_issued.ratio")
+        lines.append(f"| {variant} | {eligible} | {cycles} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -50,10 +50,10 @@ struct NoReduceTrace {
 // implicitly used "whoever is here"; naming the full warp instead would be undefined, because the
 // lanes that already left never reach the intrinsic.
 //
-// A mask that is not a constant costs extra where nvcc cannot prove that the lanes executing the
-// intrinsic are the ones it names: on sm_90 each round of this loop then also runs a MATCH.ANY on
-// `unclaimed`, two REDUX.OR and two BRA.DIV to a slow path (in 02's and 03's kernels; 01's kernel
-// has none of them).
+// A mask that is not a constant costs extra where the compiler cannot prove that the lanes
+// executing the intrinsic are the ones it names: each round then also checks that (a MATCH.ANY on
+// `unclaimed` and REDUX.OR in the SASS) and branches to a slow path if not (RESULTS.md, "The peer
+// search in the SASS").
 template <class Key, class Trace = NoPeersTrace>
 __device__ unsigned int get_peers(Key key, unsigned int active, Trace trace = {}) {
     // BEGIN SOLUTION
