@@ -221,6 +221,18 @@ __device__ __forceinline__ void load_vectors(const E* p, E (&out)[kItems]) {
     }
 }
 
+// The warp's largest value: one REDUX instruction from sm_80 on, five shuffles before (the build's
+// Turing target, sm_75, has no __reduce_max_sync).
+__device__ unsigned int warp_max(unsigned int v) {
+#if __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(warp_agg::kFullMask, v);
+#else
+    for (int d = warp_agg::kWarp / 2; d > 0; d /= 2)
+        v = max(v, __shfl_xor_sync(warp_agg::kFullMask, v, d));
+    return v;
+#endif
+}
+
 template <int kItems, class T>
 __global__ void segmented_scan_kernel(const int* keys, const T* values, T* bins, unsigned int n) {
     constexpr unsigned int kTile = warp_agg::kWarp * kItems;
@@ -266,14 +278,7 @@ __global__ void segmented_scan_kernel(const int* keys, const T* values, T* bins,
     // Lane 0 always starts a segment; `first` is the start of this lane's segment.
     const unsigned int starts = __ballot_sync(warp_agg::kFullMask, has_start);
     const unsigned int first = 31 - __clz(starts & (warp_agg::lanes_below() | 1u << lane));
-    // The scan's rounds stop at the longest segment of the warp.
-#if __CUDA_ARCH__ >= 800
-    const unsigned int longest = __reduce_max_sync(warp_agg::kFullMask, lane - first);
-#else  // no __reduce_max_sync before sm_80: the same maximum with shuffles
-    unsigned int longest = lane - first;
-    for (int offset = 16; offset > 0; offset /= 2)
-        longest = max(longest, __shfl_xor_sync(warp_agg::kFullMask, longest, offset));
-#endif
+    const unsigned int longest = warp_max(lane - first);
     for (unsigned int d = 1; d <= longest; d <<= 1) {
         const T up = __shfl_up_sync(warp_agg::kFullMask, tail, d);
         if (lane >= first + d) tail += up;
