@@ -22,7 +22,8 @@
 // its helpers need the repository's common/.
 //
 // Build: cmake --build build --target A1_lock_dot_product
-// Run:   build/bin/A1_lock_dot_product [--n 34603008] [--random] [--seed 1234] [--reps 20]
+// Run:   build/bin/A1_lock_dot_product [--n 34603008] [--random] [--seed 1234 (implies --random)]
+//        [--reps 20] [--csv]
 #include "lock.cuh"
 
 using atomics::Lock;

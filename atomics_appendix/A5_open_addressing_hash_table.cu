@@ -35,7 +35,7 @@
 // and its helpers need keys.h and the repository's common/.
 //
 // Build: cmake --build build --target A5_open_addressing_hash_table
-// Run:   build/bin/A5_open_addressing_hash_table [--n 26214400] [--load 50|80] [--slots S]
+// Run:   build/bin/A5_open_addressing_hash_table [--n 26214400] [--load 50|80|both | --slots S]
 #include <cuda/atomic>
 
 #include "hash_table.h"

@@ -46,7 +46,8 @@
 //
 // Build: cmake --build build --target 03_reduction_by_key_benchmark
 // Run:   build/bin/03_reduction_by_key_benchmark [--n 10000000] [--per-cell 10]
-//        [--displacement 32] [--order 0|1|2|3] [--precision 0|32|64] [--reps 20] [--csv]
+//        [--displacement 32] [--order all|sorted|partial|random] [--precision both|float|double]
+//        [--reps 20] [--csv]
 #include <cstddef>
 #include <cstring>
 
