@@ -14,23 +14,25 @@
 // results: the fixed order must give one; the lock gives whatever order the blocks arrive in.
 //
 // Before either, a direct test of the lock: 1024 threads each add 1 to a plain int under it. A lock
-// that does not exclude (all 32 lanes of a warp inside at once) loses increments, every time.
+// that does not exclude (all 32 lanes of a warp inside at once) loses increments, every time. The
+// test has whole warps contend for one mutex, which is correct only since sm_70's independent
+// thread scheduling (lock.cuh); the dot products take the lock from one thread per block.
+//
+// The kernels and their launchers need lock.cuh alone (the compile_alone test checks it); main and
+// its helpers need the repository's common/.
 //
 // Build: cmake --build build --target A1_lock_dot_product
 // Run:   build/bin/A1_lock_dot_product [--n 34603008] [--random] [--seed 1234 (implies --random)]
 //        [--reps 20] [--csv]
-#include <cmath>
-#include <cstring>
-#include <set>
-
 #include "lock.cuh"
 
 using atomics::Lock;
 
 constexpr int kThreadsPerBlock = 256;  // the tree below needs a power of two
 
-int blocks_per_grid(std::int64_t n) {
-    return static_cast<int>(std::min<std::int64_t>(32, common::ceil_div(n, kThreadsPerBlock)));
+int blocks_per_grid(int n) {
+    const int blocks = (n + kThreadsPerBlock - 1) / kThreadsPerBlock;
+    return blocks < 32 ? blocks : 32;  // the book's imin(32, ...)
 }
 
 // Chapter 5's per-block dot product: grid-stride products into a register, then the tree.
@@ -75,25 +77,40 @@ __global__ void dot_in_block_order(const float* a, const float* b, float* c, int
     }
 }
 
+// Every thread takes the lock, so the 32 lanes of each warp contend for it together: correct only
+// with sm_70's independent thread scheduling (lock.cuh).
 __global__ void lock_test_kernel(Lock lock, int* counter) {
     lock.lock();
     *counter = *counter + 1;  // a plain read-modify-write: only the lock keeps it whole
     lock.unlock();
 }
 
-void dot_with_lock(Lock lock, const float* a, const float* b, float* c, int n) {
-    CUDA_CHECK(cudaMemsetAsync(c, 0, sizeof(float)));
+// Each launcher zeroes *c (the book copies 0 in) and launches; it returns the first error, a bad
+// launch configuration included (a fault inside the kernel shows at the next synchronising call).
+cudaError_t dot_with_lock(Lock lock, const float* a, const float* b, float* c, int n) {
+    const cudaError_t err = cudaMemsetAsync(c, 0, sizeof(float));
+    if (err != cudaSuccess) return err;
     dot<<<blocks_per_grid(n), kThreadsPerBlock>>>(lock, a, b, c, n);
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
-void dot_ordered(const float* a, const float* b, float* c, int* turn, int n) {
-    CUDA_CHECK(cudaMemsetAsync(c, 0, sizeof(float)));
-    CUDA_CHECK(cudaMemsetAsync(turn, 0, sizeof(int)));
+// Every block waits for the blocks before it, so all must be resident at once: a cooperative
+// launch guarantees it, and refuses a grid that cannot be (instead of deadlocking).
+cudaError_t dot_ordered(const float* a, const float* b, float* c, int* turn, int n) {
+    cudaError_t err = cudaMemsetAsync(c, 0, sizeof(float));
+    if (err == cudaSuccess) err = cudaMemsetAsync(turn, 0, sizeof(int));
+    if (err != cudaSuccess) return err;
     void* args[] = {&a, &b, &c, &turn, &n};
-    CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(dot_in_block_order),
-                                           blocks_per_grid(n), kThreadsPerBlock, args));
+    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(dot_in_block_order),
+                                       blocks_per_grid(n), kThreadsPerBlock, args);
 }
+
+#ifndef ATOMICS_KERNELS_ONLY  // the compile_alone test takes the kernels and launchers alone
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "gpu_table.cuh"
 
 float read_result(const float* c) {
     float result = 0;
@@ -190,13 +207,13 @@ int main(int argc, char** argv) {
     for (std::int64_t r = 0; r < opt.reps; ++r) {
         // No poison here: *c is an accumulator that the launcher zeroes, as the book copies 0 in;
         // a kernel that adds nothing leaves 0, which fails against the positive reference.
-        dot_with_lock(lock, dev_a.get(), dev_b.get(), dev_c.get(), n);
+        CUDA_CHECK(dot_with_lock(lock, dev_a.get(), dev_b.get(), dev_c.get(), n));
         plain = read_result(dev_c.get());
         if (!common::check_close("dot with lock", &plain, &reference, 1, tol))
             return common::kExitWrong;
         plain_bits.insert(bits(plain));
 
-        dot_ordered(dev_a.get(), dev_b.get(), dev_c.get(), turn.get(), n);
+        CUDA_CHECK(dot_ordered(dev_a.get(), dev_b.get(), dev_c.get(), turn.get(), n));
         ordered = read_result(dev_c.get());
         if (!common::check_close("dot in block order", &ordered, &reference, 1, tol))
             return common::kExitWrong;
@@ -220,13 +237,14 @@ int main(int argc, char** argv) {
     // Bytes: both input vectors read once.
     const double bytes = 8.0 * n;
     report.print({"A1_lock_dot_product", "lock", opt.n, timer.median_ms([&] {
-                      dot_with_lock(lock, dev_a.get(), dev_b.get(), dev_c.get(), n);
+                      CUDA_CHECK(dot_with_lock(lock, dev_a.get(), dev_b.get(), dev_c.get(), n));
                   }),
                   bytes, dev.peak_gbps});
     report.print({"A1_lock_dot_product", "block order", opt.n, timer.median_ms([&] {
-                      dot_ordered(dev_a.get(), dev_b.get(), dev_c.get(), turn.get(), n);
+                      CUDA_CHECK(dot_ordered(dev_a.get(), dev_b.get(), dev_c.get(), turn.get(), n));
                   }),
                   bytes, dev.peak_gbps});
     if (!mutexes.all_released("the timed dot products")) return common::kExitWrong;
     return common::kExitOk;
 }
+#endif  // ATOMICS_KERNELS_ONLY

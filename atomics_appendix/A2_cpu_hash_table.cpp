@@ -11,6 +11,9 @@
 // is the key's index in the input instead of NULL, and a pool that runs out is reported (the
 // printed firstFree++ runs off the end of the pool).
 //
+// The table and its inserts need hash_table.h alone (the compile_alone test checks it); main needs
+// keys.h and the repository's common/.
+//
 // Build: cmake --build build --target A2_cpu_hash_table
 // Run:   build/bin/A2_cpu_hash_table [--n 26214400] [--pool <entries>] [--seed 1234] [--reps 5]
 #include "hash_table.h"
@@ -45,7 +48,11 @@ inline std::size_t build_cpu_table(Table& table, const std::vector<unsigned int>
 
 }  // namespace atomics
 
-#ifndef ATOMICS_NO_MAIN_A2  // A3 and A99_benchmark include this file for build_cpu_table alone
+// A3, A99_benchmark and verify_table_test include this file for build_cpu_table alone; the
+// compile_alone test takes the table alone.
+#if !defined(ATOMICS_NO_MAIN_A2) && !defined(ATOMICS_KERNELS_ONLY)
+#include "keys.h"
+
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = atomics::kBookKeys;

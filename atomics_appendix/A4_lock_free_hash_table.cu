@@ -22,20 +22,19 @@
 //
 // Then lookups the only way a chained table allows: hash the key, walk the bucket's list. With
 // 1024 buckets and the book's 26,214,400 keys a list holds ~25,600 entries; a hit walks half of
-// one on average, a miss all of it. The program walks them for a sample of keys (--walk hits and
-// as many absent keys), the measurement A5's flat table is compared with. The sample's rate is a
-// latency-bound one and not comparable with a rate over all keys: 2 x 65,536 queries fill half of
-// the ~270,000 threads an H200 holds, and the kernel lasts as long as its longest walk; with all
-// 26,214,400 keys more walks would overlap (not measured: at ~12,800 steps a hit, the full set
-// would take seconds a run), so ratios against this rate most likely overstate the gap.
+// one on average, a miss all of it. The program walks them for a sample (--walk present keys spread
+// over the input, keys.h's walk_sample, and as many absent keys) and prints how deep the hits went.
+// A kernel lasts as long as its longest walk, and a sample's kernel holds too few walks to overlap
+// many: its rate measures the latency of a walk, and is not comparable with a rate over all keys.
+//
+// The kernels and their launchers need hash_table.h alone (the compile_alone test checks it); main
+// and its helpers need gpu_table.cuh, keys.h and the repository's common/.
 //
 // Build: cmake --build build --target A4_lock_free_hash_table
 // Run:   build/bin/A4_lock_free_hash_table [--n 26214400] [--pool <entries>] [--walk 65536]
-#include <algorithm>
-
 #include <cuda/atomic>
 
-#include "gpu_table.cuh"
+#include "hash_table.h"
 
 namespace atomics {
 
@@ -98,28 +97,52 @@ __global__ void walk_chains(const unsigned int* queries, std::size_t n, DeviceTa
 
 enum class Push { kExch, kCas };
 
+// An empty table, then the insert; each launcher returns the first error (a fault inside the
+// kernel shows at the next synchronising call).
+cudaError_t build_lock_free_table(Push push, const DeviceTable& table, const unsigned int* keys,
+                                  const unsigned int* values, std::size_t n,
+                                  unsigned long long* refused) {
+    const cudaError_t err = clear_table(table, refused);
+    if (err != cudaSuccess) return err;
+    const unsigned int blocks =
+        static_cast<unsigned int>((n + kInsertThreads - 1) / kInsertThreads);
+    if (push == Push::kExch)
+        add_to_table_exch<<<blocks, kInsertThreads>>>(keys, values, table, n, refused);
+    else
+        add_to_table_cas<<<blocks, kInsertThreads>>>(keys, values, table, n, refused);
+    return cudaGetLastError();
+}
+
+cudaError_t lookup_chained(const DeviceTable& table, const unsigned int* queries, std::size_t n,
+                           unsigned int* values) {
+    const unsigned int blocks =
+        static_cast<unsigned int>((n + kInsertThreads - 1) / kInsertThreads);
+    walk_chains<<<blocks, kInsertThreads>>>(queries, n, table, values);
+    return cudaGetLastError();
+}
+
+}  // namespace atomics
+
+#ifndef ATOMICS_KERNELS_ONLY  // the compile_alone test takes the kernels and launchers alone
+#include <algorithm>
+
+#include "gpu_table.cuh"
+#include "keys.h"
+
+namespace atomics {
+
 void build_lock_free_table(Push push, const ChainedTable& table, const unsigned int* keys,
                            const unsigned int* values, std::size_t n) {
-    table.clear();
-    const unsigned int blocks = common::ceil_div(n, kInsertThreads);
-    if (push == Push::kExch)
-        add_to_table_exch<<<blocks, kInsertThreads>>>(keys, values, table.table(), n,
-                                                      table.refused());
-    else
-        add_to_table_cas<<<blocks, kInsertThreads>>>(keys, values, table.table(), n,
-                                                     table.refused());
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(build_lock_free_table(push, table.table(), keys, values, n, table.refused()));
 }
 
 void lookup_chained(const ChainedTable& table, const unsigned int* queries, std::size_t n,
                     unsigned int* values) {
-    walk_chains<<<common::ceil_div(n, kInsertThreads), kInsertThreads>>>(queries, n, table.table(),
-                                                                         values);
-    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(lookup_chained(table.table(), queries, n, values));
 }
 
-// Lookups of keys[0..hits) and of `absent`: a hit must return a value v with keys[v] == its key,
-// a miss kNotFound.
+// Lookups of `hits` present keys (queries[0..hits)) and then absent ones: a hit must return a
+// value v with keys[v] == its key, a miss kNotFound.
 inline bool check_lookups(const char* what, const std::vector<unsigned int>& keys,
                           const std::vector<unsigned int>& queries, std::size_t hits,
                           const std::vector<unsigned int>& got) {
@@ -135,9 +158,27 @@ inline bool check_lookups(const char* what, const std::vector<unsigned int>& key
     return true;
 }
 
+// How many entries the walks of `present` visit in the table as built: their mean and the longest
+// (from the host's copy, walked as walk_chains walks it). For a miss it is the chain's length.
+struct WalkDepth {
+    double mean;
+    std::size_t longest;
+};
+inline WalkDepth walk_depth(const ChainedTable& table, const std::vector<unsigned int>& present) {
+    Table host_table;
+    copy_table_to_host(table.table(), host_table);
+    WalkDepth depth{0.0, 0};
+    for (unsigned int key : present) {
+        const std::size_t steps = walk_length(host_table, key);
+        depth.mean += static_cast<double>(steps) / present.size();
+        depth.longest = std::max(depth.longest, steps);
+    }
+    return depth;
+}
+
 }  // namespace atomics
 
-#ifndef ATOMICS_NO_MAIN_A4  // A99_benchmark includes this file for its kernels alone
+#ifndef ATOMICS_NO_MAIN_A4  // A99_benchmark includes this file for its kernels and helpers
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = atomics::kBookKeys;
@@ -185,10 +226,12 @@ int main(int argc, char** argv) {
                       dev.peak_gbps});
     }
 
-    // Lookups on the last table built: `hits` present keys, then as many absent ones.
+    // Lookups on the last table built: `hits` present keys spread over the input, then as many
+    // absent ones.
     std::vector<unsigned int> sorted(keys);
     std::sort(sorted.begin(), sorted.end());
-    std::vector<unsigned int> queries(keys.begin(), keys.begin() + hits);
+    std::vector<unsigned int> queries = atomics::walk_sample(keys, hits);
+    const atomics::WalkDepth depth = atomics::walk_depth(table, queries);
     const std::vector<unsigned int> absent = atomics::absent_keys(sorted, hits, opt.seed);
     queries.insert(queries.end(), absent.begin(), absent.end());
     common::DeviceBuffer<unsigned int> dev_queries(queries), dev_found(queries.size());
@@ -201,8 +244,11 @@ int main(int argc, char** argv) {
     });
     std::fprintf(report.text(),
                  "lookup by walking the chains: %zu hits and %zu misses, %.2f M keys/s (a "
-                 "latency-bound sample, not comparable with a rate over all keys)\n",
-                 hits, hits, queries.size() / (ms * 1e3));
+                 "latency-bound sample, not comparable with a rate over all keys); a hit walks "
+                 "%.0f entries on average (the longest %zu), a miss its whole chain (%.0f on "
+                 "average)\n",
+                 hits, hits, queries.size() / (ms * 1e3), depth.mean, depth.longest,
+                 static_cast<double>(n) / atomics::kBuckets);
     // Bytes: the entries walked are data-dependent; counted here is only each query read and its
     // value written (8 bytes), so GB/s is a floor.
     report.print({"A4_lock_free_hash_table", "lookup (walk)",
@@ -211,3 +257,4 @@ int main(int argc, char** argv) {
     return common::kExitOk;
 }
 #endif
+#endif  // ATOMICS_KERNELS_ONLY

@@ -24,13 +24,20 @@
 // and 0.8 (or --load one of them); --slots fixes the table size (a test fills it past capacity:
 // "table full", exit 1).
 //
+// Every atomic of the insert is relaxed. That is right because the inserts and the lookups are
+// separate kernels: the lookup kernel starts after the insert kernel has finished, and everything
+// the inserts wrote is visible to it, so nothing inside the insert has to be ordered for a reader.
+// (Nor for another inserter: a slot's key and value are one word, written by the one CAS that
+// claims it.) A lookup that ran while the table was being filled would have to read the slots
+// with atomic loads: open_lookup's plain loads of a slot another thread is writing would race.
+//
+// The kernels and their launchers need hash_table.h alone (the compile_alone test checks it); main
+// and its helpers need keys.h and the repository's common/.
+//
 // Build: cmake --build build --target A5_open_addressing_hash_table
 // Run:   build/bin/A5_open_addressing_hash_table [--n 26214400] [--load 50|80|both | --slots S]
-#include <algorithm>
-
 #include <cuda/atomic>
 
-#include "common.cuh"
 #include "hash_table.h"
 
 namespace atomics {
@@ -102,6 +109,36 @@ __global__ void open_lookup(const unsigned int* queries, std::size_t n,
     values[i] = found;
 }
 
+// Empties every slot (all bits set: kEmptySlot), then inserts; each launcher returns the first
+// error (a fault inside the kernel shows at the next synchronising call).
+cudaError_t build_open_table(unsigned long long* slots, std::size_t num_slots,
+                             const unsigned int* keys, const unsigned int* values, std::size_t n,
+                             unsigned long long* refused) {
+    cudaError_t err = cudaMemsetAsync(slots, 0xff, num_slots * sizeof(unsigned long long));
+    if (err == cudaSuccess) err = cudaMemsetAsync(refused, 0, sizeof(unsigned long long));
+    if (err != cudaSuccess) return err;
+    const unsigned int blocks = static_cast<unsigned int>((n + kOpenThreads - 1) / kOpenThreads);
+    open_insert<<<blocks, kOpenThreads>>>(keys, values, n, slots, num_slots, refused);
+    return cudaGetLastError();
+}
+
+cudaError_t lookup_open_table(const unsigned long long* slots, std::size_t num_slots,
+                              const unsigned int* queries, std::size_t n, unsigned int* values) {
+    const unsigned int blocks = static_cast<unsigned int>((n + kOpenThreads - 1) / kOpenThreads);
+    open_lookup<<<blocks, kOpenThreads>>>(queries, n, slots, num_slots, values);
+    return cudaGetLastError();
+}
+
+}  // namespace atomics
+
+#ifndef ATOMICS_KERNELS_ONLY  // the compile_alone test takes the kernels and launchers alone
+#include <algorithm>
+
+#include "common.cuh"
+#include "keys.h"
+
+namespace atomics {
+
 class OpenTable {
   public:
     explicit OpenTable(std::size_t num_slots) : slots_(num_slots), refused_(1) {}
@@ -109,16 +146,10 @@ class OpenTable {
     unsigned long long* slots() const { return slots_.get(); }
 
     void insert(const unsigned int* keys, const unsigned int* values, std::size_t n) const {
-        CUDA_CHECK(cudaMemsetAsync(slots_.get(), 0xff, slots_.size() * sizeof(unsigned long long)));
-        CUDA_CHECK(cudaMemsetAsync(refused_.get(), 0, sizeof(unsigned long long)));
-        open_insert<<<common::ceil_div(n, kOpenThreads), kOpenThreads>>>(
-            keys, values, n, slots_.get(), slots_.size(), refused_.get());
-        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(build_open_table(slots_.get(), slots_.size(), keys, values, n, refused_.get()));
     }
     void lookup(const unsigned int* queries, std::size_t n, unsigned int* values) const {
-        open_lookup<<<common::ceil_div(n, kOpenThreads), kOpenThreads>>>(queries, n, slots_.get(),
-                                                                         slots_.size(), values);
-        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(lookup_open_table(slots_.get(), slots_.size(), queries, n, values));
     }
     unsigned long long refused_count() const { return refused_.to_host()[0]; }
     std::vector<unsigned long long> to_host() const { return slots_.to_host(); }
@@ -215,7 +246,7 @@ inline std::size_t slots_for(std::size_t n, std::int64_t load_percent) {
 
 }  // namespace atomics
 
-#ifndef ATOMICS_NO_MAIN_A5  // A99_benchmark includes this file for its kernels alone
+#ifndef ATOMICS_NO_MAIN_A5  // A6 and A99_benchmark include this file for its kernels and helpers
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = atomics::kBookKeys;
@@ -294,3 +325,4 @@ int main(int argc, char** argv) {
     return common::kExitOk;
 }
 #endif
+#endif  // ATOMICS_KERNELS_ONLY

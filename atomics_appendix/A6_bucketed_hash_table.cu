@@ -22,6 +22,10 @@
 // CAS tells the truth about any slot that the read saw empty); the lookup runs after the inserts
 // have finished and reads with plain loads.
 //
+// The kernels and their launchers need A5's file (its slot format and hash) and hash_table.h alone
+// (the compile_alone test checks it); main and its helpers need A5's helpers, keys.h and the
+// repository's common/.
+//
 // Build: cmake --build build --target A6_bucketed_hash_table
 // Run:   build/bin/A6_bucketed_hash_table [--n 26214400] [--load 50|80] [--slots S]
 #define ATOMICS_NO_MAIN_A5
@@ -128,25 +132,51 @@ __global__ void bucketed_lookup(const unsigned int* queries, std::size_t n,
     values[i] = found;
 }
 
+// The number of buckets for at least `num_slots` slots.
+inline std::size_t buckets_for(std::size_t num_slots) {
+    return (num_slots + kBucketSlots - 1) / kBucketSlots;
+}
+
+// Empties every slot, then inserts; each launcher returns the first error (a fault inside the
+// kernel shows at the next synchronising call). `slots`: 32-byte aligned (cudaMalloc gives 256).
+cudaError_t build_bucketed_table(unsigned long long* slots, std::size_t buckets,
+                                 const unsigned int* keys, const unsigned int* values,
+                                 std::size_t n, unsigned long long* refused) {
+    cudaError_t err =
+        cudaMemsetAsync(slots, 0xff, buckets * kBucketSlots * sizeof(unsigned long long));
+    if (err == cudaSuccess) err = cudaMemsetAsync(refused, 0, sizeof(unsigned long long));
+    if (err != cudaSuccess) return err;
+    const unsigned int blocks = static_cast<unsigned int>((n + kOpenThreads - 1) / kOpenThreads);
+    bucketed_insert<<<blocks, kOpenThreads>>>(keys, values, n, slots, buckets, refused);
+    return cudaGetLastError();
+}
+
+cudaError_t lookup_bucketed_table(const unsigned long long* slots, std::size_t buckets,
+                                  const unsigned int* queries, std::size_t n,
+                                  unsigned int* values) {
+    const unsigned int blocks = static_cast<unsigned int>((n + kOpenThreads - 1) / kOpenThreads);
+    bucketed_lookup<<<blocks, kOpenThreads>>>(queries, n, slots, buckets, values);
+    return cudaGetLastError();
+}
+
+}  // namespace atomics
+
+#ifndef ATOMICS_KERNELS_ONLY  // the compile_alone test takes the kernels and launchers alone
+namespace atomics {
+
 class BucketedTable {
   public:
     // At least `num_slots` slots, rounded up to whole buckets.
     explicit BucketedTable(std::size_t num_slots)
-        : slots_((num_slots + kBucketSlots - 1) / kBucketSlots * kBucketSlots), refused_(1) {}
+        : slots_(buckets_for(num_slots) * kBucketSlots), refused_(1) {}
     std::size_t size() const { return slots_.size(); }
     std::size_t buckets() const { return slots_.size() / kBucketSlots; }
 
     void insert(const unsigned int* keys, const unsigned int* values, std::size_t n) const {
-        CUDA_CHECK(cudaMemsetAsync(slots_.get(), 0xff, slots_.size() * sizeof(unsigned long long)));
-        CUDA_CHECK(cudaMemsetAsync(refused_.get(), 0, sizeof(unsigned long long)));
-        bucketed_insert<<<common::ceil_div(n, kOpenThreads), kOpenThreads>>>(
-            keys, values, n, slots_.get(), buckets(), refused_.get());
-        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(build_bucketed_table(slots_.get(), buckets(), keys, values, n, refused_.get()));
     }
     void lookup(const unsigned int* queries, std::size_t n, unsigned int* values) const {
-        bucketed_lookup<<<common::ceil_div(n, kOpenThreads), kOpenThreads>>>(
-            queries, n, slots_.get(), buckets(), values);
-        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(lookup_bucketed_table(slots_.get(), buckets(), queries, n, values));
     }
     unsigned long long refused_count() const { return refused_.to_host()[0]; }
     std::vector<unsigned long long> to_host() const { return slots_.to_host(); }
@@ -158,7 +188,7 @@ class BucketedTable {
 
 }  // namespace atomics
 
-#ifndef ATOMICS_NO_MAIN_A6  // A99_benchmark includes this file for its kernels alone
+#ifndef ATOMICS_NO_MAIN_A6  // A99_benchmark includes this file for its kernels and helpers
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = atomics::kBookKeys;
@@ -237,3 +267,4 @@ int main(int argc, char** argv) {
     return common::kExitOk;
 }
 #endif
+#endif  // ATOMICS_KERNELS_ONLY

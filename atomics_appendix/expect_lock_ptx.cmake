@@ -1,5 +1,5 @@
 cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the build
-# cmake -DNVCC=<nvcc> -DLOCK_DIR=<atomics_appendix> -DCOMMON_DIR=<common> -DWORK_DIR=<dir>
+# cmake -DNVCC=<nvcc> -DLOCK_DIR=<atomics_appendix> -DWORK_DIR=<dir>
 #       [-DCCBIN=<host compiler>] -P expect_lock_ptx.cmake
 # Compiles lock.cuh's Lock::lock() and Lock::unlock() to PTX for sm_90 (no GPU needed) and passes
 # when the ordering README.md promises is in the instructions: the CAS that takes the lock is
@@ -7,7 +7,7 @@ cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the bui
 # separate fence or membar. A lock written with relaxed orderings (the printed atomicCAS and
 # atomicExch: `atom.cas.relaxed.gpu`, `atom.exch.relaxed.gpu`), or scoped to the block (`.cta`),
 # fails it. PTX as nvcc 13.0 writes it; another nvcc that spells these differently fails loudly.
-foreach(var NVCC LOCK_DIR COMMON_DIR WORK_DIR)
+foreach(var NVCC LOCK_DIR WORK_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "expect_lock_ptx.cmake: -D${var}=... is required")
   endif()
@@ -21,7 +21,7 @@ file(WRITE "${source}" [=[
 __global__ void take_lock(atomics::Lock lock) { lock.lock(); }
 __global__ void free_lock(atomics::Lock lock) { lock.unlock(); }
 ]=])
-set(flags -std=c++17 -arch=sm_90 -ptx "-I${LOCK_DIR}" "-I${COMMON_DIR}")
+set(flags -std=c++17 -arch=sm_90 -ptx "-I${LOCK_DIR}")
 if(CCBIN)
   list(APPEND flags -ccbin "${CCBIN}")
 endif()

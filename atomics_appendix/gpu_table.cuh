@@ -1,21 +1,41 @@
-// gpu_table.cuh: the chained table in device memory (A.2.4), shared by A3 (locks), A4 (lock-free)
-// and A99: the table a kernel gets by value, the host object that owns its memory, and
-// copy_table_to_host(), which brings it back, pointers relocated, for hash_table.h's verify_table.
+// gpu_table.cuh: the host side of what the appendix's kernels use in device memory (the kernels
+// themselves need only lock.cuh and hash_table.h):
+//   Mutexes             owns the locks' mutexes: `count` ints set to 0 (unlocked), freed once;
+//                       all_released() checks after a kernel that every lock was given back
+//   ChainedTable        owns a chained table's heads, pool and refused-key counter (DeviceTable)
+//   copy_table_to_host  A.2.4's copy, every pointer relocated, for hash_table.h's verify_table
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 
 #include "common.cuh"
 #include "hash_table.h"
+#include "lock.cuh"
 
 namespace atomics {
 
-// What the kernels see (the book's Table): plain pointers, copied freely.
-struct DeviceTable {
-    std::size_t count;     // buckets
-    Entry** entries;       // bucket heads
-    Entry* pool;           // entry i holds input key i
-    std::size_t capacity;  // entries in the pool
+class Mutexes {
+  public:
+    explicit Mutexes(std::size_t count) : mutexes_(count) {
+        CUDA_CHECK(cudaMemset(mutexes_.get(), 0, count * sizeof(int)));
+    }
+    Lock lock(std::size_t i) const { return Lock{mutexes_.get() + i}; }
+    int* data() const { return mutexes_.get(); }
+    // After a kernel: every mutex back at 0. One left at 1 was never released, and the next kernel
+    // to take it would spin forever; a FAIL line says how many, after what (`after`).
+    bool all_released(const char* after) const {
+        std::size_t held = 0;
+        for (int m : mutexes_.to_host())
+            if (m != 0) ++held;
+        if (held == 0) return true;
+        std::fprintf(stderr, "FAIL: after %s, %zu of the %zu locks are still held\n", after, held,
+                     mutexes_.size());
+        return false;
+    }
+
+  private:
+    common::DeviceBuffer<int> mutexes_;
 };
 
 // Owns the device memory (the book's initialize_table / free_table). The printed code sizes the
@@ -32,10 +52,7 @@ class ChainedTable {
     unsigned long long* refused() const { return refused_.get(); }
 
     // Empty buckets, nothing refused: the state every build starts from.
-    void clear() const {
-        CUDA_CHECK(cudaMemsetAsync(entries_.get(), 0, table_.count * sizeof(Entry*)));
-        CUDA_CHECK(cudaMemsetAsync(refused_.get(), 0, sizeof(unsigned long long)));
-    }
+    void clear() const { CUDA_CHECK(clear_table(table_, refused_.get())); }
     // Before a verified build: an entry a kernel links but forgets to fill is then garbage that
     // verify_table rejects, not a zero that might pass.
     void poison_pool() const {

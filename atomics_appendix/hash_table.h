@@ -1,17 +1,18 @@
-// hash_table.h: what the appendix's hash-table programs share on the host (it needs no CUDA): the
-// keys, the book's chained table (Entry, Table, hash) and the one verify_table() that every
-// chained table, built on the CPU or copied back from the GPU, must pass.
+// hash_table.h: the book's chained hash table as every program of the appendix shares it: the
+// sizes, Entry, hash(), the host's Table with verify_table(), which every chained table, built on
+// the CPU or copied back from the GPU, must pass, and DeviceTable, the same table in device memory.
+// It needs nothing but the C++ library (and CUDA's runtime for clear_table, under nvcc), so a
+// figure's kernel and launcher copied out of the chapter take it with them and nothing else.
 #pragma once
 
-#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "common.h"
-
 #ifdef __CUDACC__
+#include <cuda_runtime.h>
 #define ATOMICS_HD __host__ __device__
 #else
 #define ATOMICS_HD
@@ -31,38 +32,6 @@ constexpr unsigned int kEmptyKey = 0xffffffffu;
 
 // A lookup's answer for an absent key: no value is this large (values are indices, n <= 2^30).
 constexpr unsigned int kNotFound = 0xffffffffu;
-
-inline std::vector<unsigned int> random_keys(std::size_t n, std::uint64_t seed) {
-    std::vector<unsigned int> keys(n);
-    std::uint64_t state = seed;
-    for (unsigned int& k : keys) {
-        do {
-            k = static_cast<unsigned int>(common::splitmix64(state) >> 32);
-        } while (k == kEmptyKey);
-    }
-    return keys;
-}
-
-// Keys of the same generator that are not among `sorted_keys`: the misses of a lookup test.
-inline std::vector<unsigned int> absent_keys(const std::vector<unsigned int>& sorted_keys,
-                                             std::size_t count, std::uint64_t seed) {
-    std::vector<unsigned int> absent;
-    absent.reserve(count);
-    for (std::uint64_t round = 1; absent.size() < count; ++round) {
-        for (unsigned int k : random_keys(count, seed + 0x9e3779b9ull * round))
-            if (absent.size() < count &&
-                !std::binary_search(sorted_keys.begin(), sorted_keys.end(), k))
-                absent.push_back(k);
-    }
-    return absent;
-}
-
-// The values the book never initialised: each key's index in the input.
-inline std::vector<unsigned int> key_indices(std::size_t n) {
-    std::vector<unsigned int> values(n);
-    for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<unsigned int>(i);
-    return values;
-}
 
 // The book keeps `void* value` and stores NULL. Here the value is the key's index in the input, so
 // that verification can check every (key, value) pair, and the entry is 16 bytes.
@@ -92,6 +61,25 @@ inline void initialize_table(Table& table, std::size_t buckets, std::size_t capa
     table.pool.resize(capacity);
     table.first_free = 0;
 }
+
+// The same table in device memory (A.2.4's Table, which drops firstFree: thread i takes entry i),
+// as a kernel gets it, by value: plain pointers.
+struct DeviceTable {
+    std::size_t count;     // buckets
+    Entry** entries;       // bucket heads
+    Entry* pool;           // entry i holds input key i
+    std::size_t capacity;  // entries in the pool
+};
+
+#ifdef __CUDACC__
+// The state every build starts from: each bucket empty (the book's cudaMemset of the heads in
+// initialize_table), no key refused. Asynchronous, on the default stream.
+inline cudaError_t clear_table(const DeviceTable& table, unsigned long long* refused) {
+    const cudaError_t err = cudaMemsetAsync(table.entries, 0, table.count * sizeof(Entry*));
+    if (err != cudaSuccess) return err;
+    return cudaMemsetAsync(refused, 0, sizeof(unsigned long long));
+}
+#endif
 
 // Every chained table of the appendix must pass this, whoever built it. It checks, on `keys`:
 //  - every pointer reached (bucket heads and `next` links) points at an entry of the pool: inside
@@ -158,6 +146,17 @@ inline bool verify_table(const Table& table, const std::vector<unsigned int>& ke
         return false;
     }
     return true;
+}
+
+// The entries a lookup of `key` visits in a chained table, as A4's walk_chains does: up to and
+// including the first that holds the key, or the whole chain when the key is absent.
+inline std::size_t walk_length(const Table& table, unsigned int key) {
+    std::size_t steps = 0;
+    for (const Entry* e = table.entries[hash(key, table.count)]; e != nullptr; e = e->next) {
+        ++steps;
+        if (e->key == key) break;
+    }
+    return steps;
 }
 
 }  // namespace atomics

@@ -1,9 +1,9 @@
-// lock.cuh: Appendix A.1.1's GPU lock, split into the two things the printed `struct Lock` mixed:
-//   Mutexes  the host owner: cudaMalloc's `count` ints set to 0 (unlocked), frees them once, in
-//            its destructor, and cannot be copied;
-//   Lock     the handle a kernel gets by value: one pointer, no constructor, no destructor.
-// The printed Lock frees its mutex in ~Lock() and is passed to the kernel by value, so the copy
-// made for the launch is destroyed first and frees the mutex that the caller's Lock still uses.
+// lock.cuh: Appendix A.1.1's GPU lock, the one header a kernel that takes the lock needs (beside
+// CUDA's own <cuda/atomic>). The printed `struct Lock` mixed two things: it allocated its mutex in
+// its constructor, freed it in ~Lock(), and was passed to the kernel by value, so the copy made for
+// the launch was destroyed first and freed the mutex that the caller's Lock still used. Here Lock
+// is only the handle a kernel gets by value: one pointer, no constructor, no destructor. The
+// mutexes' owner on the host is Mutexes (gpu_table.cuh).
 //
 // lock() is the book's loop, atomicCAS(mutex, 0, 1) until it returns 0, and unlock() the book's
 // atomicExch(mutex, 0), written with cuda::atomic_ref (libcu++) so that each carries the ordering
@@ -13,13 +13,15 @@
 // mutex reads 0). The printed atomicCAS/atomicExch are relaxed: the compiler may keep `*c` in a
 // register across them, and another SM may still read an old `*c` from its L1 after taking the
 // lock. Scope: thread_scope_device, since the holders are threads anywhere on one GPU.
+//
+// Lanes of one warp that contend for the same mutex: correct only since Volta (sm_70), whose
+// independent thread scheduling lets the lane that won the CAS run on to its unlock() while the
+// others spin. Before it a warp had one program counter and could keep running the spinning lanes
+// forever. A1's lock test has whole warps contend, so it relies on this; A3 keeps the book's
+// lane-by-lane loop, which let the printed code run on the GPUs of its day.
 #pragma once
 
-#include <cstdio>
-
 #include <cuda/atomic>
-
-#include "common.cuh"
 
 namespace atomics {
 
@@ -42,29 +44,6 @@ struct Lock {
         m.exchange(0, cuda::memory_order_release);
         // END SOLUTION
     }
-};
-
-class Mutexes {
-  public:
-    explicit Mutexes(std::size_t count) : mutexes_(count) {
-        CUDA_CHECK(cudaMemset(mutexes_.get(), 0, count * sizeof(int)));
-    }
-    Lock lock(std::size_t i) const { return Lock{mutexes_.get() + i}; }
-    int* data() const { return mutexes_.get(); }
-    // After a kernel: every mutex back at 0. One left at 1 was never released, and the next kernel
-    // to take it would spin forever; a FAIL line says how many, after what (`after`).
-    bool all_released(const char* after) const {
-        std::size_t held = 0;
-        for (int m : mutexes_.to_host())
-            if (m != 0) ++held;
-        if (held == 0) return true;
-        std::fprintf(stderr, "FAIL: after %s, %zu of the %zu locks are still held\n", after, held,
-                     mutexes_.size());
-        return false;
-    }
-
-  private:
-    common::DeviceBuffer<int> mutexes_;
 };
 
 }  // namespace atomics

@@ -6,6 +6,7 @@
 
 #define ATOMICS_NO_MAIN_A2  // A2 brings the CPU table, not its main
 #include "A2_cpu_hash_table.cpp"
+#include "keys.h"
 
 static int failures = 0;
 

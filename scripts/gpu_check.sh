@@ -185,23 +185,47 @@ fi
 
 if want atomics; then
   build
-  # atomics_appendix: the lock dot product at the book's size, then the hash-table benchmark.
-  step figures.log build/bin/A1_lock_dot_product
-  step figures.log sh -c "build/bin/A99_benchmark --csv >'$OUT/atomics_benchmark.csv'"
-  step figures.log python3 atomics_appendix/plot_benchmark.py "$OUT/atomics_benchmark.csv" \
-    --png "$OUT/atomics_benchmark.png" --env "$OUT/env.txt"
+  # atomics_appendix: the figures at the book's sizes (figures.txt: A1's dot product, A3's two GPU
+  # times beside the CPU's, A4's inserts and walks), then the benchmark (benchmark.csv, its text
+  # output benchmark_log.txt) and its plot.
+  data_dir atomics_appendix
+  rm -f "$DATA/figures.txt"
+  for p in A1_lock_dot_product A3_gpu_hash_table A4_lock_free_hash_table; do
+    record figures.txt build/bin/$p
+  done
+  step figures.log sh -c "build/bin/A99_benchmark --csv >'$DATA/benchmark.csv' 2>'$DATA/benchmark_log.txt'"
+  step figures.log python3 atomics_appendix/plot_benchmark.py "$DATA/benchmark.csv" \
+    --png "$OUT/atomics_appendix/benchmark.png" --env "$DATA/env.txt"
 fi
 
 if want warp; then
   build
-  # warp_aggregation: the traces, the filter sweep, then the reduction-by-key benchmark.
-  for args in "01_get_peers --n 64 --trace" "02_reduce_peers --n 64 --trace" \
-    "04_warp_aggregated_increment"; do
-    step figures.log build/bin/$args
+  # warp_aggregation: the traces at 64 keys with their timings (traces.txt), 01's and 04's
+  # timings at their default sizes (get_peers.csv, filter.csv, each with its text output in
+  # *_log.txt), what the SASS of the peer searches and of 04's plain filter holds (sass.txt), then
+  # the reduction-by-key benchmark (benchmark.csv, benchmark_log.txt) and its plot.
+  data_dir warp_aggregation
+  rm -f "$DATA/traces.txt" "$DATA/sass.txt"
+  record traces.txt build/bin/01_get_peers --n 64 --trace
+  record traces.txt build/bin/02_reduce_peers --n 64 --trace
+  step figures.log sh -c "build/bin/01_get_peers --csv >'$DATA/get_peers.csv' 2>'$DATA/get_peers_log.txt'"
+  step figures.log sh -c "build/bin/04_warp_aggregated_increment --csv >'$DATA/filter.csv' 2>'$DATA/filter_log.txt'"
+  # Per kernel of 01-03 for sm_90: the warp instructions of a peer search (MATCH.ANY, REDUX.OR,
+  # BRA.DIV, SHFL.IDX, VOTE.ANY, WARPSYNC) and the atomics (ATOMS.CAST.SPIN: a shared-memory CAS
+  # loop; REDG: an atomic done in the L2); then 04's filter_plain whole.
+  for p in 01_get_peers 02_reduce_peers 03_reduction_by_key_benchmark; do
+    record sass.txt sh -c "cuobjdump -arch sm_90 -sass build/bin/$p | awk '
+      function flush() { if (f) printf \"%s MATCH.ANY %d REDUX.OR %d BRA.DIV %d SHFL.IDX %d VOTE.ANY %d WARPSYNC %d ATOMS.CAST.SPIN %d REDG %d\\n\", f, c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8] }
+      /Function :/ { flush(); f = \$3; split(\"\", c) }
+      /MATCH.ANY/ { c[1]++ } /REDUX.OR/ { c[2]++ } /BRA.DIV/ { c[3]++ } /SHFL.IDX/ { c[4]++ }
+      /VOTE.ANY/ { c[5]++ } /WARPSYNC/ { c[6]++ } /ATOMS.CAST.SPIN/ { c[7]++ } /REDG/ { c[8]++ }
+      END { flush() }'"
   done
-  step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --csv >'$OUT/warp_benchmark.csv'"
-  step figures.log python3 warp_aggregation/plot_benchmark.py "$OUT/warp_benchmark.csv" \
-    --png "$OUT/warp_benchmark.png" --env "$OUT/env.txt"
+  record sass.txt sh -c "cuobjdump -arch sm_90 -sass build/bin/04_warp_aggregated_increment |
+    awk '/Function :/ { on = /filter_plain/ } on'"
+  step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --csv >'$DATA/benchmark.csv' 2>'$DATA/benchmark_log.txt'"
+  step figures.log python3 warp_aggregation/plot_benchmark.py "$DATA/benchmark.csv" \
+    --png "$OUT/warp_aggregation/benchmark.png" --env "$DATA/env.txt"
 fi
 
 if want ncu; then
@@ -262,11 +286,13 @@ if want ncu; then
     "$OUT"/ncu_ch07_*.txt | head -80
 
   # warp_aggregation: what limits each kernel of 03 on sorted keys in double, with the stall
-  # reasons behind the latency argument. With --reps 1 each kernel runs 4 times (checked, 2
-  # warm-ups, timed), all profiled: atomicAdd, atomicCAS loop, warp get_peers, warp get_peers +
-  # CAS, warp match_any, reduce_peers masks given.
+  # reasons behind the latency argument, into the chapter's data folder (ncu_sorted_double.csv).
+  # With --reps 1 each variant's kernel runs 4 times (checked, 2 warm-ups, timed), all profiled:
+  # atomicAdd, atomicCAS loop, warp get_peers, warp get_peers + CAS, warp match_any, the two
+  # searches alone (warp_kernel again), masks given, segmented scan 4 and 8 a lane, CUB.
+  data_dir warp_aggregation
   W=gpu__time_duration.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed
-  W=$W,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  W=$W,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum
   W=$W,sm__inst_issued.avg.pct_of_peak_sustained_active
   W=$W,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active
   W=$W,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__warps_eligible.avg.per_cycle_active
@@ -275,8 +301,8 @@ if want ncu; then
     W=$W,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio
   done
   ncu_step --csv --page raw --metrics $W \
-    --kernel-name regex:'per_value_kernel|warp_kernel|masks_given_kernel' \
-    --log-file "$OUT/ncu_warp_sorted_double.csv" \
+    --kernel-name regex:'per_value_kernel|warp_kernel|masks_given_kernel|segmented_scan_kernel|DeviceReduceByKeyKernel' \
+    --log-file "$DATA/ncu_sorted_double.csv" \
     build/bin/03_reduction_by_key_benchmark --order 1 --precision 64 --reps 1
 fi
 

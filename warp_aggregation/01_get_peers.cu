@@ -12,38 +12,16 @@
 // mask of the lanes still in the loop (warp_peers.cuh says why that mask is right), and the search
 // starts from the lanes that exist, so a final partial warp works.
 //
+// The kernel and its launcher need warp_peers.cuh alone (the compile_alone test checks it); main
+// and the trace need warp_agg.h and the repository's common/.
+//
 // Build: cmake --build build --target 01_get_peers
 // Run:   build/bin/01_get_peers [--n 1000003] [--seed 1234] [--reps 20] [--csv] [--trace]
 //        --trace prints the loop round by round for one warp of each pattern (to stderr with
 //        --csv, so that stdout holds nothing but CSV).
-#include "common.cuh"
-#include "warp_agg.h"
 #include "warp_peers.cuh"
 
-using warp_agg::kWarp;
-
 constexpr unsigned int kBlock = 256;
-
-// One round of the loop as the --trace run records it.
-struct PeersStep {
-    int leader;
-    unsigned int peers;
-    unsigned int unclaimed_after;
-};
-constexpr int kMaxSteps = kWarp;
-
-// Records each round once, from the lane that led it.
-struct PeersRecorder {
-    PeersStep* steps;
-    int* count;
-    __device__ void operator()(int step, int leader, unsigned int peers,
-                               unsigned int unclaimed) const {
-        if (static_cast<int>(warp_agg::lane_id()) == leader) {
-            steps[step] = {leader, peers, unclaimed};
-            atomicMax(count, step + 1);  // each round's leader is another lane
-        }
-    }
-};
 
 // Every thread of a warp votes on whether it holds a key, so that the partial last warp knows
 // which lanes exist; then the lanes past the end leave and the rest search for their peers.
@@ -60,11 +38,39 @@ __global__ void peers_kernel(const int* keys, unsigned int* peers, unsigned int 
     }
 }
 
+// Returns the launch's error (a fault inside the kernel shows at the next synchronising call).
 template <bool kMatchAny>
-void find_peers(const int* keys, unsigned int* peers, unsigned int n) {
-    peers_kernel<kMatchAny><<<common::ceil_div(n, kBlock), kBlock>>>(keys, peers, n);
-    CUDA_CHECK_LAUNCH();
+cudaError_t find_peers(const int* keys, unsigned int* peers, unsigned int n) {
+    peers_kernel<kMatchAny><<<(n + kBlock - 1) / kBlock, kBlock>>>(keys, peers, n);
+    return cudaGetLastError();
 }
+
+#ifndef WARP_KERNELS_ONLY  // the compile_alone test takes the kernel and launcher alone
+#include "common.cuh"
+#include "warp_agg.h"
+
+using warp_agg::kWarp;
+
+// One round of the loop as the --trace run records it.
+struct PeersStep {
+    int leader;
+    unsigned int peers;
+    unsigned int unclaimed_after;
+};
+constexpr int kMaxSteps = kWarp;  // one round per distinct key of the warp
+
+// Records each round once, from the lane that led it.
+struct PeersRecorder {
+    PeersStep* steps;
+    int* count;
+    __device__ void operator()(int step, int leader, unsigned int peers,
+                               unsigned int unclaimed) const {
+        if (static_cast<int>(warp_agg::lane_id()) == leader) {
+            steps[step] = {leader, peers, unclaimed};
+            atomicMax(count, step + 1);  // each round's leader is another lane
+        }
+    }
+};
 
 // Runs get_peers on the first warp of `keys` with the recorder and prints each round to `text`
 // (stdout, or stderr with --csv, so that stdout holds nothing but CSV).
@@ -117,7 +123,7 @@ int main(int argc, char** argv) {
 
     struct Variant {
         const char* name;
-        void (*launch)(const int*, unsigned int*, unsigned int);
+        cudaError_t (*launch)(const int*, unsigned int*, unsigned int);
     };
     const Variant variants[] = {{"get_peers", find_peers<false>},
                                 {"__match_any_sync", find_peers<true>}};
@@ -131,7 +137,7 @@ int main(int argc, char** argv) {
         for (const Variant& v : variants) {
             // Every real mask holds its own lane's bit, so 0 marks a mask that was never written.
             CUDA_CHECK(cudaMemset(d_peers.get(), 0, n * sizeof(unsigned int)));
-            v.launch(d_keys.get(), d_peers.get(), n);
+            CUDA_CHECK(v.launch(d_keys.get(), d_peers.get(), n));
             CUDA_CHECK(cudaDeviceSynchronize());
             const std::vector<unsigned int> got = d_peers.to_host();
             // Masks are exact: tolerance 0.
@@ -141,7 +147,8 @@ int main(int argc, char** argv) {
                 continue;
             }
             // Bytes: a key read and a mask written per element.
-            const double ms = timer.median_ms([&] { v.launch(d_keys.get(), d_peers.get(), n); });
+            const double ms =
+                timer.median_ms([&] { CUDA_CHECK(v.launch(d_keys.get(), d_peers.get(), n)); });
             report.print({"01_get_peers", what, opt.n, ms, 8.0 * n, dev.peak_gbps});
         }
     }
@@ -149,3 +156,4 @@ int main(int argc, char** argv) {
     std::fprintf(report.text(), "every peer mask matches the CPU for every pattern\n");
     return common::kExitOk;
 }
+#endif  // WARP_KERNELS_ONLY

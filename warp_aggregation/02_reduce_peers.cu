@@ -17,30 +17,16 @@
 // lanes; a lane with no peer left to fetch shuffles its own value rather than "lane -1" (which
 // __shfl reads modulo 32 as lane 31: outside the mask, and undefined, in a partial last warp).
 //
+// The kernel and its launcher need warp_peers.cuh alone (the compile_alone test checks it); main
+// and the trace need warp_agg.h and the repository's common/.
+//
 // Build: cmake --build build --target 02_reduce_peers
 // Run:   build/bin/02_reduce_peers [--n 1000003] [--seed 1234] [--reps 20] [--csv] [--trace]
 //        --trace prints every lane's partial sum after every round, for the first warp of each
 //        pattern, in float only (the double run is not traced); with --csv it goes to stderr.
-#include "common.cuh"
-#include "warp_agg.h"
 #include "warp_peers.cuh"
 
-using warp_agg::kWarp;
-
 constexpr unsigned int kBlock = 256;
-constexpr int kMaxRounds = 6;  // log2(32) + the round in which __any_sync sees nothing left
-
-// Every lane's partial sum after each round, as the --trace run records it.
-template <class F>
-struct ReduceRecorder {
-    F* x_after;  // [round][lane]
-    int* rounds;
-    template <class G>
-    __device__ void operator()(int step, G x, unsigned int /*peers*/) const {
-        x_after[step * kWarp + warp_agg::lane_id()] = x;
-        if (warp_agg::lane_id() == 0) *rounds = step + 1;
-    }
-};
 
 // One element per thread: find the peers (the blog's loop), sum each group, every lane writes its
 // group's sum.
@@ -54,11 +40,34 @@ __global__ void reduce_peers_kernel(const int* keys, const F* values, F* sums, u
     sums[i] = warp_agg::reduce_peers(peers, values[i], active, trace);
 }
 
+// Returns the launch's error (a fault inside the kernel shows at the next synchronising call).
 template <class F>
-void group_sums(const int* keys, const F* values, F* sums, unsigned int n) {
-    reduce_peers_kernel<F><<<common::ceil_div(n, kBlock), kBlock>>>(keys, values, sums, n);
-    CUDA_CHECK_LAUNCH();
+cudaError_t group_sums(const int* keys, const F* values, F* sums, unsigned int n) {
+    reduce_peers_kernel<F><<<(n + kBlock - 1) / kBlock, kBlock>>>(keys, values, sums, n);
+    return cudaGetLastError();
 }
+
+#ifndef WARP_KERNELS_ONLY  // the compile_alone test takes the kernel and launcher alone
+#include "common.cuh"
+#include "warp_agg.h"
+
+using warp_agg::kWarp;
+
+// A group of 32 lanes takes log2(32) = 5 rounds; the trace keeps no more.
+constexpr int kMaxRounds = 5;
+
+// Every lane's partial sum after each round, as the --trace run records it.
+template <class F>
+struct ReduceRecorder {
+    F* x_after;  // [round][lane]
+    int* rounds;
+    template <class G>
+    __device__ void operator()(int step, G x, unsigned int /*peers*/) const {
+        if (step >= kMaxRounds) return;
+        x_after[step * kWarp + warp_agg::lane_id()] = x;
+        if (warp_agg::lane_id() == 0) *rounds = step + 1;
+    }
+};
 
 // The CPU reference: every element's group sum within its warp, in double.
 template <class F>
@@ -128,7 +137,7 @@ bool run_precision(const common::Device& dev, const common::Options& opt, bool t
         if (trace) trace_first_warp(keys, values, p, report.text());
         CUDA_CHECK(cudaMemcpy(d_keys.get(), keys.data(), n * sizeof(int), cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemset(d_sums.get(), 0xff, n * sizeof(F)));  // NaN unless written
-        group_sums(d_keys.get(), d_values.get(), d_sums.get(), n);
+        CUDA_CHECK(group_sums(d_keys.get(), d_values.get(), d_sums.get(), n));
         CUDA_CHECK(cudaDeviceSynchronize());
         const std::vector<F> got = d_sums.to_host();
         const std::vector<double> want = cpu_group_sums(keys, values);
@@ -140,8 +149,8 @@ bool run_precision(const common::Device& dev, const common::Options& opt, bool t
             continue;
         }
         // Bytes: a key and a value read, a sum written, per element.
-        const double ms =
-            timer.median_ms([&] { group_sums(d_keys.get(), d_values.get(), d_sums.get(), n); });
+        const double ms = timer.median_ms(
+            [&] { CUDA_CHECK(group_sums(d_keys.get(), d_values.get(), d_sums.get(), n)); });
         report.print(
             {"02_reduce_peers", what, opt.n, ms, (4.0 + 2.0 * sizeof(F)) * n, dev.peak_gbps});
     }
@@ -169,3 +178,4 @@ int main(int argc, char** argv) {
     std::fprintf(report.text(), "every group sum matches the CPU, float and double\n");
     return common::kExitOk;
 }
+#endif  // WARP_KERNELS_ONLY

@@ -41,18 +41,16 @@
 // mask per value, whatever the value type) over the median time. --csv writes one row per
 // measurement; plot_benchmark.py makes the README table and plot.
 //
+// The kernels and their launchers need warp_peers.cuh alone (the compile_alone test checks it);
+// CUB's call, main and its helpers need warp_agg.h and the repository's common/.
+//
 // Build: cmake --build build --target 03_reduction_by_key_benchmark
 // Run:   build/bin/03_reduction_by_key_benchmark [--n 10000000] [--per-cell 10]
 //        [--displacement 32] [--order all|sorted|partial|random] [--precision both|float|double]
 //        [--reps 20] [--csv]
-#include <cub/device/device_reduce.cuh>
-#include <cuda/std/functional>
-#include <functional>
-#include <memory>
-#include <numeric>
+#include <cstddef>
+#include <cstring>
 
-#include "common.cuh"
-#include "warp_agg.h"
 #include "warp_peers.cuh"
 
 constexpr unsigned int kBlock = 256;
@@ -163,13 +161,9 @@ __device__ __forceinline__ void aggregate(unsigned int peers, int key, T v, T* b
 // Every lane of a warp votes first, so that a partial last warp knows its lanes.
 //
 // Given `masks`, the kernel stops after the peer search and writes each lane's mask instead: the
-// "search only" rows. They time the search loop of this very kernel on purpose. A separate kernel
-// that only searched was compiled differently: nvcc 13.0 (sm_90) proves there that the lanes
-// executing the loop are the lanes its mask names and builds each get_peers round from 12
-// instructions (WARPSYNC, SHFL.IDX, VOTE.ANY), where the round inside this kernel takes 16 (a
-// MATCH.ANY and two REDUX.OR on the mask `unclaimed`, two BRA.DIV to a slow path, then the
-// SHFL.IDX and VOTE.ANY): such a kernel understated the search's cost here. With the switch, the
-// loop is the same machine code in both uses (cuobjdump --dump-sass, function warp_kernel).
+// "search only" rows. They time the search loop of this very kernel on purpose: a kernel of its
+// own that only searched would be compiled differently (nvcc can simplify the loop's convergence
+// checks there; warp_peers.cuh), and would not time the search the aggregation pays for.
 template <Search S, Atomic A, class T>
 __global__ void warp_kernel(const int* keys, const T* values, T* bins, unsigned int* masks,
                             unsigned int n) {
@@ -317,58 +311,76 @@ struct Problem {
     unsigned int* masks;  // the peer masks of the "masks given" rows, found before timing
 };
 
+// Each launcher returns the first error (a fault inside a kernel shows at the next synchronising
+// call). The atomic variants clear the bins first, and their time includes it.
+inline unsigned int blocks_for(unsigned int items, unsigned int per_block) {
+    return (items + per_block - 1) / per_block;
+}
+
 template <class T>
-void clear_bins(const Problem<T>& p) {
-    CUDA_CHECK(cudaMemsetAsync(p.bins, 0, p.num_keys * sizeof(T)));
+cudaError_t clear_bins(const Problem<T>& p) {
+    return cudaMemsetAsync(p.bins, 0, p.num_keys * sizeof(T));
 }
 
 template <class T, Atomic A>
-void run_per_value(const Problem<T>& p) {
-    clear_bins(p);
-    per_value_kernel<A><<<common::ceil_div(p.n, kBlock), kBlock>>>(p.keys, p.values, p.bins, p.n);
-    CUDA_CHECK_LAUNCH();
+cudaError_t run_per_value(const Problem<T>& p) {
+    const cudaError_t err = clear_bins(p);
+    if (err != cudaSuccess) return err;
+    per_value_kernel<A><<<blocks_for(p.n, kBlock), kBlock>>>(p.keys, p.values, p.bins, p.n);
+    return cudaGetLastError();
 }
 
 template <class T>
-void run_shared_hash(const Problem<T>& p) {
-    clear_bins(p);
-    shared_hash_kernel<<<common::ceil_div(p.n, kHashItems), kBlock>>>(p.keys, p.values, p.bins,
-                                                                      p.n);
-    CUDA_CHECK_LAUNCH();
+cudaError_t run_shared_hash(const Problem<T>& p) {
+    const cudaError_t err = clear_bins(p);
+    if (err != cudaSuccess) return err;
+    shared_hash_kernel<<<blocks_for(p.n, kHashItems), kBlock>>>(p.keys, p.values, p.bins, p.n);
+    return cudaGetLastError();
 }
 
 template <class T, Search S, Atomic A>
-void run_warp(const Problem<T>& p) {
-    clear_bins(p);
-    warp_kernel<S, A>
-        <<<common::ceil_div(p.n, kBlock), kBlock>>>(p.keys, p.values, p.bins, nullptr, p.n);
-    CUDA_CHECK_LAUNCH();
+cudaError_t run_warp(const Problem<T>& p) {
+    const cudaError_t err = clear_bins(p);
+    if (err != cudaSuccess) return err;
+    warp_kernel<S, A><<<blocks_for(p.n, kBlock), kBlock>>>(p.keys, p.values, p.bins, nullptr, p.n);
+    return cudaGetLastError();
 }
 
 // The search of run_warp's kernel, stopped before the reduction (see warp_kernel).
 template <class T, Search S>
-void run_search(const Problem<T>& p) {
+cudaError_t run_search(const Problem<T>& p) {
     warp_kernel<S, Atomic::kNative>
-        <<<common::ceil_div(p.n, kBlock), kBlock>>>(p.keys, p.values, p.bins, p.masks, p.n);
-    CUDA_CHECK_LAUNCH();
+        <<<blocks_for(p.n, kBlock), kBlock>>>(p.keys, p.values, p.bins, p.masks, p.n);
+    return cudaGetLastError();
 }
 
 template <class T, int kItems>
-void run_segmented_scan(const Problem<T>& p) {
-    clear_bins(p);
+cudaError_t run_segmented_scan(const Problem<T>& p) {
+    const cudaError_t err = clear_bins(p);
+    if (err != cudaSuccess) return err;
     constexpr unsigned int tile = warp_agg::kWarp * kItems, block_items = tile * (kBlock / 32);
     segmented_scan_kernel<kItems>
-        <<<common::ceil_div(p.n, block_items), kBlock>>>(p.keys, p.values, p.bins, p.n);
-    CUDA_CHECK_LAUNCH();
+        <<<blocks_for(p.n, block_items), kBlock>>>(p.keys, p.values, p.bins, p.n);
+    return cudaGetLastError();
 }
 
 template <class T>
-void run_masks_given(const Problem<T>& p) {
-    clear_bins(p);
-    masks_given_kernel<<<common::ceil_div(p.n, kBlock), kBlock>>>(p.keys, p.values, p.masks, p.bins,
-                                                                  p.n);
-    CUDA_CHECK_LAUNCH();
+cudaError_t run_masks_given(const Problem<T>& p) {
+    const cudaError_t err = clear_bins(p);
+    if (err != cudaSuccess) return err;
+    masks_given_kernel<<<blocks_for(p.n, kBlock), kBlock>>>(p.keys, p.values, p.masks, p.bins, p.n);
+    return cudaGetLastError();
 }
+
+#ifndef WARP_KERNELS_ONLY  // the compile_alone test takes the kernels and launchers alone
+#include <cub/device/device_reduce.cuh>
+#include <cuda/std/functional>
+#include <functional>
+#include <memory>
+#include <numeric>
+
+#include "common.cuh"
+#include "warp_agg.h"
 
 // cub::DeviceReduce::ReduceByKey: one output per run of equal keys, so on sorted keys (every
 // cell occupied) the unique keys are 0..num_keys-1 and the aggregates are the bins.
@@ -487,7 +499,7 @@ struct Traffic {
 template <class T>
 struct Variant {
     std::string name;
-    std::function<void(const Problem<T>&)> launch;
+    cudaError_t (*launch)(const Problem<T>&);
     bool writes_bins;  // false: the peer search alone, checked through its masks
     Traffic traffic;
 };
@@ -579,7 +591,7 @@ bool run_precision(const common::Device& dev, const common::Options& opt, const 
             const bool masks_given = v.name == "reduce_peers masks given";
             auto launch = [&] {
                 if (masks_given) put_masks();
-                v.launch(p);
+                CUDA_CHECK(v.launch(p));
             };
             if (!verify(v.name, launch, v.writes_bins)) {
                 ok = false;
@@ -587,7 +599,7 @@ bool run_precision(const common::Device& dev, const common::Options& opt, const 
             }
             if (masks_given) put_masks();  // the masks stay in place for every timed run
             rows->push_back({precision, order_name(order), v.name, v.traffic.bytes(n, num_keys),
-                             timer.measure([&] { v.launch(p); }, [] {})});
+                             timer.measure([&] { CUDA_CHECK(v.launch(p)); }, [] {})});
         }
         if (order == Order::kSorted) {
             auto launch = [&] {
@@ -732,3 +744,4 @@ int main(int argc, char** argv) {
     print_results(rows, cfg, dev, opt.csv, report.text());
     return common::kExitOk;
 }
+#endif  // WARP_KERNELS_ONLY

@@ -17,12 +17,14 @@
 // checked against the CPU as a multiset (both sorted), and the count exactly. The inputs are
 // random integers in [0, 10^6); an element passes when it is below percent * 10^4.
 //
+// The kernels and their launcher need warp_peers.cuh alone (the compile_alone test checks it);
+// main needs the repository's common/.
+//
 // Build: cmake --build build --target 04_warp_aggregated_increment
 // Run:   build/bin/04_warp_aggregated_increment [--n 16777216] [--percent 1..100 (default: sweep)]
 //        [--seed 1234] [--reps 20] [--csv]
 #include <cooperative_groups.h>
 
-#include "common.cuh"
 #include "warp_peers.cuh"
 
 namespace cg = cooperative_groups;
@@ -86,12 +88,20 @@ __global__ void filter_block_aggregated(const int* in, int* out, unsigned int* c
 
 using FilterKernel = void (*)(const int*, int*, unsigned int*, unsigned int, int);
 
-void filter(FilterKernel kernel, const int* in, int* out, unsigned int* counter, unsigned int n,
-            int threshold) {
-    CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned int)));
-    kernel<<<common::ceil_div(n, kBlock), kBlock>>>(in, out, counter, n, threshold);
-    CUDA_CHECK_LAUNCH();
+// The counter from 0, then the filter; returns the first error (a fault inside the kernel shows
+// at the next synchronising call).
+cudaError_t filter(FilterKernel kernel, const int* in, int* out, unsigned int* counter,
+                   unsigned int n, int threshold) {
+    const cudaError_t err = cudaMemsetAsync(counter, 0, sizeof(unsigned int));
+    if (err != cudaSuccess) return err;
+    kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(in, out, counter, n, threshold);
+    return cudaGetLastError();
 }
+
+#ifndef WARP_KERNELS_ONLY  // the compile_alone test takes the kernels and launcher alone
+#include <algorithm>
+
+#include "common.cuh"
 
 int main(int argc, char** argv) {
     common::Options opt;
@@ -138,7 +148,7 @@ int main(int argc, char** argv) {
             // -1 everywhere: never an input, every input is >= 0
             CUDA_CHECK(cudaMemset(d_out.get(), 0xff, n * sizeof(int)));
             CUDA_CHECK(cudaMemset(d_counter.get(), 0xff, sizeof(unsigned int)));
-            filter(v.kernel, d_in.get(), d_out.get(), d_counter.get(), n, threshold);
+            CUDA_CHECK(filter(v.kernel, d_in.get(), d_out.get(), d_counter.get(), n, threshold));
             CUDA_CHECK(cudaDeviceSynchronize());
             const unsigned int count = d_counter.to_host()[0];
             if (count != want.size()) {
@@ -157,8 +167,10 @@ int main(int argc, char** argv) {
                 continue;
             }
             // Bytes: every input read, every kept element written.
-            const double ms = timer.median_ms(
-                [&] { filter(v.kernel, d_in.get(), d_out.get(), d_counter.get(), n, threshold); });
+            const double ms = timer.median_ms([&] {
+                CUDA_CHECK(
+                    filter(v.kernel, d_in.get(), d_out.get(), d_counter.get(), n, threshold));
+            });
             report.print({"04_warp_aggregated_increment", what, opt.n, ms,
                           4.0 * n + 4.0 * want.size(), dev.peak_gbps});
         }
@@ -167,3 +179,4 @@ int main(int argc, char** argv) {
     std::fprintf(report.text(), "every filtered output matches the CPU as a multiset\n");
     return common::kExitOk;
 }
+#endif  // WARP_KERNELS_ONLY

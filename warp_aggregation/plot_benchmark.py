@@ -1,21 +1,33 @@
 #!/usr/bin/env python3
-"""Turns 03_reduction_by_key_benchmark's CSV into the chapter README's results tables and a plot.
+"""Turns 03_reduction_by_key_benchmark's CSV (and its Nsight Compute export) into the chapter's
+results tables and a plot.
 
-    build/bin/03_reduction_by_key_benchmark --csv > results.csv
-    python3 warp_aggregation/plot_benchmark.py results.csv --png warp_aggregation/benchmark_h200.png \
-        --readme warp_aggregation/README.md --env env.txt
+    build/bin/03_reduction_by_key_benchmark --csv > warp_aggregation/data/benchmark.csv
+    python3 warp_aggregation/plot_benchmark.py warp_aggregation/data/benchmark.csv \
+        --env warp_aggregation/data/env.txt --png warp_aggregation/benchmark.png \
+        --readme warp_aggregation/README.md --results warp_aggregation/RESULTS.md \
+        --ncu warp_aggregation/data/ncu_sorted_double.csv
 
---readme rewrites the tables between the README's benchmark markers; --env names a file holding the
-run's date, `nvidia-smi --query-gpu=name,driver_version,... --format=csv` and `nvcc --version`
-output (scripts/gpu_check.sh writes it). The plot needs matplotlib; without it the plot is skipped
-with a message and the tables are still written. The CSV's columns: precision, order, variant, n,
-ms (median), gb_per_s and pct_of_peak (the fewest bytes that variant must move, `bytes`, over the
-median), vs_atomicadd, vs_cas, vs_cub_sorted (speed-ups; empty without a baseline, and
-vs_cub_sorted for sorted rows only), ms_min, ms_max (the fastest and slowest run), bins, bytes. A
-CSV from before ms_min, bins and bytes were added still works: without the spread.
+--readme rewrites the README's results tables (median ms and speed-up over atomicAdd of every
+variant, then the fastest warp variant of each order) between its results-table markers, and its
+provenance line; --results rewrites RESULTS.md's spread table (every run's median, fastest and
+slowest, and the speed-ups) and its provenance line, and with --ncu (ncu --csv --page raw of
+`03_reduction_by_key_benchmark --order 1 --precision 64 --reps 1`, as scripts/gpu_check.sh runs
+it) its two Nsight Compute tables. --env names the run's env.txt (date, nvidia-smi and nvcc
+output, as scripts/gpu_check.sh writes it; the text output of a run that begins with the `date`
+command's line does too). The plot needs matplotlib; without it the plot is skipped with a message
+and the tables are still written.
+
+The CSV's columns: precision, order, variant, n, ms (median), gb_per_s and pct_of_peak (the
+fewest bytes that variant must move, `bytes`, over the median; % of the device's theoretical peak,
+memory clock x bus width), vs_atomicadd, vs_cas, vs_cub_sorted (speed-ups; empty without a
+baseline, and vs_cub_sorted for sorted rows only), ms_min, ms_max (the fastest and slowest run),
+bins, bytes.
 """
 import csv
+import datetime
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
@@ -26,6 +38,13 @@ ORDERS = ["sorted", "partially sorted", "random"]
 PRECISIONS = ["float", "double"]
 WARP_VARIANTS = ["warp get_peers", "warp get_peers + CAS", "warp match_any",
                  "warp segmented scan 4/lane", "warp segmented scan 8/lane"]
+# The plot's colours: related variants in shades of one colour, the searches alone hatched.
+COLORS = {"atomicAdd": "#1f4e79", "atomicCAS loop": "#9dc3e6", "shared-memory hashing": "#ff9f40",
+          "warp get_peers": "#2e7d32", "warp get_peers + CAS": "#81c784",
+          "warp match_any": "#6a1b9a", "get_peers search only": "#2e7d32",
+          "match_any search only": "#6a1b9a", "reduce_peers masks given": "#8d6e63",
+          "warp segmented scan 4/lane": "#c62828", "warp segmented scan 8/lane": "#ef9a9a",
+          "CUB ReduceByKey": "#424242"}
 
 
 def load(path):
@@ -40,8 +59,7 @@ def load(path):
 
 
 def ratio(row, key):
-    """A speed-up from the CSV, or None where it has no baseline (an empty field; older CSVs
-    wrote 0)."""
+    """A speed-up from the CSV, or None where it has no baseline (an empty field)."""
     value = row.get(key, "")
     return float(value) if value not in ("", None) and float(value) > 0 else None
 
@@ -51,19 +69,46 @@ def fmt_ratio(row, key, suffix=""):
     return "–" if r is None else f"{r:.2f}{suffix}"
 
 
-def ms_cell(row):
-    """The median ms, with the fastest and slowest run when the CSV has them."""
-    cell = f"{float(row['ms']):.4f}"
-    if row.get("ms_min") and row.get("ms_max"):
-        cell += f" [{float(row['ms_min']):.4f}–{float(row['ms_max']):.4f}]"
-    return cell
-
-
 def count_label(x):
     """10000000 -> 10^7; other counts as they are."""
     x = int(x)
     k = len(str(x)) - 1
-    return f"10^{k}" if x == 10 ** k else str(x)
+    return f"10^{k}" if x == 10 ** k else f"{x:,}"
+
+
+def env_description(path):
+    """GPU, driver, CUDA and the day, from an env.txt or from a log that starts with `date`."""
+    text = report.describe_env(path)
+    if not path:
+        return text
+    text = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", text)
+    if not re.search(r"\d{4}-\d{2}-\d{2}$", text):
+        first = open(path).readline().strip()
+        for fmt in ("%a %b %d %I:%M:%S %p %Z %Y", "%a %b %d %H:%M:%S %Z %Y"):
+            try:
+                day = datetime.datetime.strptime(first, fmt).date().isoformat()
+                text = f"{text}, {day}" if text else day
+                break
+            except ValueError:
+                continue
+    return text
+
+
+def provenance(env_path, csv_path, doc_path):
+    env = env_description(env_path)
+    data = os.path.relpath(csv_path, os.path.dirname(os.path.abspath(doc_path)))
+    return f"Measured on {env or 'an unnamed GPU'}; data: [`{data}`]({data})."
+
+
+def peak_gbps(rows, texts):
+    """The peak pct_of_peak divides by, as the run's text output printed it, else from the CSV."""
+    for path in texts:
+        if path and os.path.exists(path):
+            found = re.search(r"(\d+) GB/s peak memory bandwidth", open(path).read())
+            if found:
+                return int(found.group(1))
+    r = max(rows.values(), key=lambda r: float(r["pct_of_peak"]))
+    return round(100 * float(r["gb_per_s"]) / float(r["pct_of_peak"]))
 
 
 def best_warp(rows, precision, order):
@@ -71,99 +116,211 @@ def best_warp(rows, precision, order):
     return min(found, key=lambda r: float(r["ms"])) if found else None
 
 
-def tables(rows, variants, env):
+def readme_tables(rows, variants, peak):
     first = next(iter(rows.values()))
-    spread = "ms_min" in first
-    bins = f" summed into {first['bins']} bins" if first.get("bins") else ""
-    lines = [f"Measured {env}." if env else "",
-             f"n = {first['n']} values{bins}; each cell: median ms"
-             + (" [fastest–slowest of the runs]" if spread else "")
-             + " · speed-up over native atomicAdd (above 1: faster) · over the atomicCAS loop.",
-             ""]
+    lines = [f"{count_label(first['n'])} values summed into {count_label(first['bins'])} bins. "
+             "Each cell: the median time in ms · the speed-up over plain `atomicAdd` (above 1: "
+             "faster).", ""]
     for precision in PRECISIONS:
         if not any(p == precision for p, _, _ in rows):
             continue
-        lines.append(f"**{precision}**")
-        lines.append("")
-        lines.append("| variant | " + " | ".join(ORDERS) + " |")
-        lines.append("|---" * (len(ORDERS) + 1) + "|")
+        lines += [f"**{precision}**", "", "| variant | " + " | ".join(ORDERS) + " |",
+                  "|---" * (len(ORDERS) + 1) + "|"]
         for v in variants:
             cells = []
             for o in ORDERS:
                 r = rows.get((precision, o, v))
                 cells.append("–" if r is None else
-                             f"{ms_cell(r)} · {fmt_ratio(r, 'vs_atomicadd', '×')} · "
-                             f"{fmt_ratio(r, 'vs_cas', '×')}")
+                             f"{float(r['ms']):.4f} · {fmt_ratio(r, 'vs_atomicadd', '×')}")
             lines.append(f"| {v} | " + " | ".join(cells) + " |")
         lines.append("")
-    lines.append("Best warp variant (peer search and atomics included):")
-    lines.append("")
-    lines.append("| type | order | variant | ms | % of peak | × atomicAdd | × atomicCAS loop | "
-                 "× CUB ReduceByKey (sorted) |")
-    lines.append("|---|---|---|---|---|---|---|---|")
+    lines += ["The fastest warp variant of each order (its peer search and atomics included); the "
+              f"bytes it must move at least, as a share of the {peak} GB/s theoretical peak "
+              "(memory clock × bus width):", "",
+              f"| type | order | variant | ms | % of {peak} GB/s | × atomicAdd | × atomicCAS loop "
+              "| × CUB ReduceByKey |", "|---|---|---|---|---|---|---|---|"]
     for precision in PRECISIONS:
         for o in ORDERS:
             r = best_warp(rows, precision, o)
             if r is None:
                 continue
             cub_cell = fmt_ratio(r, "vs_cub_sorted") if o == "sorted" else "–"
-            lines.append(f"| {precision} | {o} | {r['variant']} | {ms_cell(r)} | "
+            lines.append(f"| {precision} | {o} | {r['variant']} | {float(r['ms']):.4f} | "
                          f"{float(r['pct_of_peak']):.1f} | {fmt_ratio(r, 'vs_atomicadd')} | "
                          f"{fmt_ratio(r, 'vs_cas')} | {cub_cell} |")
+    return "\n".join(lines) + "\n"
+
+
+def spread_table(rows, variants, peak):
+    lines = ["Each cell: median ms [fastest–slowest run] · GB/s (the fewest bytes the variant must "
+             f"move) · % of the {peak} GB/s theoretical peak · × atomicAdd · × atomicCAS loop.", ""]
+    for precision in PRECISIONS:
+        if not any(p == precision for p, _, _ in rows):
+            continue
+        lines += [f"**{precision}**", "", "| variant | " + " | ".join(ORDERS) + " |",
+                  "|---" * (len(ORDERS) + 1) + "|"]
+        for v in variants:
+            cells = []
+            for o in ORDERS:
+                r = rows.get((precision, o, v))
+                cells.append("–" if r is None else
+                             f"{float(r['ms']):.4f} [{float(r['ms_min']):.4f}–"
+                             f"{float(r['ms_max']):.4f}] · {float(r['gb_per_s']):.0f} · "
+                             f"{float(r['pct_of_peak']):.1f}% · "
+                             f"{fmt_ratio(r, 'vs_atomicadd', '×')} · {fmt_ratio(r, 'vs_cas', '×')}")
+            lines.append(f"| {v} | " + " | ".join(cells) + " |")
+        lines.append("")
     return "\n".join(lines).strip() + "\n"
 
 
-def plot(rows, variants, png, env):
+# ---------------------------------------------------------------------------------------------
+# Nsight Compute: `ncu --csv --page raw` of the benchmark on sorted keys in double, --reps 1. Every
+# variant's kernel runs 4 times (the checked launch, 2 warm-ups, the timed one), in the benchmark's
+# order; a variant is a run of launches of one kernel, and the table shows its last launch.
+
+def kernel_variant(name, seen):
+    """The benchmark's variant of a profiled kernel. warp_kernel runs twice per search: first
+    aggregating, then (given masks) searching alone."""
+    cas = "(Atomic)1" in name or "Atomic::kCas" in name
+    if name.startswith("void per_value_kernel<"):
+        return "atomicCAS loop" if cas else "atomicAdd"
+    if name.startswith("void warp_kernel<"):
+        match_any = "(Search)1" in name or "Search::kMatchAny" in name
+        search = "match_any" if match_any else "get_peers"
+        if cas:
+            return "warp get_peers + CAS"
+        return f"{search} search only" if seen.get(name, 0) else f"warp {search}"
+    if name.startswith("void masks_given_kernel<"):
+        return "reduce_peers masks given"
+    found = re.match(r"void segmented_scan_kernel<(\d+),", name)
+    if found:
+        return f"warp segmented scan {found.group(1)}/lane"
+    if "DeviceReduceByKeyKernel" in name:
+        return "CUB ReduceByKey"
+    return name
+
+
+def load_ncu(path):
+    """[(variant, {metric: value})], the last launch of each variant, in the benchmark's order."""
+    with open(path, newline="") as f:
+        lines = [line for line in f if not line.startswith("==")]
+    table = list(csv.reader(lines))
+    header, launches = table[0], table[2:]  # the second row holds the units
+    runs, seen = [], {}
+    for launch in launches:
+        values = dict(zip(header, launch))
+        name = values["Kernel Name"]
+        if runs and runs[-1][0] == name:
+            runs[-1][1] = values
+        else:
+            runs.append([name, values])
+            seen_before = dict(seen)
+            seen[name] = seen.get(name, 0) + 1
+            runs[-1].append(kernel_variant(name, seen_before))
+    return [(variant, values) for _, values, variant in runs]
+
+
+def metric(values, name, fmt="{:.1f}", scale=1.0):
+    raw = values.get(name, "").replace(",", "")
+    if raw in ("", "n/a"):
+        return "–"
+    return fmt.format(float(raw) * scale)
+
+
+def ncu_tables(path):
+    kernels = load_ncu(path)
+    lines = ["| variant | duration µs | L2 throughput % | DRAM throughput % | DRAM read MB | "
+             "DRAM written MB | issue slots busy % | ALU pipe % | warps active % |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for variant, v in kernels:
+        lines.append(
+            f"| {variant} | {metric(v, 'gpu__time_duration.sum', scale=1e-3)} | "
+            f"{metric(v, 'lts__throughput.avg.pct_of_peak_sustained_elapsed')} | "
+            f"{metric(v, 'dram__throughput.avg.pct_of_peak_sustained_elapsed')} | "
+            f"{metric(v, 'dram__bytes_read.sum', scale=1e-6)} | "
+            f"{metric(v, 'dram__bytes_write.sum', scale=1e-6)} | "
+            f"{metric(v, 'sm__inst_issued.avg.pct_of_peak_sustained_active')} | "
+            f"{metric(v, 'sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active')} | "
+            f"{metric(v, 'sm__warps_active.avg.pct_of_peak_sustained_active')} |")
+    stalls = ["long_scoreboard", "short_scoreboard", "wait", "math_pipe_throttle", "mio_throttle",
+              "lg_throttle"]
+    lines += ["", "| variant | eligible warps per cycle | cycles per instruction | "
+              + " | ".join(s.replace("_", " ") for s in stalls) + " |",
+              "|---" * (len(stalls) + 3) + "|"]
+    for variant, v in kernels:
+        cells = [metric(v, f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio")
+                 for s in stalls]
+        eligible = metric(v, "smsp__warps_eligible.avg.per_cycle_active", "{:.2f}")
+        cycles = metric(v, "smsp__average_warp_latency_per_inst_issued.ratio")
+        lines.append(f"| {variant} | {eligible} | {cycles} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(rows, variants, png, title):
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
     except ImportError:
         print("matplotlib is not installed: plot skipped (pip install matplotlib)")
         return
     first = next(iter(rows.values()))
-    what = f"{count_label(first['n'])} values"
-    if first.get("bins"):
-        what += f" into {count_label(first['bins'])} bins"
+    what = f"{count_label(first['n'])} values into {count_label(first['bins'])} bins"
     fig, axes = plt.subplots(1, 2, figsize=(15, 6.5), sharey=True)
     width = 0.8 / len(variants)
+    fallback = plt.get_cmap("tab20").colors
     for ax, precision in zip(axes, PRECISIONS):
         for j, v in enumerate(variants):
             found = [rows.get((precision, o, v)) for o in ORDERS]
             values = [float(r["ms"]) if r else 0 for r in found]
             # The bar is the median; the whisker runs from the fastest to the slowest run.
-            err = None
-            if all(r is None or r.get("ms_min") for r in found):
-                err = [[float(r["ms"]) - float(r["ms_min"]) if r else 0 for r in found],
-                       [float(r["ms_max"]) - float(r["ms"]) if r else 0 for r in found]]
+            err = [[float(r["ms"]) - float(r["ms_min"]) if r else 0 for r in found],
+                   [float(r["ms_max"]) - float(r["ms"]) if r else 0 for r in found]]
             ax.bar([i + j * width for i in range(len(ORDERS))], values, width, label=v,
-                   yerr=err, error_kw={"elinewidth": 0.8, "capsize": 1.5})
+                   color=COLORS.get(v, fallback[j % len(fallback)]),
+                   hatch="///" if "search only" in v else None, edgecolor="white", yerr=err,
+                   error_kw={"elinewidth": 0.8, "capsize": 1.5})
         ax.set_xticks([i + width * (len(variants) - 1) / 2 for i in range(len(ORDERS))])
         ax.set_xticklabels(ORDERS)
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+        ax.tick_params(axis="y", which="minor", labelsize=7)
         ax.set_title(f"{precision}: {what}")
         ax.grid(axis="y", which="both", alpha=0.3)
-    whiskers = ", whiskers fastest to slowest" if "ms_min" in first else ""
-    axes[0].set_ylabel(f"ms (median{whiskers}; log scale; lower is faster)")
+    axes[0].set_ylabel("ms (median, whiskers fastest to slowest; log scale; lower is faster)")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=8, frameon=False)
-    fig.suptitle(env or "03_reduction_by_key_benchmark")
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
     fig.savefig(png, dpi=110)
     print(f"wrote {png}")
 
 
 def main():
     parser = report.parser(__doc__)
+    parser.add_argument("--results", help="rewrite the spread table of this RESULTS.md")
+    parser.add_argument("--ncu", help="with --results: the Nsight Compute export for its tables")
     args = report.parse_args(parser)
     rows, variants = load(args.csv)
-    env = report.describe_env(args.env)
-    text = tables(rows, variants, env)
+    # The run's text output: benchmark_log.txt beside the CSV, as scripts/gpu_check.sh writes it.
+    peak = peak_gbps(rows, [os.path.join(os.path.dirname(args.csv), "benchmark_log.txt"),
+                            args.env])
+    text = readme_tables(rows, variants, peak)
     print(text)
     if args.readme:
-        report.update_readme(args.readme, text)
+        report.update_readme(args.readme, text, "results-table")
+        report.update_readme(args.readme, provenance(args.env, args.csv, args.readme) + "\n",
+                             "provenance")
+    if args.results:
+        report.update_readme(args.results, spread_table(rows, variants, peak), "spread-table")
+        report.update_readme(args.results, provenance(args.env, args.csv, args.results) + "\n",
+                             "provenance")
+        if args.ncu:
+            report.update_readme(args.results, ncu_tables(args.ncu), "ncu-tables")
     if args.png:
-        plot(rows, variants, args.png, env)
+        plot(rows, variants, args.png, env_description(args.env) or "03_reduction_by_key_benchmark")
 
 
 if __name__ == "__main__":

@@ -8,10 +8,9 @@
 #include <vector>
 
 #include "common.h"
+#include "warp_peers.cuh"  // kWarp
 
 namespace warp_agg {
-
-constexpr int kWarp = 32;
 
 // The key patterns every peer test runs: one group per warp, 32 groups per warp, runs of random
 // length (sorted data: few groups per warp, crossing warp boundaries), and random keys from a small

@@ -9,12 +9,14 @@
 // whole warp (0xffffffff) except in a final partial warp. The blog wrote for Kepler, where
 // __shfl, __ballot and __any took no mask; they no longer exist for sm_70 and later, whose lanes
 // are scheduled independently, so every warp intrinsic here names the lanes that execute it.
+//
+// This is the one header the chapter's kernels and launchers need beside CUDA's own: a program's
+// kernels copied into another project compile with it alone (the compile_alone tests check it).
 #pragma once
-
-#include <cstdint>
 
 namespace warp_agg {
 
+constexpr int kWarp = 32;
 constexpr unsigned int kFullMask = 0xffffffffu;
 
 __device__ __forceinline__ unsigned int lane_id() {
@@ -48,10 +50,10 @@ struct NoReduceTrace {
 // implicitly used "whoever is here"; naming the full warp instead would be undefined, because the
 // lanes that already left never reach the intrinsic.
 //
-// A mask that is not a constant costs extra where nvcc cannot prove that the lanes executing the
-// intrinsic are the ones it names: on sm_90 each round of this loop then also runs a MATCH.ANY on
-// `unclaimed`, two REDUX.OR and two BRA.DIV to a slow path (in 02's and 03's kernels; 01's kernel
-// has none of them).
+// A mask that is not a constant costs extra where the compiler cannot prove that the lanes
+// executing the intrinsic are the ones it names: each round then also checks that (a MATCH.ANY on
+// `unclaimed` and REDUX.OR in the SASS) and branches to a slow path if not (RESULTS.md, "The peer
+// search in the SASS").
 template <class Key, class Trace = NoPeersTrace>
 __device__ unsigned int get_peers(Key key, unsigned int active, Trace trace = {}) {
     // BEGIN SOLUTION
@@ -75,7 +77,7 @@ __device__ unsigned int get_peers(Key key, unsigned int active, Trace trace = {}
 }
 
 // __match_any_sync returns the mask of the lanes in `active` whose key equals this lane's: the
-// whole loop above in one instruction (32- and 64-bit integer keys).
+// whole loop above in one instruction (keys of 32 or 64 bits, compared bit for bit).
 template <class Key>
 __device__ __forceinline__ unsigned int match_peers(Key key, unsigned int active) {
     return __match_any_sync(active, key);

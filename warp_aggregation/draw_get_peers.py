@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Draws one warp's get_peers loop, round by round, beside __match_any_sync's single step.
+
+    python3 warp_aggregation/draw_get_peers.py --png warp_aggregation/get_peers.png
+
+The keys are the programs' own: the first warp of warp_agg.h's 'random' pattern (splitmix64 % 8,
+the programs' default seed 1234), which is what `01_get_peers --trace` prints first for that
+pattern. The rounds follow warp_peers.cuh's get_peers: the leader is the lowest unclaimed lane
+(__ffs(unclaimed) - 1), __shfl_sync broadcasts its key, __ballot_sync collects the lanes holding
+it (their peer mask), and they leave the pool (unclaimed ^= peers). --check prints the rounds as
+01's trace does, to compare with its output.
+"""
+import argparse
+
+SEED, WARP, KEY_RANGE = 1234, 32, 8
+MASK64 = (1 << 64) - 1
+
+
+def splitmix64(state):
+    """common::splitmix64: returns (the new state, the output)."""
+    state = (state + 0x9E3779B97F4A7C15) & MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return state, z ^ (z >> 31)
+
+
+def random_pattern(n, seed):
+    """warp_agg.h's pattern_keys(Pattern::kRandom, n, seed)."""
+    keys, state = [], seed
+    for _ in range(n):
+        state, z = splitmix64(state)
+        keys.append(z % KEY_RANGE)
+    return keys
+
+
+def get_peers_rounds(keys):
+    """[(leader, peers, unclaimed before)], one per distinct key, as warp_peers.cuh's loop runs."""
+    unclaimed = (1 << len(keys)) - 1
+    rounds = []
+    while unclaimed:
+        leader = (unclaimed & -unclaimed).bit_length() - 1
+        peers = sum(1 << lane for lane in range(len(keys))
+                    if unclaimed >> lane & 1 and keys[lane] == keys[leader])
+        rounds.append((leader, peers, unclaimed))
+        unclaimed ^= peers
+    return rounds
+
+
+def lanes(mask, n=WARP):
+    return "".join("1" if mask >> lane & 1 else "." for lane in range(n))
+
+
+def draw(png):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    keys = random_pattern(WARP, SEED)
+    rounds = get_peers_rounds(keys)
+    palette = plt.get_cmap("Set3").colors  # no grey among the first 8
+    fig, ax = plt.subplots(figsize=(15, 1.3 + 0.62 * (len(rounds) + 2)))
+    rows = len(rounds) + 2  # the keys, the rounds, __match_any_sync
+
+    def cell(lane, row, face, text="", edge="white", lw=1.0, bold=False, alpha=1.0):
+        y = rows - 1 - row
+        ax.add_patch(Rectangle((lane, y), 1, 1, facecolor=face, edgecolor=edge, lw=lw,
+                               alpha=alpha))
+        if text:
+            ax.text(lane + 0.5, y + 0.5, text, ha="center", va="center", fontsize=8,
+                    fontweight="bold" if bold else "normal")
+
+    for lane, key in enumerate(keys):
+        cell(lane, 0, palette[key], str(key))
+    ax.text(-0.4, rows - 0.5, "key of each lane", ha="right", va="center", fontsize=8)
+    for r, (leader, peers, unclaimed) in enumerate(rounds):
+        row = r + 1
+        for lane, key in enumerate(keys):
+            if peers >> lane & 1:  # matched this round: its peer mask is the ballot
+                cell(lane, row, palette[key], str(key), bold=lane == leader)
+            elif unclaimed >> lane & 1:  # still in the loop, another key
+                cell(lane, row, "#f2f2f2", str(key))
+            else:  # left in an earlier round
+                cell(lane, row, "white")
+        ax.add_patch(Rectangle((leader, rows - 1 - row), 1, 1, fill=False, edgecolor="black",
+                               lw=2.2, zorder=3))
+        ax.text(-0.4, rows - row - 0.5, f"round {r}: leader lane {leader}, key {keys[leader]}",
+                ha="right", va="center", fontsize=8)
+    for lane, key in enumerate(keys):
+        cell(lane, rows - 1, palette[key], str(key), alpha=0.85)
+    ax.text(-0.4, 0.5, "__match_any_sync: one step", ha="right", va="center", fontsize=8)
+    for lane in range(WARP):
+        ax.text(lane + 0.5, rows + 0.25, str(lane), ha="center", va="bottom", fontsize=6.5,
+                color="gray")
+    ax.text(WARP / 2, rows + 0.9, "lane", ha="center", fontsize=8, color="gray")
+    ax.set_xlim(-9, WARP + 0.2)
+    ax.set_ylim(-0.2, rows + 1.4)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(f"get_peers on the first warp of the 'random' keys (8 values, seed {SEED}): "
+                 f"{len(rounds)} rounds, one per distinct key.\nEach round, the leader (outlined: "
+                 "the lowest lane still in the loop) broadcasts its key; the lanes holding it "
+                 "(coloured) take\nthe ballot as their peer mask and leave the loop. Grey: still "
+                 "in the loop; white: already left.", fontsize=9)
+    fig.savefig(png, dpi=110, bbox_inches="tight")
+    print(f"wrote {png}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--png", default="get_peers.png")
+    parser.add_argument("--check", action="store_true",
+                        help="print the rounds as 01_get_peers --trace does instead of drawing")
+    args = parser.parse_args()
+    if args.check:
+        keys = random_pattern(WARP, SEED)
+        print("  keys     " + " ".join(map(str, keys)))
+        for r, (leader, peers, unclaimed) in enumerate(get_peers_rounds(keys)):
+            print(f"  {r:<5} {leader:<6} {keys[leader]:<4}  {lanes(peers)}  "
+                  f"{lanes(unclaimed ^ peers)}")
+        return
+    draw(args.png)
+
+
+if __name__ == "__main__":
+    main()
