@@ -33,7 +33,8 @@ endif()
 file(READ "${ptx}" text)
 
 # The PTX of one kernel: from its .entry (the name is mangled: _Z9take_lockN7atomics4LockE) to the
-# next kernel's `// .globl` line, or to the end.
+# `}` that closes its body (a line of its own). What follows the last kernel (debug sections, with
+# `.file` lines naming the source's path, where NVCC_APPEND_FLAGS adds -lineinfo) is no part of it.
 function(kernel_ptx out_var name)
   string(REGEX MATCH "\\.entry [_A-Za-z0-9]*${name}[_A-Za-z0-9]*" entry "${text}")
   if(NOT entry)
@@ -41,10 +42,11 @@ function(kernel_ptx out_var name)
   endif()
   string(FIND "${text}" "${entry}" begin)
   string(SUBSTRING "${text}" ${begin} -1 rest)
-  string(FIND "${rest}" "// .globl" next)
-  if(NOT next EQUAL -1)
-    string(SUBSTRING "${rest}" 0 ${next} rest)
+  string(FIND "${rest}" "\n}" end)
+  if(end EQUAL -1)
+    message(FATAL_ERROR "kernel ${name}: no closing brace in the PTX:\n${rest}")
   endif()
+  string(SUBSTRING "${rest}" 0 ${end} rest)
   set(${out_var} "${rest}" PARENT_SCOPE)
 endfunction()
 
@@ -59,10 +61,13 @@ function(expect_one kernel want unwanted)
                         "${atomics}\n${body}")
   endif()
   if(body MATCHES "${unwanted}")
-    message(FATAL_ERROR "${kernel}: '${CMAKE_MATCH_0}' where no fence belongs\n${body}")
+    string(STRIP "${CMAKE_MATCH_0}" instruction)
+    message(FATAL_ERROR "${kernel}: '${instruction}' where no fence belongs\n${body}")
   endif()
   message(STATUS "${kernel}: ${found}")
 endfunction()
 
-expect_one(take_lock "atom\\.cas\\.acquire\\.gpu\\.b32" "(fence|membar)[a-z.]*")
-expect_one(free_lock "atom\\.exch\\.release\\.gpu\\.b32" "(fence|membar)[a-z.]*")
+# A fence is an instruction: the first word of a line, so that no name or comment matches.
+set(fence "\n[ \t]*(fence|membar)[a-z.]*")
+expect_one(take_lock "atom\\.cas\\.acquire\\.gpu\\.b32" "${fence}")
+expect_one(free_lock "atom\\.exch\\.release\\.gpu\\.b32" "${fence}")

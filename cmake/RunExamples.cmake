@@ -1,7 +1,9 @@
 cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the build
-# cmake -DMANIFEST=<build>/examples_manifest.txt -P RunExamples.cmake
-# Runs every program at its default size, chapter by chapter, prints each program's last line of
-# output (its result line, or why it failed or was skipped) and a summary per chapter.
+# cmake -DMANIFEST=<build>/examples_manifest.txt [-DCHAPTERS=<folder>[;<folder>...]]
+#       -P RunExamples.cmake
+# Runs every program at its default size (or only those of CHAPTERS), chapter by chapter, prints
+# each program's last line of output (its result line, or why it failed or was skipped) and a
+# summary per chapter.
 # Exits non-zero when any program failed; skipped programs (exit 77: no CUDA device) are not failures.
 file(STRINGS "${MANIFEST}" entries)
 set(chapters "")
@@ -13,6 +15,9 @@ foreach(entry IN LISTS entries)
   list(GET fields 2 kind)
   list(GET fields 3 exe)
   list(GET fields 4 args)
+  if(DEFINED CHAPTERS AND NOT chapter IN_LIST CHAPTERS)
+    continue()
+  endif()
   separate_arguments(args UNIX_COMMAND "${args}")
   if(NOT chapter IN_LIST chapters)
     list(APPEND chapters ${chapter})
@@ -44,6 +49,9 @@ foreach(entry IN LISTS entries)
   message("[${status}] ${name}  ${line}")
 endforeach()
 
+if(NOT chapters)
+  message(FATAL_ERROR "no program to run (chapters asked for: ${CHAPTERS})")
+endif()
 message("\n== summary")
 set(total_failed 0)
 set(total_skipped 0)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole GPU check, on a machine with an NVIDIA GPU, from a clean tree: the README's two commands
 # (every test, the `sanitize` label included; every example), each chapter's worked numbers, the
-# chapter benchmarks with their plots, the Nsight Compute counters the chapter READMEs quote, and
-# the homework scheme. Logs, CSVs and plots go to $OUT (default ./gpu-check-out).
+# chapter benchmarks with their plots, the Nsight Compute counters the chapter READMEs quote, the
+# homework scheme and the Colab notebook. Logs, CSVs and plots go to $OUT (default ./gpu-check-out).
 #   bash scripts/gpu_check.sh                 everything
 #   bash scripts/gpu_check.sh <stage>...      some of it, run in this order whatever order given:
 #     test       the README's test command
@@ -12,6 +12,7 @@
 #     ncu        the Nsight Compute counters (ncu, at the clocks it finds)
 #     homework   every student version fails; the grader gives the solutions full points and
 #                every adversarial submission none (homework/gpu_check_homework.sh)
+#     notebook   the Colab notebook (notebooks/pmpp_colab.ipynb), executed headless in this checkout
 # (the stages exist because a remote session may limit one command's time; each reuses the build
 # that an earlier stage made, or makes it).
 set -uo pipefail
@@ -304,6 +305,21 @@ if want ncu; then
     --kernel-name regex:'per_value_kernel|warp_kernel|masks_given_kernel|segmented_scan_kernel|DeviceReduceByKeyKernel' \
     --log-file "$DATA/ncu_sorted_double.csv" \
     build/bin/03_reduction_by_key_benchmark --order 1 --precision 64 --reps 1
+fi
+
+if want notebook; then
+  build
+  # The Colab notebook run top to bottom as on a hosted GPU (notebooks/run_notebook.py), in this
+  # checkout and its build: one chapter's programs, that chapter's tests without the sanitizers
+  # (the `test` stage runs them all), the benchmark plot and the filtered images from its own run
+  # (copied here), and the homework cells, whose exercise as handed out must fail its
+  # verification (a FAIL line, exit 1), not crash or be skipped.
+  step notebook.log env PMPP_REPO_DIR="$PWD" PMPP_CTEST_ARGS="-L ch07_convolution -LE sanitize" \
+    python3 notebooks/run_notebook.py notebooks/pmpp_colab.ipynb --expect HOMEWORK_VERDICT=wrong
+  for f in build/notebook/ch07_benchmark.png build/notebook/image_filter.png; do
+    [ -f "$f" ] && cp "$f" "$OUT/notebook_$(basename "$f")"
+  done
+  grep -E "^notebook:|^SKIP|^NOT YET|^PASSED|^GPU:" "$OUT/notebook.log"
 fi
 
 if want homework; then
