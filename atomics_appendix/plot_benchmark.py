@@ -17,7 +17,6 @@ Rows the run does not have (A6, cuco, the book's scope of A3) are left out. The 
 matplotlib; without it the plot is skipped with a message and the tables are still written.
 """
 import csv
-import datetime
 import os
 import re
 import sys
@@ -63,30 +62,6 @@ def peak_gbps(rows, texts):
         return None
     pct, gbps = max(pairs)
     return round(100 * gbps / pct)
-
-
-def env_description(path):
-    """GPU, driver, CUDA and the day, from an env.txt or from a log that starts with `date`."""
-    text = report.describe_env(path)
-    if not path:
-        return text
-    text = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", text)
-    if not re.search(r"\d{4}-\d{2}-\d{2}$", text):
-        first = open(path).readline().strip()
-        for fmt in ("%a %b %d %I:%M:%S %p %Z %Y", "%a %b %d %H:%M:%S %Z %Y"):
-            try:
-                day = datetime.datetime.strptime(first, fmt).date().isoformat()
-                text = f"{text}, {day}" if text else day
-                break
-            except ValueError:
-                continue
-    return text
-
-
-def provenance(env_path, csv_path, doc_path):
-    env = env_description(env_path)
-    data = os.path.relpath(csv_path, os.path.dirname(os.path.abspath(doc_path)))
-    return f"Measured on {env or 'an unnamed GPU'}; data: [`{data}`]({data})."
 
 
 def label(r):
@@ -202,8 +177,7 @@ def main():
     print(table)
     if args.readme:
         report.update_readme(args.readme, table, "results-table")
-        report.update_readme(args.readme, provenance(args.env, args.csv, args.readme) + "\n",
-                             "provenance")
+        report.update_provenance(args.readme, args.env, args.csv)
     if args.results:
         ratios = "\n".join(ratio_lines(rows)) + "\n"
         # The run's text output: benchmark_log.txt beside the CSV (scripts/gpu_check.sh writes it).
@@ -211,10 +185,9 @@ def main():
         for marker, text in (("bytes-table", bytes_table(rows, texts)), ("ratios", ratios),
                              ("cuco-table", cuco_table(rows))):
             report.update_readme(args.results, text, marker)
-        report.update_readme(args.results, provenance(args.env, args.csv, args.results) + "\n",
-                             "provenance")
+        report.update_provenance(args.results, args.env, args.csv)
     if args.png:
-        plot(rows, args.png, env_description(args.env) or "A99_benchmark")
+        plot(rows, args.png, report.describe_env(args.env) or "A99_benchmark")
 
 
 if __name__ == "__main__":

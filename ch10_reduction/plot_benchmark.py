@@ -17,7 +17,6 @@ written.
 """
 import csv
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
@@ -48,13 +47,6 @@ def load(path):
 
 def size_label(n):
     return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
-
-
-def provenance(env_path, csv_path, doc_path):
-    """'Measured on <GPU>, driver <version>, CUDA <version>, <date>; data: [<csv>](<csv>).'"""
-    env = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", report.describe_env(env_path))
-    data = os.path.relpath(csv_path, os.path.dirname(os.path.abspath(doc_path)))
-    return f"Measured on {env or 'an unnamed GPU'}; data: [`{data}`]({data})."
 
 
 def readme_table(rows, sizes, kernels):
@@ -134,9 +126,9 @@ def main():
                               (args.results, "spread-table", spread_table(rows, sizes, kernels))):
         if doc:
             report.update_readme(doc, text, marker)
-            report.update_readme(doc, provenance(args.env, args.csv, doc) + "\n", "provenance")
+            report.update_provenance(doc, args.env, args.csv)
     if args.png:
-        env = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", report.describe_env(args.env))
+        env = report.describe_env(args.env)
         plot(rows, sizes, args.png, env or "10_99_benchmark")
 
 

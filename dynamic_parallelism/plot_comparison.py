@@ -14,7 +14,6 @@ needs matplotlib; without it the plot is skipped with a message and the table is
 """
 import csv
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
@@ -25,13 +24,6 @@ import report  # noqa: E402  (scripts/report.py: what every chapter's plot scrip
 def load(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
-
-
-def provenance(env_path, csv_path, doc_path):
-    """'Measured on <GPU>, driver <version>, CUDA <version>, <date>; data: [<csv>](<csv>).'"""
-    env = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", report.describe_env(env_path))
-    data = os.path.relpath(csv_path, os.path.dirname(os.path.abspath(doc_path)))
-    return f"Measured on {env or 'an unnamed GPU'}; data: [`{data}`]({data})."
 
 
 def table(rows):
@@ -93,13 +85,12 @@ def main():
     parser = report.parser(__doc__)
     args = report.parse_args(parser)
     rows = load(args.csv)
-    env = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", report.describe_env(args.env))
+    env = report.describe_env(args.env)
     text = table(rows)
     print(text)
     if args.readme:
         report.update_readme(args.readme, text, "results-table")
-        report.update_readme(args.readme, provenance(args.env, args.csv, args.readme) + "\n",
-                             "provenance")
+        report.update_provenance(args.readme, args.env, args.csv)
     if args.png:
         plot(rows, args.png, env)
 

@@ -1,6 +1,7 @@
 """What the chapters' plot scripts share: their command line, the run's description read from the
 env.txt that scripts/gpu_check.sh writes, and the README table kept between two markers."""
 import argparse
+import datetime
 import os
 import re
 import sys
@@ -42,21 +43,44 @@ def parse_args(parser, outputs=("png",)):
 
 
 def describe_env(path):
-    """'NVIDIA H200, driver 580.159.04, CUDA 13.0, 2026-11-22 02:38 UTC' from env.txt, or ''."""
+    """'NVIDIA H200, driver 580.159.04, CUDA 13.0, 2026-11-22' from an env.txt (or a log whose first
+    line is `date`'s output), or ''. The day only: what a reader needs to place the run."""
     if not path:
         return ""
     text = open(path).read()
-    date = re.search(r"date: (.+)", text)
     gpu = re.search(r"^(NVIDIA[^,\n]*), ([0-9.]+)", text, re.M)
     cuda = re.search(r"release ([0-9.]+)", text)
+    date = re.search(r"date: (\d{4}-\d{2}-\d{2})", text)
+    day = date.group(1) if date else None
+    if not day:
+        first = text.split("\n", 1)[0].strip()
+        for fmt in ("%a %b %d %I:%M:%S %p %Z %Y", "%a %b %d %H:%M:%S %Z %Y"):
+            try:
+                day = datetime.datetime.strptime(first, fmt).date().isoformat()
+                break
+            except ValueError:
+                continue
     parts = []
     if gpu:
         parts += [gpu.group(1), f"driver {gpu.group(2)}"]
     if cuda:
         parts.append(f"CUDA {cuda.group(1)}")
-    if date:
-        parts.append(date.group(1).strip())
+    if day:
+        parts.append(day)
     return ", ".join(parts)
+
+
+def provenance(env_path, csv_path, doc_path):
+    """'Measured on <GPU>, driver <version>, CUDA <version>, <day>; data: [<csv>](<csv>).', the
+    CSV's path relative to the document it goes in."""
+    env = describe_env(env_path)
+    data = os.path.relpath(csv_path, os.path.dirname(os.path.abspath(doc_path)))
+    return f"Measured on {env or 'an unnamed GPU'}; data: [`{data}`]({data})."
+
+
+def update_provenance(doc_path, env_path, csv_path):
+    """Rewrites the provenance line between the document's provenance markers."""
+    update_readme(doc_path, provenance(env_path, csv_path, doc_path) + "\n", "provenance")
 
 
 def update_readme(path, text, marker="benchmark-table"):

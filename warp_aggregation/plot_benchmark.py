@@ -25,7 +25,6 @@ baseline, and vs_cub_sorted for sorted rows only), ms_min, ms_max (the fastest a
 bins, bytes.
 """
 import csv
-import datetime
 import os
 import re
 import sys
@@ -74,30 +73,6 @@ def count_label(x):
     x = int(x)
     k = len(str(x)) - 1
     return f"10^{k}" if x == 10 ** k else f"{x:,}"
-
-
-def env_description(path):
-    """GPU, driver, CUDA and the day, from an env.txt or from a log that starts with `date`."""
-    text = report.describe_env(path)
-    if not path:
-        return text
-    text = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", text)
-    if not re.search(r"\d{4}-\d{2}-\d{2}$", text):
-        first = open(path).readline().strip()
-        for fmt in ("%a %b %d %I:%M:%S %p %Z %Y", "%a %b %d %H:%M:%S %Z %Y"):
-            try:
-                day = datetime.datetime.strptime(first, fmt).date().isoformat()
-                text = f"{text}, {day}" if text else day
-                break
-            except ValueError:
-                continue
-    return text
-
-
-def provenance(env_path, csv_path, doc_path):
-    env = env_description(env_path)
-    data = os.path.relpath(csv_path, os.path.dirname(os.path.abspath(doc_path)))
-    return f"Measured on {env or 'an unnamed GPU'}; data: [`{data}`]({data})."
 
 
 def peak_gbps(rows, texts):
@@ -311,16 +286,15 @@ def main():
     print(text)
     if args.readme:
         report.update_readme(args.readme, text, "results-table")
-        report.update_readme(args.readme, provenance(args.env, args.csv, args.readme) + "\n",
-                             "provenance")
+        report.update_provenance(args.readme, args.env, args.csv)
     if args.results:
         report.update_readme(args.results, spread_table(rows, variants, peak), "spread-table")
-        report.update_readme(args.results, provenance(args.env, args.csv, args.results) + "\n",
-                             "provenance")
+        report.update_provenance(args.results, args.env, args.csv)
         if args.ncu:
             report.update_readme(args.results, ncu_tables(args.ncu), "ncu-tables")
     if args.png:
-        plot(rows, variants, args.png, env_description(args.env) or "03_reduction_by_key_benchmark")
+        title = report.describe_env(args.env) or "03_reduction_by_key_benchmark"
+        plot(rows, variants, args.png, title)
 
 
 if __name__ == "__main__":
