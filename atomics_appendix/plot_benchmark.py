@@ -51,8 +51,8 @@ def rate(rows, table, operation, load="-"):
 
 
 def peak_gbps(rows, texts):
-    """The peak the CSV's % column divides by (the device's memory clock x bus width), as the run's
-    text output printed it (`texts`: files that may hold it), else from the CSV's columns."""
+    """The peak the CSV's % column divides by (the device's 2 x memory clock x bus width), as the
+    run's text output printed it (`texts`: files that may hold it), else from the CSV's columns."""
     for path in texts:
         if path and os.path.exists(path):
             found = re.search(r"(\d+) GB/s peak memory bandwidth", open(path).read())
