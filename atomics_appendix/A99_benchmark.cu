@@ -22,8 +22,8 @@
 // lookup is verified before it is timed (median of --reps, L2 flushed before each GPU run). Rates
 // are keys per second; --csv writes one row per measurement for plot_benchmark.py.
 //
-// GB/s and % of peak (of the device's theoretical peak, memory clock x bus width) count the bytes
-// a row must move at least, the same counts as A2-A6 print:
+// GB/s and % of peak (of the device's theoretical peak, 2 x memory clock x bus width) count the
+// bytes a row must move at least, the same counts as A2-A6 print:
 //   chained inserts (A2-A4)  24 bytes a key: key and value read (4 + 4), the 16-byte entry written
 //                            (A2, on the host: 20, its values are not read; no peak to compare)
 //   A5, A6, cuco insert      keys and values read (8 a key) and every slot written by the memset

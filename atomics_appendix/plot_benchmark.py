@@ -44,13 +44,15 @@ def find(rows, table, operation, load="-"):
 
 
 def rate(rows, table, operation, load="-"):
+    """M keys/s from the row's keys and time, unrounded, as A99_benchmark computes its ratios (the
+    CSV's mkeys_per_s is rounded), so that a ratio here and in its text output agree."""
     r = find(rows, table, operation, load)
-    return float(r["mkeys_per_s"]) if r else None
+    return int(r["n"]) / float(r["ms"]) / 1000 if r else None
 
 
 def peak_gbps(rows, texts):
-    """The peak the CSV's % column divides by (the device's memory clock x bus width), as the run's
-    text output printed it (`texts`: files that may hold it), else from the CSV's columns."""
+    """The peak the CSV's % column divides by (the device's 2 x memory clock x bus width), as the
+    run's text output printed it (`texts`: files that may hold it), else from the CSV's columns."""
     for path in texts:
         if path and os.path.exists(path):
             found = re.search(r"(\d+) GB/s peak memory bandwidth", open(path).read())
@@ -92,14 +94,17 @@ def ratio_lines(rows):
     if all(walk):
         walk_rate = 2 / (1 / walk[0] + 1 / walk[1])  # as many hits as misses
         sample = find(rows, WALK, "lookup hit")["n"]
+        lookups = []
         for load in ("0.5", "0.8"):
             hit, miss = (rate(rows, "A5 open addressing", op, load)
                          for op in ("lookup hit", "lookup miss"))
             if hit and miss:
-                lines.append(f"- lookups (as many hits as misses), A5 at load {load} / walking the "
-                             f"chains: **{2 / (1 / hit + 1 / miss) / walk_rate:,.0f}×** (the walk "
-                             f"is timed on a sample of {int(sample):,} keys, whose rate measures "
-                             f"latency: the ratio most likely overstates the gap)")
+                lookups.append(f"- lookups (as many hits as misses), A5 at load {load} / walking "
+                               f"the chains: **{2 / (1 / hit + 1 / miss) / walk_rate:,.0f}×**")
+        if lookups:
+            lines += lookups + ["", f"The walk is timed on a sample of {int(sample):,} keys, whose "
+                                "rate measures latency:", "the lookup ratios most likely overstate "
+                                "the gap."]
     return lines
 
 
@@ -159,7 +164,12 @@ def plot(rows, png, title):
         text = f"{value / 1000:.3g} G" if value >= 1000 else f"{value:.3g} M"
         ax.text(i, value, text, ha="center", va="bottom", fontsize=7)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors.values()]
-    ax.legend(handles, list(colors), loc="upper left")
+    names = list(colors)
+    if any(r["table"] == CUCO for r in rows):
+        handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="tab:gray", edgecolor="white",
+                                     hatch="//"))
+        names.append("hatched: cuCollections static_map")
+    ax.legend(handles, names, loc="upper left")
     sample = find(rows, WALK, "lookup hit")
     note = f" (chains walked for {int(sample['n']):,} keys)" if sample else ""
     ax.set_title(f"{title}: {int(rows[0]['n']):,} keys{note}", fontsize=9)

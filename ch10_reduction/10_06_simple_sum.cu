@@ -6,14 +6,14 @@
 // next. After log2(N) steps input[0] holds the result, which thread 0 writes out. The input is
 // overwritten, and one block of at most 1024 threads caps N at 2048 (section 10.7 lifts that).
 //
-// The kernel is the book's with its operator made a parameter (section 10.2): Sum<float> is the
+// The kernel is the book's with its operator made a parameter (Fig 10.2): Sum<float> is the
 // book's `+=`; the program also runs it as an integer sum and as a max (reduction_kernels.cuh
 // says why).
 //
 // What it costs (sections 10.4 and 10.5): the active threads spread further apart every step, so
 // warps stay busy with ever fewer useful lanes (control divergence), and neighbouring threads
-// touch elements 2*stride apart (no coalescing). The program prints both counts for its N before it looks for a
-// GPU, and with --trace (N <= 64) the active threads of every step, as in Fig 10.7.
+// touch elements 2*stride apart (no coalescing). The program prints both counts for its N before
+// it looks for a GPU, and with --trace (N <= 64) the active threads of every step, as in Fig 10.7.
 //
 // Build: cmake --build build --target 10_06_simple_sum
 // Run:   build/bin/10_06_simple_sum [--n 2048] [--trace] [--seed 1234] [--reps 20] [--csv]

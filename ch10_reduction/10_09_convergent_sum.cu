@@ -9,8 +9,8 @@
 //
 // Sections 10.4 and 10.5 count, for N = 256, 255/384 = 66% execution-resource efficiency (Fig
 // 10.6 by the book's count: 35%; by the kernel's loop: 29.5%, see the README), and 36 global
-// memory requests against 141 (N = 2048: 204 against 1149). --trace (N <= 64) prints the active threads of every
-// step, as in Fig 10.8.
+// memory requests against 141 (N = 2048: 204 against 1149). --trace (N <= 64) prints the active
+// threads of every step, as in Fig 10.8.
 //
 // Build: cmake --build build --target 10_09_convergent_sum
 // Run:   build/bin/10_09_convergent_sum [--n 2048] [--trace] [--seed 1234] [--reps 20] [--csv]

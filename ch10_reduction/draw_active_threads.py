@@ -8,7 +8,8 @@ One row per iteration of each kernel's loop, one square per thread of the block,
 side. The index arithmetic is the kernels' and divergence_analysis.h's, line for line:
   Fig 10.6 (count_simple_sum):     stride = 1, 2, 4, ... <= blockDim.x;
                                    active: t % stride == 0 && 2t + stride < n
-  Fig 10.9 (count_convergent_sum): stride = blockDim.x, ..., 2, 1; active: t < stride && t + stride < n
+  Fig 10.9 (count_convergent_sum): stride = blockDim.x, ..., 2, 1;
+                                   active: t < stride && t + stride < n
 with blockDim.x = single_block_threads(n), the smallest power of two >= n/2. A warp with at least
 one active thread occupies all 32 lanes (the book's execution resources consumed). With --bin, the
 script runs the two programs (they print their counts before they look for a GPU) and stops if
@@ -93,7 +94,8 @@ def draw(n, png):
                     x = w * (WARP + gap) + lane
                     ax.add_patch(Rectangle((x, -row - 1), 1, 0.8, facecolor=colour, linewidth=0))
             ax.text(-2, -row - 0.6, f"stride {stride}", ha="right", va="center", fontsize=8)
-            ax.text(width + 2, -row - 0.6, f"{sum(active)} adds, {busy_warps} warp{'s' if busy_warps != 1 else ''} busy",
+            warp_count = f"{busy_warps} warp{'s' if busy_warps != 1 else ''}"
+            ax.text(width + 2, -row - 0.6, f"{sum(active)} adds, {warp_count} busy",
                     ha="left", va="center", fontsize=8)
         for w in range(warps):
             ax.text(w * (WARP + gap) + WARP / 2, 0.3, f"warp {w}", ha="center", fontsize=8)

@@ -1,5 +1,5 @@
 // reduction_kernels.cuh: everything the chapter's kernels and launchers use besides CUDA's own
-// headers: the operators with their identities (section 10.2), BLOCK_DIM, the launch arithmetic,
+// headers: the operators with their identities (section 10.1), BLOCK_DIM, the launch arithmetic,
 // and how a block's result enters the output (atomic_combine). A figure's kernel and launcher,
 // copied into another project with this one header, compile as they are (the chapter's
 // `compile_alone` tests check it). The programs' inputs, references, checks and timing are
@@ -18,7 +18,7 @@ namespace ch10 {
 // because it sizes the shared-memory array, as in the book.
 constexpr unsigned int BLOCK_DIM = 1024;
 
-// ---- Operators and identities (section 10.2, Fig 10.2) ------------------------------------------
+// ---- Operators and identities (section 10.1, Fig 10.2) ------------------------------------------
 // A reduction needs an associative operator and its identity: the value that leaves any input
 // unchanged, which the kernels use wherever an element is missing (past the end of the input).
 // Every kernel of the chapter is a template on the element type and the operator; the programs

@@ -17,7 +17,8 @@
 //     threads of its block wrote only when a barrier orders those writes before the launch.
 //   - The stop condition returns with the whole block (isize == 2 holds for every thread). As
 //     printed, only thread 0 returned and thread 1 went on alone to a __syncthreads() that thread 0
-//     never reaches. --faithful runs the printed kernel.
+//     never reaches. --faithful runs the printed kernel. With the whole block gone at isize == 2,
+//     istride is at least 2 below it, so the printed `istride > 1 &&` test is always true: dropped.
 //
 // Build: cmake --build build --target 02_nested_reduce
 // Run:   build/bin/02_nested_reduce [--n 1048576] [--block 512] [--faithful] [--pending-limit N]

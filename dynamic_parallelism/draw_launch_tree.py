@@ -97,15 +97,17 @@ def draw(grid, block, png):
             arrow(left, b, -0.2 if k == 0 else row(k), b, row(k + 1), "thread 0" if b == 0 else "")
     left.set_xlim(-0.7, grid - 0.3)
     # 04: one grid per level, launched by thread 0 of block 0 for every block.
-    right.set_title(f"04: gpuRecursiveReduce2, grid {grid} x block {block // 2}\n"
-                    f"block 0's thread 0 launches each level for all blocks: "
+    right.set_title(f"04: gpuRecursiveReduce2, grid {grid} x block {block // 2}, iDim {block}:\n"
+                    f"each block reduces {block} elements, as in 02 and 03, with half the threads;"
+                    f"\nblock 0's thread 0 launches each level for all blocks: "
                     f"{len(levels)} device-side launches", fontsize=10)
     configs = [(block // 2, "host")] + [(t, "block 0, thread 0 (tail launch)") for t in levels]
     for k, (threads, who) in enumerate(configs):
         end = k == len(configs) - 1
         y = row(k)
         grid_box(right, -0.5, grid - 0.5, y, f"{'host: ' if k == 0 else ''}<<<{grid}, {threads}>>>,"
-                 f" iStride {threads}" + (": block b → g_odata[b]" if end else ""), "#777777")
+                 f" iStride {threads}" + (f", iDim {block}" if k == 0 else "") +
+                 (": block b → g_odata[b]" if end else ""), "#777777")
         for b in range(grid):
             box(right, b, y - 0.02, 0.85, f"block {b}", host if k == 0 else last if end else child)
         if k > 0:

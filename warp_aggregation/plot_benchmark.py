@@ -12,15 +12,15 @@ results tables and a plot.
 variant, then the fastest warp variant of each order) between its results-table markers, and its
 provenance line; --results rewrites RESULTS.md's spread table (every run's median, fastest and
 slowest, and the speed-ups) and its provenance line, and with --ncu (ncu --csv --page raw of
-`03_reduction_by_key_benchmark --order 1 --precision 64 --reps 1`, as scripts/gpu_check.sh runs
-it) its two Nsight Compute tables. --env names the run's env.txt (date, nvidia-smi and nvcc
-output, as scripts/gpu_check.sh writes it; the text output of a run that begins with the `date`
-command's line does too). The plot needs matplotlib; without it the plot is skipped with a message
-and the tables are still written.
+`03_reduction_by_key_benchmark --order sorted --precision double --reps 1`, as
+scripts/gpu_check.sh runs it) its two Nsight Compute tables. --env names the run's env.txt (date,
+nvidia-smi and nvcc output, as scripts/gpu_check.sh writes it; the text output of a run that
+begins with the `date` command's line does too). The plot needs matplotlib; without it the plot
+is skipped with a message and the tables are still written.
 
 The CSV's columns: precision, order, variant, n, ms (median), gb_per_s and pct_of_peak (the
 fewest bytes that variant must move, `bytes`, over the median; % of the device's theoretical peak,
-memory clock x bus width), vs_atomicadd, vs_cas, vs_cub_sorted (speed-ups; empty without a
+2 x memory clock x bus width), vs_atomicadd, vs_cas, vs_cub_sorted (speed-ups; empty without a
 baseline, and vs_cub_sorted for sorted rows only), ms_min, ms_max (the fastest and slowest run),
 bins, bytes.
 """
@@ -94,7 +94,7 @@ def best_warp(rows, precision, order):
 def readme_tables(rows, variants, peak):
     first = next(iter(rows.values()))
     lines = [f"{count_label(first['n'])} values summed into {count_label(first['bins'])} bins. "
-             "Each cell: the median time in ms · the speed-up over plain `atomicAdd` (above 1: "
+             "Each cell: the median time in ms ·", "the speed-up over plain `atomicAdd` (above 1: "
              "faster).", ""]
     for precision in PRECISIONS:
         if not any(p == precision for p, _, _ in rows):
@@ -110,8 +110,8 @@ def readme_tables(rows, variants, peak):
             lines.append(f"| {v} | " + " | ".join(cells) + " |")
         lines.append("")
     lines += ["The fastest warp variant of each order (its peer search and atomics included); the "
-              f"bytes it must move at least, as a share of the {peak} GB/s theoretical peak "
-              "(memory clock × bus width):", "",
+              "bytes it must", f"move at least, as a share of the {peak} GB/s theoretical peak "
+              "(2 × memory clock × bus width):", "",
               f"| type | order | variant | ms | % of {peak} GB/s | × atomicAdd | × atomicCAS loop "
               "| × CUB ReduceByKey |", "|---|---|---|---|---|---|---|---|"]
     for precision in PRECISIONS:
@@ -128,7 +128,8 @@ def readme_tables(rows, variants, peak):
 
 def spread_table(rows, variants, peak):
     lines = ["Each cell: median ms [fastest–slowest run] · GB/s (the fewest bytes the variant must "
-             f"move) · % of the {peak} GB/s theoretical peak · × atomicAdd · × atomicCAS loop.", ""]
+             "move) ·", f"% of the {peak} GB/s theoretical peak · × atomicAdd · × atomicCAS loop.",
+             ""]
     for precision in PRECISIONS:
         if not any(p == precision for p, _, _ in rows):
             continue
