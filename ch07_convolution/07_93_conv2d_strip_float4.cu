@@ -38,7 +38,7 @@
 //        [--seed 1234] [--reps 20] [--csv]
 #include <cstdint>
 
-#include "conv.cuh"
+#include "conv_kernels.cuh"
 
 constexpr int SF_BLOCK_X = 32, SF_BLOCK_Y = 4;
 constexpr int SF_OUT_COLS = 4 * (SF_BLOCK_X - 2);  // output columns per warp: lanes 1..30
@@ -126,10 +126,9 @@ __global__ void __launch_bounds__(SF_BLOCK_X* SF_BLOCK_Y, MIN_BLOCKS)
 
 // F_c must hold the filter (ch07::upload_filter) before the launch.
 template <int FILTER_RADIUS, int ROWS = 8, int MIN_BLOCKS = 8>
-void conv2d_strip_float4(const float* N, float* P, int width, int height) {
+cudaError_t conv2d_strip_float4(const float* N, float* P, int width, int height) {
     const dim3 block(SF_BLOCK_X, SF_BLOCK_Y);
-    const dim3 grid(common::ceil_div(width, SF_OUT_COLS),
-                    common::ceil_div(height, SF_BLOCK_Y * ROWS));
+    const dim3 grid(ch07::ceil_div(width, SF_OUT_COLS), ch07::ceil_div(height, SF_BLOCK_Y * ROWS));
     const bool vec = width % 4 == 0 && reinterpret_cast<std::uintptr_t>(N) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(P) % 16 == 0;
     if (vec) {
@@ -139,23 +138,19 @@ void conv2d_strip_float4(const float* N, float* P, int width, int height) {
         conv2d_strip_kernel<FILTER_RADIUS, ROWS, MIN_BLOCKS, false>
             <<<grid, block>>>(N, P, width, height);
     }
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
-#ifndef CH07_KERNELS_ONLY  // 07_98 and 07_99 include this file for the kernel alone
+#ifndef CH07_KERNELS_ONLY  // 07_98 and 07_99 take the kernel and launcher alone
+#include "conv.cuh"
+
 int main(int argc, char** argv) {
     return ch07::run_2d_program(
         argc, argv, "07_93_conv2d_strip_float4",
         "beyond the book: float4 columns, 8-row strips, halo columns by warp shuffle",
-        [](const ch07::Conv2dRunner& run) -> std::function<void()> {
-            std::function<void()> launch;
-            ch07::with_radius(run.radius(), [&](auto radius) {
-                constexpr int R = decltype(radius)::value;
-                launch = [&run] {
-                    conv2d_strip_float4<R>(run.input(), run.output(), run.width(), run.height());
-                };
-            });
-            return launch;
+        [](auto radius, const ch07::Conv2dRunner& run) {
+            return conv2d_strip_float4<decltype(radius)::value>(run.input(), run.output(),
+                                                                run.width(), run.height());
         });
 }
 #endif

@@ -44,7 +44,7 @@
 //        [--seed 1234] [--reps 20] [--csv]
 #include <cstdint>
 
-#include "conv.cuh"
+#include "conv_kernels.cuh"
 
 constexpr int SX_BLOCK_X = 32, SX_BLOCK_Y = 4;
 
@@ -148,10 +148,10 @@ __global__ void __launch_bounds__(SX_BLOCK_X* SX_BLOCK_Y, VEC ? MIN_BLOCKS : 2)
 
 // F_c must hold the filter (ch07::upload_filter) before the launch.
 template <int FILTER_RADIUS, int COLS = 4, int ROWS = 5, int MIN_BLOCKS = 7>
-void conv2d_strip_fma(const float* N, float* P, int width, int height) {
+cudaError_t conv2d_strip_fma(const float* N, float* P, int width, int height) {
     const dim3 block(SX_BLOCK_X, SX_BLOCK_Y);
-    const dim3 grid(common::ceil_div(width, SX_BLOCK_X * COLS),
-                    common::ceil_div(height, SX_BLOCK_Y * ROWS));
+    const dim3 grid(ch07::ceil_div(width, SX_BLOCK_X * COLS),
+                    ch07::ceil_div(height, SX_BLOCK_Y * ROWS));
     const bool vec = width % 4 == 0 && reinterpret_cast<std::uintptr_t>(N) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(P) % 16 == 0;
     if (vec) {
@@ -161,24 +161,19 @@ void conv2d_strip_fma(const float* N, float* P, int width, int height) {
         conv2d_strip_fma_kernel<FILTER_RADIUS, COLS, ROWS, MIN_BLOCKS, false>
             <<<grid, block>>>(N, P, width, height);
     }
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
-#ifndef CH07_KERNELS_ONLY  // 07_98 and 07_99 include this file for the kernel alone
+#ifndef CH07_KERNELS_ONLY  // 07_98 and 07_99 take the kernel and launcher alone
+#include "conv.cuh"
+
 int main(int argc, char** argv) {
     return ch07::run_2d_program(argc, argv, "07_94_conv2d_strip_fma",
                                 "beyond the book: every lane computes, its own halo loaded as "
                                 "float4, 4x5 outputs per thread",
-                                [](const ch07::Conv2dRunner& run) -> std::function<void()> {
-                                    std::function<void()> launch;
-                                    ch07::with_radius(run.radius(), [&](auto radius) {
-                                        constexpr int R = decltype(radius)::value;
-                                        launch = [&run] {
-                                            conv2d_strip_fma<R>(run.input(), run.output(),
-                                                                run.width(), run.height());
-                                        };
-                                    });
-                                    return launch;
+                                [](auto radius, const ch07::Conv2dRunner& run) {
+                                    return conv2d_strip_fma<decltype(radius)::value>(
+                                        run.input(), run.output(), run.width(), run.height());
                                 });
 }
 #endif
