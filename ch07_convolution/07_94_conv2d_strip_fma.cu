@@ -1,38 +1,36 @@
 // 07_94_conv2d_strip_fma: beyond the book: 07_93's strips turned into an FMA pipeline, for the
 // large filters (7x7, 9x9) where the arithmetic, not the memory, sets the floor.
 //
-// What changed from 07_93, and why. At 9x9 a pixel costs 81 FMAs for the same 8 bytes, and at
-// 8192 x 8192 the fp32 FMA peak, not the copy bandwidth, is the floor; at 7x7 the two are close.
-// A kernel reaches that floor only if nearly every instruction it issues is an FFMA and every
-// lane's FFMAs count: a warp scheduler issues one instruction per clock, and the FMA units of its
-// quarter of the SM take one warp-wide FFMA per clock. 07_93 falls short on both counts: lanes 0
-// and 31 of each warp compute outputs they throw away (2 of 32 lanes), the 2r halo values of each
-// row come by 2r shuffles, and at r = 3 and 4 its 64 registers do not hold the 8 x 4 accumulators
-// beside the row and the loads issued ahead, so the compiler reloads the weights into uniform
-// registers over and over (about one ULDC per ten FFMAs in its machine code at 9x9).
+// What changed from 07_93, and why. At 9x9 a pixel costs 81 FMAs for the same 8 bytes, and at 8192
+// x 8192 the fp32 FMA peak, not the copy bandwidth, is the floor; at 7x7 the two are close. A
+// kernel reaches that floor only if nearly every instruction it issues is an FFMA and every lane's
+// FFMAs count: a warp scheduler issues one instruction per clock, and the FMA units of its quarter
+// of the SM take one warp-wide FFMA per clock. 07_93 falls short on both counts: lanes 0 and 31 of
+// each warp compute outputs they throw away (2 of 32 lanes), the 2r halo values of each row come by
+// 2r shuffles, and at r = 3 and 4 its 64 registers do not hold the 8 x 4 accumulators beside the
+// row and the loads issued ahead, so the compiler reloads the weights into uniform registers over
+// and over (about one ULDC per 11 FFMAs in its machine code at 9x9).
 //
-// Here every lane writes its outputs: lane l owns 4 adjacent columns (one float4) and reads the
-// r <= 4 columns either side itself, as one more aligned float4 on each side. Those halo float4 are
+// Here every lane writes its outputs: lane l owns 4 adjacent columns (one float4) and reads the r
+// <= 4 columns either side itself, as one more aligned float4 on each side. Those halo float4 are
 // its neighbours' own columns, loaded by the same warp an instruction earlier, so L1 serves them
 // and DRAM still sees each input once. No shuffles, no idle lanes. Each thread computes a tile of
 // COLS x ROWS = 4 x 5 outputs: it walks the ROWS + 2r input rows of the tile once (3 loads and an
-// address each) and adds each row into every output whose window holds it. The weights are
-// operands of the FFMAs: the compiler holds them in uniform registers, loading two with each
-// ULDC.64, about once per tile. A warp whose window lies inside the image (all but the edge warps)
-// runs a copy of the loop with no bounds tests: a test per load would cost issue slots, which at
-// the FMA floor are all the kernel has.
+// address each) and adds each row into every output whose window holds it. The FFMAs read the
+// weights from uniform registers, which the compiler fills from F_c two at a time (ULDC.64), less
+// often than in 07_93 (at 9x9 about one ULDC per 19 FFMAs, against one per 11). A warp whose window
+// lies inside the image (all but the edge warps) runs a copy of the loop with no bounds tests: a
+// test per load would cost issue slots, which at the FMA floor are all the kernel has.
 //
 // Why 4 x 5 and not a larger tile, which would spread the loads, addresses and weight reloads over
 // more FFMAs: the loop is fully unrolled (registers cannot be indexed at run time), so its machine
 // code grows with the tile. At 9x9 the inside copy of the 4 x 5 tile is 1751 instructions, 1620 of
-// them FFMAs (92%); at 7x7, 1086 with 980 FFMAs (90%). A 4 x 8 tile is 94% FFMAs, but at 9x9 its
-// 44 KB of code no longer stay in the instruction cache near the schedulers, warps wait for
-// instructions to be fetched, and it is slower (07_99 runs it, and the README gives the counters).
-// More rows also need more registers: 72 here (7 blocks of 128 threads per SM) hold the 20
-// accumulators, the row and the loads issued ahead without a spill, for every radius.
-// On the H200 at 8192 x 8192 (ch07_convolution/h200_large_radius/benchmark.csv): 0.2095 ms at 9x9,
-// 77.6% of the floor (07_93 at best 63.1%), 0.1668 ms at 7x7 (77.3%; 07_93 73.0%), 0.1335 ms at
-// 5x5 (96.6%). The README's appendix gives what stops it short of the floor at 7x7 and 9x9.
+// them FFMAs (92%); at 7x7, 1086 with 980 FFMAs (90%). A 4 x 8 tile is 94% FFMAs, but at 9x9 its 44
+// KB of code no longer stay in the instruction cache near the schedulers, warps wait for
+// instructions to be fetched, and it is slower (07_99 runs it; RESULTS.md gives the counters). More
+// rows also need more registers: 72 here (7 blocks of 128 threads per SM) hold the 20 accumulators,
+// the row and the loads issued ahead without a spill, for every radius (64 at r = 1). RESULTS.md
+// gives what stops it short of the floor at 7x7 and 9x9.
 //
 // A width that is not a multiple of 4 (or an unaligned pointer) takes the same kernel with scalar
 // loads (VEC = false), every load tested, with up to 255 registers so that the tested loads need no
