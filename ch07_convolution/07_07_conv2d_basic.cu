@@ -10,7 +10,7 @@
 // Build: cmake --build build --target 07_07_conv2d_basic
 // Run:   build/bin/07_07_conv2d_basic [--n 2048 | --width W --height H] [--radius 2] [--seed 1234]
 //        [--reps 20] [--csv]
-#include "conv.cuh"
+#include "conv_kernels.cuh"
 
 // Fig 7.7. The output guard is the program's: a grid rounded up to whole blocks has threads
 // past the right and bottom edges, which must not write.
@@ -34,25 +34,28 @@ __global__ void convolution_2D_basic_kernel(const float* N, const float* F, floa
     // END SOLUTION
 }
 
-constexpr unsigned int BLOCK_X = 32, BLOCK_Y = 8;
+constexpr int BLOCK_X = 32, BLOCK_Y = 8;
 
-void convolution_2D_basic(const float* N, const float* F, float* P, int r, int width, int height) {
+// One thread per output pixel. A bad launch configuration is reported here; a fault inside the
+// kernel, by the next call that waits for it.
+cudaError_t convolution_2D_basic(const float* N, const float* F, float* P, int r, int width,
+                                 int height) {
     dim3 block(BLOCK_X, BLOCK_Y);
-    dim3 grid(common::ceil_div(width, BLOCK_X), common::ceil_div(height, BLOCK_Y));
+    dim3 grid(ch07::ceil_div(width, BLOCK_X), ch07::ceil_div(height, BLOCK_Y));
     convolution_2D_basic_kernel<<<grid, block>>>(N, F, P, r, width, height);
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
-#ifndef CH07_KERNELS_ONLY  // 07_99_benchmark includes this file for the kernel alone
+#ifndef CH07_KERNELS_ONLY  // 07_99_benchmark takes the kernel and launcher alone
+#include "conv.cuh"
+
 int main(int argc, char** argv) {
     return ch07::run_2d_program(argc, argv, "07_07_conv2d_basic",
                                 "Fig 7.7: one thread per output pixel, filter through a pointer",
-                                [](const ch07::Conv2dRunner& run) -> std::function<void()> {
-                                    return [&run] {
-                                        convolution_2D_basic(run.input(), run.filter(),
-                                                             run.output(), run.radius(),
-                                                             run.width(), run.height());
-                                    };
+                                [](auto, const ch07::Conv2dRunner& run) {
+                                    return convolution_2D_basic(run.input(), run.filter(),
+                                                                run.output(), run.radius(),
+                                                                run.width(), run.height());
                                 });
 }
 #endif

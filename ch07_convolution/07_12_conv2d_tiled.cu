@@ -11,19 +11,23 @@
 // Build: cmake --build build --target 07_12_conv2d_tiled
 // Run:   build/bin/07_12_conv2d_tiled [--n 2048 | --width W --height H] [--radius 2] [--seed 1234]
 //        [--reps 20] [--csv]
-#include "conv.cuh"
+#include "conv_kernels.cuh"
 
 constexpr int IN_TILE_DIM = 32;
 template <int FILTER_RADIUS>
 constexpr int OUT_TILE_DIM = IN_TILE_DIM - 2 * FILTER_RADIUS;
 
-// Fig 7.12. threadIdx is unsigned: `threadIdx.x - FILTER_RADIUS` must become a signed int before
-// it is compared with 0, or the outer ring wraps to 4 billion and the `>= 0` test is always true.
+// Fig 7.12. blockIdx and threadIdx are unsigned, so the right-hand sides of col, row, tileCol and
+// tileRow are computed in unsigned arithmetic, and for the outer ring of the first row and column
+// of tiles they wrap to just below 2^32. Assigned to int, as the book does, they are -FILTER_RADIUS
+// .. -1 again (the conversion is modulo 2^32), so the `>= 0` tests below are signed and do their
+// work. (A cast inside the expression, blockIdx.x * OUT_TILE_DIM + int(threadIdx.x), would not
+// help: one unsigned operand makes the whole sum unsigned.)
 template <int FILTER_RADIUS>
 __global__ void convolution_tiled_2D_const_mem_kernel(const float* N, float* P, int width,
                                                       int height) {
-    int col = blockIdx.x * OUT_TILE_DIM<FILTER_RADIUS> + int(threadIdx.x) - FILTER_RADIUS;
-    int row = blockIdx.y * OUT_TILE_DIM<FILTER_RADIUS> + int(threadIdx.y) - FILTER_RADIUS;
+    int col = blockIdx.x * OUT_TILE_DIM<FILTER_RADIUS> + threadIdx.x - FILTER_RADIUS;
+    int row = blockIdx.y * OUT_TILE_DIM<FILTER_RADIUS> + threadIdx.y - FILTER_RADIUS;
     __shared__ float N_s[IN_TILE_DIM][IN_TILE_DIM];
     // BEGIN SOLUTION
     // Loading the input tile: ghost cells become 0.
@@ -34,8 +38,8 @@ __global__ void convolution_tiled_2D_const_mem_kernel(const float* N, float* P, 
     }
     __syncthreads();
     // Calculating output elements: the inner threads, and only those inside the image.
-    int tileCol = int(threadIdx.x) - FILTER_RADIUS;
-    int tileRow = int(threadIdx.y) - FILTER_RADIUS;
+    int tileCol = threadIdx.x - FILTER_RADIUS;
+    int tileRow = threadIdx.y - FILTER_RADIUS;
     if (col >= 0 && col < width && row >= 0 && row < height) {
         if (tileCol >= 0 && tileCol < OUT_TILE_DIM<FILTER_RADIUS> && tileRow >= 0 &&
             tileRow < OUT_TILE_DIM<FILTER_RADIUS>) {
@@ -53,29 +57,24 @@ __global__ void convolution_tiled_2D_const_mem_kernel(const float* N, float* P, 
 
 // One block per output tile, each as large as its input tile. F_c must hold the filter.
 template <int FILTER_RADIUS>
-void convolution_tiled_2D_const_mem(const float* N, float* P, int width, int height) {
+cudaError_t convolution_tiled_2D_const_mem(const float* N, float* P, int width, int height) {
     dim3 block(IN_TILE_DIM, IN_TILE_DIM);
-    dim3 grid(common::ceil_div(width, OUT_TILE_DIM<FILTER_RADIUS>),
-              common::ceil_div(height, OUT_TILE_DIM<FILTER_RADIUS>));
+    dim3 grid(ch07::ceil_div(width, OUT_TILE_DIM<FILTER_RADIUS>),
+              ch07::ceil_div(height, OUT_TILE_DIM<FILTER_RADIUS>));
     convolution_tiled_2D_const_mem_kernel<FILTER_RADIUS><<<grid, block>>>(N, P, width, height);
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
-#ifndef CH07_KERNELS_ONLY  // 07_99_benchmark includes this file for the kernel alone
+#ifndef CH07_KERNELS_ONLY  // 07_99_benchmark takes the kernel and launcher alone
+#include "conv.cuh"
+
 int main(int argc, char** argv) {
     return ch07::run_2d_program(
         argc, argv, "07_12_conv2d_tiled",
         "Fig 7.12: block = input tile, halo in shared memory, outer ring idle while computing",
-        [](const ch07::Conv2dRunner& run) -> std::function<void()> {
-            std::function<void()> launch;
-            ch07::with_radius(run.radius(), [&](auto radius) {
-                constexpr int R = decltype(radius)::value;
-                launch = [&run] {
-                    convolution_tiled_2D_const_mem<R>(run.input(), run.output(), run.width(),
-                                                      run.height());
-                };
-            });
-            return launch;
+        [](auto radius, const ch07::Conv2dRunner& run) {
+            return convolution_tiled_2D_const_mem<decltype(radius)::value>(
+                run.input(), run.output(), run.width(), run.height());
         });
 }
 #endif

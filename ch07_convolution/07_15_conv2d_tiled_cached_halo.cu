@@ -10,7 +10,7 @@
 // Build: cmake --build build --target 07_15_conv2d_tiled_cached_halo
 // Run:   build/bin/07_15_conv2d_tiled_cached_halo [--n 2048 | --width W --height H] [--radius 2]
 //        [--seed 1234] [--reps 20] [--csv]
-#include "conv.cuh"
+#include "conv_kernels.cuh"
 
 constexpr int TILE_DIM = 32;
 
@@ -56,29 +56,24 @@ __global__ void convolution_cached_tiled_2D_const_mem_kernel(const float* N, flo
 
 // One TILE_DIM x TILE_DIM block per tile. F_c must hold the filter.
 template <int FILTER_RADIUS>
-void convolution_cached_tiled_2D_const_mem(const float* N, float* P, int width, int height) {
+cudaError_t convolution_cached_tiled_2D_const_mem(const float* N, float* P, int width, int height) {
     dim3 block(TILE_DIM, TILE_DIM);
-    dim3 grid(common::ceil_div(width, TILE_DIM), common::ceil_div(height, TILE_DIM));
+    dim3 grid(ch07::ceil_div(width, TILE_DIM), ch07::ceil_div(height, TILE_DIM));
     convolution_cached_tiled_2D_const_mem_kernel<FILTER_RADIUS>
         <<<grid, block>>>(N, P, width, height);
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
-#ifndef CH07_KERNELS_ONLY  // 07_99_benchmark includes this file for the kernel alone
+#ifndef CH07_KERNELS_ONLY  // 07_99_benchmark takes the kernel and launcher alone
+#include "conv.cuh"
+
 int main(int argc, char** argv) {
     return ch07::run_2d_program(
         argc, argv, "07_15_conv2d_tiled_cached_halo",
         "Fig 7.15: tile = block, only the interior in shared memory, halo through the caches",
-        [](const ch07::Conv2dRunner& run) -> std::function<void()> {
-            std::function<void()> launch;
-            ch07::with_radius(run.radius(), [&](auto radius) {
-                constexpr int R = decltype(radius)::value;
-                launch = [&run] {
-                    convolution_cached_tiled_2D_const_mem<R>(run.input(), run.output(), run.width(),
-                                                             run.height());
-                };
-            });
-            return launch;
+        [](auto radius, const ch07::Conv2dRunner& run) {
+            return convolution_cached_tiled_2D_const_mem<decltype(radius)::value>(
+                run.input(), run.output(), run.width(), run.height());
         });
 }
 #endif

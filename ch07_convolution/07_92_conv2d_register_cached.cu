@@ -1,23 +1,22 @@
 // 07_92_conv2d_register_cached: beyond the book: Fig 7.15's idea (let the caches serve the reuse)
 // taken to the whole window, with 07_91's register window and no shared memory at all.
 //
-// What changed from 07_91, and why. Nsight Compute on the H200 shows 07_91 waiting, not working: at
-// 5x5 its DRAM throughput is 38% of peak and its issue slots 50% busy (the README's ncu table,
-// 2026-11-22 12:28 UTC). Each block loads its tile, waits at the barrier, computes, stores: while
-// its warps wait for the tile they have nothing else to do, and the tile load itself spends ~17
-// instructions per element on index arithmetic (a flat loop with / and %, and four bounds tests).
-// Here there is no tile and no barrier: each thread computes RC_ROWS = 16 outputs of one column
-// straight from global memory, walking the 16 + 2r input rows of its window once and keeping one
-// row's 2r+1 values in registers, as in 07_91. The neighbouring columns of a warp and the rows
-// shared with the warp above and below are the same cache lines, so L1 and L2 serve the reuse and
-// DRAM sees each input about once. A warp whose window lies inside the image (all but the edge
-// warps) takes a path with no bounds tests at all; every load address is then the thread's base
-// pointer plus a compile-time offset.
+// What changed from 07_91, and why. Nsight Compute shows 07_91 waiting, not working: neither DRAM
+// nor the issue slots are near their limit (RESULTS.md). Each block loads its tile, waits at the
+// barrier, computes, stores: while its warps wait for the tile they have nothing else to do, and
+// the tile load itself spends ~17 instructions per element on index arithmetic (a flat loop with /
+// and %, and four bounds tests). Here there is no tile and no barrier: each thread computes RC_ROWS
+// = 16 outputs of one column straight from global memory, walking the 16 + 2r input rows of its
+// window once and keeping one row's 2r+1 values in registers, as in 07_91. The neighbouring columns
+// of a warp and the rows shared with the warp above and below are the same cache lines, so L1 and
+// L2 serve the reuse and DRAM sees each input about once. A warp whose window lies inside the image
+// (all but the edge warps) takes a path with no bounds tests at all; every load address is then the
+// thread's base pointer plus a compile-time offset.
 //
 // Build: cmake --build build --target 07_92_conv2d_register_cached
 // Run:   build/bin/07_92_conv2d_register_cached [--n 2048 | --width W --height H] [--radius 2]
 //        [--seed 1234] [--reps 20] [--csv]
-#include "conv.cuh"
+#include "conv_kernels.cuh"
 
 constexpr int RC_BLOCK_X = 32, RC_BLOCK_Y = 8, RC_ROWS = 16;
 
@@ -83,27 +82,23 @@ __global__ void __launch_bounds__(RC_BLOCK_X* RC_BLOCK_Y)
 
 // F_c must hold the filter (ch07::upload_filter) before the launch.
 template <int FILTER_RADIUS>
-void conv2d_register_cached(const float* N, float* P, int width, int height) {
+cudaError_t conv2d_register_cached(const float* N, float* P, int width, int height) {
     dim3 block(RC_BLOCK_X, RC_BLOCK_Y);
-    dim3 grid(common::ceil_div(width, RC_BLOCK_X), common::ceil_div(height, RC_BLOCK_Y * RC_ROWS));
+    dim3 grid(ch07::ceil_div(width, RC_BLOCK_X), ch07::ceil_div(height, RC_BLOCK_Y * RC_ROWS));
     conv2d_register_cached_kernel<FILTER_RADIUS><<<grid, block>>>(N, P, width, height);
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
-#ifndef CH07_KERNELS_ONLY  // 07_99_benchmark includes this file for the kernel alone
+#ifndef CH07_KERNELS_ONLY  // 07_99_benchmark takes the kernel and launcher alone
+#include "conv.cuh"
+
 int main(int argc, char** argv) {
     return ch07::run_2d_program(
         argc, argv, "07_92_conv2d_register_cached",
         "beyond the book: 16 outputs per thread from a register window, reuse left to the caches",
-        [](const ch07::Conv2dRunner& run) -> std::function<void()> {
-            std::function<void()> launch;
-            ch07::with_radius(run.radius(), [&](auto radius) {
-                constexpr int R = decltype(radius)::value;
-                launch = [&run] {
-                    conv2d_register_cached<R>(run.input(), run.output(), run.width(), run.height());
-                };
-            });
-            return launch;
+        [](auto radius, const ch07::Conv2dRunner& run) {
+            return conv2d_register_cached<decltype(radius)::value>(run.input(), run.output(),
+                                                                   run.width(), run.height());
         });
 }
 #endif

@@ -2,32 +2,29 @@
 // kernel does little more than stream the image through the SMs once.
 //
 // What changed from 07_92, and why. At 5x5 on 8192 x 8192 the floor is memory (25 FMA per pixel is
-// far below the fp32 peak), and Nsight Compute showed 07_92 waiting on its loads: DRAM at 60% of
-// peak, issue slots 45% busy. To run at the copy's speed a kernel needs enough bytes in flight per
-// SM, full 16-byte coalesced accesses, and few instructions per output besides the FMAs. Here each
-// thread owns 4 adjacent columns (one float4) and a vertical strip of ROWS outputs (8 by default).
-// It walks the ROWS + 2r input rows of its strip once, with one 16-byte load per row; the r columns
-// to either side are the neighbouring lanes' float4, fetched by warp shuffle. Lanes 0 and 31 only
-// load (the 4 columns left and right of the warp's 120 output columns), so there is no extra load
-// and no lane test in the loop; the halo chunks are re-read from L2 by the neighbouring warps,
-// never from DRAM twice. The 4 + 2r values of a row are added into every output of the strip whose
-// window holds that row: every FMA reads its input from a register and its weight straight from
-// constant memory. A warp reads and writes 480-512 contiguous bytes per row; the halo rows shared
-// with the strips above and below come from L2. No shared memory, no barrier: the loads of the
-// fully unrolled row loop do not depend on the FMAs, so the compiler issues as many of them ahead
-// as the register budget allows.
+// far below the fp32 peak), and Nsight Compute shows 07_92 waiting on its loads, with neither DRAM
+// nor the issue slots at their limit (RESULTS.md). To run at the copy's speed a kernel needs enough
+// bytes in flight per SM, full 16-byte coalesced accesses, and few instructions per output besides
+// the FMAs. Here each thread owns 4 adjacent columns (one float4) and a vertical strip of ROWS
+// outputs (8 by default). It walks the ROWS + 2r input rows of its strip once, with one 16-byte
+// load per row; the r columns to either side are the neighbouring lanes' float4, fetched by warp
+// shuffle. Lanes 0 and 31 only load (the 4 columns left and right of the warp's 120 output
+// columns), so there is no extra load and no lane test in the loop; the halo chunks are re-read
+// from L2 by the neighbouring warps, never from DRAM twice. The 4 + 2r values of a row are added
+// into every output of the strip whose window holds that row: every FMA reads its input from a
+// register and its weight from a uniform register (one shared by the warp), which the compiler
+// fills from F_c with ULDC. A warp reads and writes 480-512 contiguous bytes per row; the halo rows
+// shared with the strips above and below come from L2. No shared memory, no barrier: the loads of
+// the fully unrolled row loop do not depend on the FMAs, so the compiler issues as many of them
+// ahead as the register budget allows.
 //
-// The first version gave lanes 0 and 31 an extra float4 load for the halo: the extra load cost 4
-// registers per row in every lane, halving the rows in flight. This version, 8 rows in 64
-// registers: 0.137 ms at 5x5 on 8192 x 8192, 94% of the floor, DRAM at 81% of peak. (As the README
-// gives them, from the H200 runs of 2026-11-22: the benchmark at 12:20 UTC, the ncu table, 07_92's
-// figures above included, at 12:28 UTC.) The 64 registers hold everything without a spill only on
-// the float4 path at r = 1 and 2 (ptxas -v for sm_90, CUDA 13.0). At r = 3 and 4 the float4 path
-// spills 8 bytes (two values stored once and reloaded at the end, off the row loop), and the
-// scalar path spills at every radius (16, 56, 136 and 80 bytes of stores at r = 1..4). Worse for
-// speed at r = 3 and 4: the 49 and 81 weights no longer fit beside the accumulators, so the
-// compiler reloads them into uniform registers again and again, and lanes 0 and 31 compute
-// outputs they throw away; 07_94 is the version for those radii.
+// The register budget: 8 rows in 64 registers (MIN_BLOCKS = 8) hold everything without a spill only
+// on the float4 path at r = 1 and 2 (ptxas -v for sm_90, CUDA 13.0). At r = 3 and 4 the float4 path
+// spills 8 bytes (two values stored once and reloaded at the end, off the row loop), and the scalar
+// path spills at every radius (16, 56, 136 and 80 bytes of stores at r = 1..4). Worse for speed at
+// r = 3 and 4: the 49 and 81 weights no longer fit beside the accumulators, so the compiler reloads
+// them into uniform registers again and again (about one ULDC per 11 FFMAs at 9x9), and lanes 0 and
+// 31 compute outputs they throw away; 07_94 is the version for those radii.
 //
 // A width that is not a multiple of 4 (or an unaligned pointer) cannot use float4 rows; the same
 // kernel then loads the 4 + 2r values of a row one by one (VEC = false): correct at any size, and
@@ -38,7 +35,7 @@
 //        [--seed 1234] [--reps 20] [--csv]
 #include <cstdint>
 
-#include "conv.cuh"
+#include "conv_kernels.cuh"
 
 constexpr int SF_BLOCK_X = 32, SF_BLOCK_Y = 4;
 constexpr int SF_OUT_COLS = 4 * (SF_BLOCK_X - 2);  // output columns per warp: lanes 1..30
@@ -126,10 +123,9 @@ __global__ void __launch_bounds__(SF_BLOCK_X* SF_BLOCK_Y, MIN_BLOCKS)
 
 // F_c must hold the filter (ch07::upload_filter) before the launch.
 template <int FILTER_RADIUS, int ROWS = 8, int MIN_BLOCKS = 8>
-void conv2d_strip_float4(const float* N, float* P, int width, int height) {
+cudaError_t conv2d_strip_float4(const float* N, float* P, int width, int height) {
     const dim3 block(SF_BLOCK_X, SF_BLOCK_Y);
-    const dim3 grid(common::ceil_div(width, SF_OUT_COLS),
-                    common::ceil_div(height, SF_BLOCK_Y * ROWS));
+    const dim3 grid(ch07::ceil_div(width, SF_OUT_COLS), ch07::ceil_div(height, SF_BLOCK_Y * ROWS));
     const bool vec = width % 4 == 0 && reinterpret_cast<std::uintptr_t>(N) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(P) % 16 == 0;
     if (vec) {
@@ -139,23 +135,19 @@ void conv2d_strip_float4(const float* N, float* P, int width, int height) {
         conv2d_strip_kernel<FILTER_RADIUS, ROWS, MIN_BLOCKS, false>
             <<<grid, block>>>(N, P, width, height);
     }
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
-#ifndef CH07_KERNELS_ONLY  // 07_98 and 07_99 include this file for the kernel alone
+#ifndef CH07_KERNELS_ONLY  // 07_98 and 07_99 take the kernel and launcher alone
+#include "conv.cuh"
+
 int main(int argc, char** argv) {
     return ch07::run_2d_program(
         argc, argv, "07_93_conv2d_strip_float4",
         "beyond the book: float4 columns, 8-row strips, halo columns by warp shuffle",
-        [](const ch07::Conv2dRunner& run) -> std::function<void()> {
-            std::function<void()> launch;
-            ch07::with_radius(run.radius(), [&](auto radius) {
-                constexpr int R = decltype(radius)::value;
-                launch = [&run] {
-                    conv2d_strip_float4<R>(run.input(), run.output(), run.width(), run.height());
-                };
-            });
-            return launch;
+        [](auto radius, const ch07::Conv2dRunner& run) {
+            return conv2d_strip_float4<decltype(radius)::value>(run.input(), run.output(),
+                                                                run.width(), run.height());
         });
 }
 #endif

@@ -1,38 +1,36 @@
 // 07_94_conv2d_strip_fma: beyond the book: 07_93's strips turned into an FMA pipeline, for the
 // large filters (7x7, 9x9) where the arithmetic, not the memory, sets the floor.
 //
-// What changed from 07_93, and why. At 9x9 a pixel costs 81 FMAs for the same 8 bytes, and at
-// 8192 x 8192 the fp32 FMA peak, not the copy bandwidth, is the floor; at 7x7 the two are close.
-// A kernel reaches that floor only if nearly every instruction it issues is an FFMA and every
-// lane's FFMAs count: a warp scheduler issues one instruction per clock, and the FMA units of its
-// quarter of the SM take one warp-wide FFMA per clock. 07_93 falls short on both counts: lanes 0
-// and 31 of each warp compute outputs they throw away (2 of 32 lanes), the 2r halo values of each
-// row come by 2r shuffles, and at r = 3 and 4 its 64 registers do not hold the 8 x 4 accumulators
-// beside the row and the loads issued ahead, so the compiler reloads the weights into uniform
-// registers over and over (about one ULDC per ten FFMAs in its machine code at 9x9).
+// What changed from 07_93, and why. At 9x9 a pixel costs 81 FMAs for the same 8 bytes, and at 8192
+// x 8192 the fp32 FMA peak, not the copy bandwidth, is the floor; at 7x7 the two are close. A
+// kernel reaches that floor only if nearly every instruction it issues is an FFMA and every lane's
+// FFMAs count: a warp scheduler issues one instruction per clock, and the FMA units of its quarter
+// of the SM take one warp-wide FFMA per clock. 07_93 falls short on both counts: lanes 0 and 31 of
+// each warp compute outputs they throw away (2 of 32 lanes), the 2r halo values of each row come by
+// 2r shuffles, and at r = 3 and 4 its 64 registers do not hold the 8 x 4 accumulators beside the
+// row and the loads issued ahead, so the compiler reloads the weights into uniform registers over
+// and over (about one ULDC per 11 FFMAs in its machine code at 9x9).
 //
-// Here every lane writes its outputs: lane l owns 4 adjacent columns (one float4) and reads the
-// r <= 4 columns either side itself, as one more aligned float4 on each side. Those halo float4 are
+// Here every lane writes its outputs: lane l owns 4 adjacent columns (one float4) and reads the r
+// <= 4 columns either side itself, as one more aligned float4 on each side. Those halo float4 are
 // its neighbours' own columns, loaded by the same warp an instruction earlier, so L1 serves them
 // and DRAM still sees each input once. No shuffles, no idle lanes. Each thread computes a tile of
 // COLS x ROWS = 4 x 5 outputs: it walks the ROWS + 2r input rows of the tile once (3 loads and an
-// address each) and adds each row into every output whose window holds it. The weights are
-// operands of the FFMAs: the compiler holds them in uniform registers, loading two with each
-// ULDC.64, about once per tile. A warp whose window lies inside the image (all but the edge warps)
-// runs a copy of the loop with no bounds tests: a test per load would cost issue slots, which at
-// the FMA floor are all the kernel has.
+// address each) and adds each row into every output whose window holds it. The FFMAs read the
+// weights from uniform registers, which the compiler fills from F_c two at a time (ULDC.64), less
+// often than in 07_93 (at 9x9 about one ULDC per 19 FFMAs, against one per 11). A warp whose window
+// lies inside the image (all but the edge warps) runs a copy of the loop with no bounds tests: a
+// test per load would cost issue slots, which at the FMA floor are all the kernel has.
 //
 // Why 4 x 5 and not a larger tile, which would spread the loads, addresses and weight reloads over
 // more FFMAs: the loop is fully unrolled (registers cannot be indexed at run time), so its machine
 // code grows with the tile. At 9x9 the inside copy of the 4 x 5 tile is 1751 instructions, 1620 of
-// them FFMAs (92%); at 7x7, 1086 with 980 FFMAs (90%). A 4 x 8 tile is 94% FFMAs, but at 9x9 its
-// 44 KB of code no longer stay in the instruction cache near the schedulers, warps wait for
-// instructions to be fetched, and it is slower (07_99 runs it, and the README gives the counters).
-// More rows also need more registers: 72 here (7 blocks of 128 threads per SM) hold the 20
-// accumulators, the row and the loads issued ahead without a spill, for every radius.
-// On the H200 at 8192 x 8192 (ch07_convolution/h200_large_radius/benchmark.csv): 0.2095 ms at 9x9,
-// 77.6% of the floor (07_93 at best 63.1%), 0.1668 ms at 7x7 (77.3%; 07_93 73.0%), 0.1335 ms at
-// 5x5 (96.6%). The README's appendix gives what stops it short of the floor at 7x7 and 9x9.
+// them FFMAs (92%); at 7x7, 1086 with 980 FFMAs (90%). A 4 x 8 tile is 94% FFMAs, but at 9x9 its 44
+// KB of code no longer stay in the instruction cache near the schedulers, warps wait for
+// instructions to be fetched, and it is slower (07_99 runs it; RESULTS.md gives the counters). More
+// rows also need more registers: 72 here (7 blocks of 128 threads per SM) hold the 20 accumulators,
+// the row and the loads issued ahead without a spill, for every radius (64 at r = 1). RESULTS.md
+// gives what stops it short of the floor at 7x7 and 9x9.
 //
 // A width that is not a multiple of 4 (or an unaligned pointer) takes the same kernel with scalar
 // loads (VEC = false), every load tested, with up to 255 registers so that the tested loads need no
@@ -44,7 +42,7 @@
 //        [--seed 1234] [--reps 20] [--csv]
 #include <cstdint>
 
-#include "conv.cuh"
+#include "conv_kernels.cuh"
 
 constexpr int SX_BLOCK_X = 32, SX_BLOCK_Y = 4;
 
@@ -148,10 +146,10 @@ __global__ void __launch_bounds__(SX_BLOCK_X* SX_BLOCK_Y, VEC ? MIN_BLOCKS : 2)
 
 // F_c must hold the filter (ch07::upload_filter) before the launch.
 template <int FILTER_RADIUS, int COLS = 4, int ROWS = 5, int MIN_BLOCKS = 7>
-void conv2d_strip_fma(const float* N, float* P, int width, int height) {
+cudaError_t conv2d_strip_fma(const float* N, float* P, int width, int height) {
     const dim3 block(SX_BLOCK_X, SX_BLOCK_Y);
-    const dim3 grid(common::ceil_div(width, SX_BLOCK_X * COLS),
-                    common::ceil_div(height, SX_BLOCK_Y * ROWS));
+    const dim3 grid(ch07::ceil_div(width, SX_BLOCK_X * COLS),
+                    ch07::ceil_div(height, SX_BLOCK_Y * ROWS));
     const bool vec = width % 4 == 0 && reinterpret_cast<std::uintptr_t>(N) % 16 == 0 &&
                      reinterpret_cast<std::uintptr_t>(P) % 16 == 0;
     if (vec) {
@@ -161,24 +159,19 @@ void conv2d_strip_fma(const float* N, float* P, int width, int height) {
         conv2d_strip_fma_kernel<FILTER_RADIUS, COLS, ROWS, MIN_BLOCKS, false>
             <<<grid, block>>>(N, P, width, height);
     }
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
-#ifndef CH07_KERNELS_ONLY  // 07_98 and 07_99 include this file for the kernel alone
+#ifndef CH07_KERNELS_ONLY  // 07_98 and 07_99 take the kernel and launcher alone
+#include "conv.cuh"
+
 int main(int argc, char** argv) {
     return ch07::run_2d_program(argc, argv, "07_94_conv2d_strip_fma",
                                 "beyond the book: every lane computes, its own halo loaded as "
                                 "float4, 4x5 outputs per thread",
-                                [](const ch07::Conv2dRunner& run) -> std::function<void()> {
-                                    std::function<void()> launch;
-                                    ch07::with_radius(run.radius(), [&](auto radius) {
-                                        constexpr int R = decltype(radius)::value;
-                                        launch = [&run] {
-                                            conv2d_strip_fma<R>(run.input(), run.output(),
-                                                                run.width(), run.height());
-                                        };
-                                    });
-                                    return launch;
+                                [](auto radius, const ch07::Conv2dRunner& run) {
+                                    return conv2d_strip_fma<decltype(radius)::value>(
+                                        run.input(), run.output(), run.width(), run.height());
                                 });
 }
 #endif

@@ -2,8 +2,7 @@
 //
 // Reads a greyscale PGM (--in; binary P5 or text P2, 8 or 16 bits) or, without --in, generates a
 // test pattern with edges, gradients, fine stripes and letters. It applies three classic filters
-// with the chapter's fastest kernel, 07_93's float4 strips (filter in constant memory, ghost
-// cells 0):
+// with the chapter's fastest kernel, 07_94's strips (filter in constant memory, ghost cells 0):
 //   Gaussian blur  5x5 binomial, [1 4 6 4 1]^T [1 4 6 4 1] / 256 (r = 2)
 //   sharpen        3x3, 5 at the centre, -1 at the four neighbours (r = 1)
 //   Sobel          3x3 horizontal and vertical gradients (r = 1), combined as sqrt(gx^2 + gy^2)
@@ -26,8 +25,9 @@
 #include <sstream>
 #include <tuple>
 
-#define CH07_KERNELS_ONLY  // 07_93 brings its kernel and launcher, not its main
-#include "07_93_conv2d_strip_float4.cu"
+#define CH07_KERNELS_ONLY  // 07_94 brings its kernel and launcher, not its main
+#include "07_94_conv2d_strip_fma.cu"
+#include "conv.cuh"
 
 struct Image {
     int width = 0, height = 0, maxval = 255;
@@ -243,14 +243,14 @@ static std::vector<Filter> filters() {
 
 // The kernel every filter goes through (its launcher comes from the file included above); the
 // text output and the PGMs name it.
-static const char* const kKernel = "07_93_conv2d_strip_float4";
+static const char* const kKernel = "07_94_conv2d_strip_fma";
 
 static int run(int argc, char** argv) {
     common::Options opt;
     opt.n = 1024;
     std::string in_path, out_dir = ".";
     common::Cli cli("07_98_image_filter",
-                    "blur, sharpen and Sobel through 07_93's kernel, on a PGM (--in) or a test "
+                    "blur, sharpen and Sobel through 07_94's kernel, on a PGM (--in) or a test "
                     "pattern of --n x 3n/4");
     // No --seed: neither the test pattern nor a file is random.
     cli.add_n(opt, 16, 16384, "width of the test pattern (its height: 3n/4)");
@@ -288,11 +288,11 @@ static int run(int argc, char** argv) {
     common::Timer timer(dev, opt.reps);
     std::vector<std::vector<float>> outputs;
     for (const Filter& f : filters()) {
-        ch07::upload_filter(f.weights, f.r);
+        CUDA_CHECK(ch07::upload_filter(f.weights.data(), f.r));
         std::function<void()> launch;
         ch07::with_radius(f.r, [&](auto radius) {
             constexpr int R = decltype(radius)::value;
-            launch = [&] { conv2d_strip_float4<R>(d_in.get(), d_out.get(), w, h); };
+            launch = [&] { CUDA_CHECK(conv2d_strip_fma<R>(d_in.get(), d_out.get(), w, h)); };
         });
         CUDA_CHECK(cudaMemset(d_out.get(), 0xff, n * sizeof(float)));
         launch();

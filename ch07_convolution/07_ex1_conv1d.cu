@@ -10,7 +10,7 @@
 //
 // Build: cmake --build build --target 07_ex1_conv1d
 // Run:   build/bin/07_ex1_conv1d [--n 16777216] [--radius 2] [--seed 1234] [--reps 20] [--csv]
-#include "conv.cuh"
+#include "conv_kernels.cuh"
 
 __constant__ float F1_c[ch07::kMaxFilterDim];
 
@@ -61,7 +61,34 @@ __global__ void convolution_1D_tiled_kernel(const float* N, float* P, int n) {
     // END SOLUTION
 }
 
-constexpr unsigned int BLOCK_1D = 256;
+constexpr int BLOCK_1D = 256;
+
+// One thread per output. A bad launch configuration is reported here; a fault inside the kernel,
+// by the next call that waits for it.
+cudaError_t convolution_1D_basic(const float* N, const float* F, float* P, int r, int n) {
+    convolution_1D_basic_kernel<<<ch07::ceil_div(n, BLOCK_1D), BLOCK_1D>>>(N, F, P, r, n);
+    return cudaGetLastError();
+}
+
+// F1_c must hold the filter (cudaMemcpyToSymbol) before the launch.
+template <int FILTER_RADIUS>
+cudaError_t convolution_1D_const_mem(const float* N, float* P, int n) {
+    convolution_1D_const_mem_kernel<FILTER_RADIUS>
+        <<<ch07::ceil_div(n, BLOCK_1D), BLOCK_1D>>>(N, P, n);
+    return cudaGetLastError();
+}
+
+// One block of IN_TILE_DIM_1D threads per output tile of IN_TILE_DIM_1D - 2r elements.
+template <int FILTER_RADIUS>
+cudaError_t convolution_1D_tiled(const float* N, float* P, int n) {
+    constexpr int OUT_TILE_DIM = IN_TILE_DIM_1D - 2 * FILTER_RADIUS;
+    convolution_1D_tiled_kernel<FILTER_RADIUS>
+        <<<ch07::ceil_div(n, OUT_TILE_DIM), IN_TILE_DIM_1D>>>(N, P, n);
+    return cudaGetLastError();
+}
+
+#ifndef CH07_KERNELS_ONLY  // the kernels and launchers alone: the compile_alone test
+#include "conv.cuh"
 
 int main(int argc, char** argv) {
     common::Options opt;
@@ -81,28 +108,17 @@ int main(int argc, char** argv) {
     const std::vector<double> want = ch07::conv1d_sequential(x, f, r);
     common::DeviceBuffer<float> d_x(x), d_f(f), d_y(n);
     CUDA_CHECK(cudaMemcpyToSymbol(F1_c, f.data(), f.size() * sizeof(float)));
+    const float* in = d_x.get();
+    float* out = d_y.get();
 
     std::vector<std::pair<std::string, std::function<void()>>> kernels;
-    kernels.push_back({"basic", [&] {
-                           convolution_1D_basic_kernel<<<common::ceil_div(n, BLOCK_1D), BLOCK_1D>>>(
-                               d_x.get(), d_f.get(), d_y.get(), r, n);
-                           CUDA_CHECK_LAUNCH();
-                       }});
+    kernels.push_back(
+        {"basic", [&] { CUDA_CHECK(convolution_1D_basic(in, d_f.get(), out, r, n)); }});
     ch07::with_radius(r, [&](auto rad) {
         constexpr int R = decltype(rad)::value;
-        kernels.push_back({"constant memory", [&] {
-                               convolution_1D_const_mem_kernel<R>
-                                   <<<common::ceil_div(n, BLOCK_1D), BLOCK_1D>>>(d_x.get(),
-                                                                                 d_y.get(), n);
-                               CUDA_CHECK_LAUNCH();
-                           }});
-        kernels.push_back({"tiled", [&] {
-                               constexpr int OUT = IN_TILE_DIM_1D - 2 * R;
-                               convolution_1D_tiled_kernel<R>
-                                   <<<common::ceil_div(n, OUT), IN_TILE_DIM_1D>>>(d_x.get(),
-                                                                                  d_y.get(), n);
-                               CUDA_CHECK_LAUNCH();
-                           }});
+        kernels.push_back(
+            {"constant memory", [&] { CUDA_CHECK(convolution_1D_const_mem<R>(in, out, n)); }});
+        kernels.push_back({"tiled", [&] { CUDA_CHECK(convolution_1D_tiled<R>(in, out, n)); }});
     });
 
     common::Timer timer(dev, opt.reps);
@@ -124,3 +140,4 @@ int main(int argc, char** argv) {
     }
     return common::kExitOk;
 }
+#endif

@@ -10,7 +10,7 @@
 // Build: cmake --build build --target 07_ex2_conv2d_output_tiled
 // Run:   build/bin/07_ex2_conv2d_output_tiled [--n 2048 | --width W --height H] [--radius 2]
 //        [--seed 1234] [--reps 20] [--csv]
-#include "conv.cuh"
+#include "conv_kernels.cuh"
 
 constexpr int EX2_OUT_TILE_DIM = 32;
 
@@ -50,29 +50,23 @@ __global__ void convolution_output_tiled_2D_kernel(const float* N, float* P, int
 
 // F_c must hold the filter (ch07::upload_filter) before the launch.
 template <int FILTER_RADIUS>
-void convolution_output_tiled_2D(const float* N, float* P, int width, int height) {
+cudaError_t convolution_output_tiled_2D(const float* N, float* P, int width, int height) {
     dim3 block(EX2_OUT_TILE_DIM, EX2_OUT_TILE_DIM);
-    dim3 grid(common::ceil_div(width, EX2_OUT_TILE_DIM),
-              common::ceil_div(height, EX2_OUT_TILE_DIM));
+    dim3 grid(ch07::ceil_div(width, EX2_OUT_TILE_DIM), ch07::ceil_div(height, EX2_OUT_TILE_DIM));
     convolution_output_tiled_2D_kernel<FILTER_RADIUS><<<grid, block>>>(N, P, width, height);
-    CUDA_CHECK_LAUNCH();
+    return cudaGetLastError();
 }
 
-#ifndef CH07_KERNELS_ONLY  // 07_99_benchmark includes this file for the kernel alone
+#ifndef CH07_KERNELS_ONLY  // 07_99_benchmark takes the kernel and launcher alone
+#include "conv.cuh"
+
 int main(int argc, char** argv) {
     return ch07::run_2d_program(
         argc, argv, "07_ex2_conv2d_output_tiled",
         "exercise: block = output tile, threads loop to load the larger input tile",
-        [](const ch07::Conv2dRunner& run) -> std::function<void()> {
-            std::function<void()> launch;
-            ch07::with_radius(run.radius(), [&](auto radius) {
-                constexpr int R = decltype(radius)::value;
-                launch = [&run] {
-                    convolution_output_tiled_2D<R>(run.input(), run.output(), run.width(),
-                                                   run.height());
-                };
-            });
-            return launch;
+        [](auto radius, const ch07::Conv2dRunner& run) {
+            return convolution_output_tiled_2D<decltype(radius)::value>(run.input(), run.output(),
+                                                                        run.width(), run.height());
         });
 }
 #endif

@@ -14,7 +14,7 @@
 // Build: cmake --build build --target 07_ex3_conv3d
 // Run:   build/bin/07_ex3_conv3d [--n 64 | --width W --height H --depth D] [--radius 2]
 //        [--seed 1234] [--reps 20] [--csv]
-#include "conv.cuh"
+#include "conv_kernels.cuh"
 
 __constant__ float F3_c[ch07::kMaxFilterDim][ch07::kMaxFilterDim][ch07::kMaxFilterDim];
 
@@ -107,6 +107,41 @@ __global__ void convolution_3D_cached_tiled_kernel(const float* N, float* P, int
     // END SOLUTION
 }
 
+// Every kernel on the same grid: one thread per voxel in TILE_DIM^3 blocks. A bad launch
+// configuration is reported here; a fault inside the kernel, by the next call that waits for it.
+inline dim3 grid_3d(int width, int height, int depth) {
+    return dim3(ch07::ceil_div(width, TILE_3D), ch07::ceil_div(height, TILE_3D),
+                ch07::ceil_div(depth, TILE_3D));
+}
+
+cudaError_t convolution_3D_basic(const float* N, const float* F, float* P, int r, int width,
+                                 int height, int depth) {
+    convolution_3D_basic_kernel<<<grid_3d(width, height, depth), dim3(TILE_3D, TILE_3D, TILE_3D)>>>(
+        N, F, P, r, width, height, depth);
+    return cudaGetLastError();
+}
+
+// F3_c must hold the filter (cudaMemcpyToSymbol) before the launch, as for the next one.
+template <int FILTER_RADIUS>
+cudaError_t convolution_3D_const_mem(const float* N, float* P, int width, int height, int depth) {
+    convolution_3D_const_mem_kernel<FILTER_RADIUS>
+        <<<grid_3d(width, height, depth), dim3(TILE_3D, TILE_3D, TILE_3D)>>>(N, P, width, height,
+                                                                             depth);
+    return cudaGetLastError();
+}
+
+template <int FILTER_RADIUS>
+cudaError_t convolution_3D_cached_tiled(const float* N, float* P, int width, int height,
+                                        int depth) {
+    convolution_3D_cached_tiled_kernel<FILTER_RADIUS>
+        <<<grid_3d(width, height, depth), dim3(TILE_3D, TILE_3D, TILE_3D)>>>(N, P, width, height,
+                                                                             depth);
+    return cudaGetLastError();
+}
+
+#ifndef CH07_KERNELS_ONLY  // the kernels and launchers alone: the compile_alone test
+#include "conv.cuh"
+
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 64;
@@ -137,27 +172,20 @@ int main(int argc, char** argv) {
         padded[i / (dim * dim)][i / dim % dim][i % dim] = f[i];
     CUDA_CHECK(cudaMemcpyToSymbol(F3_c, padded, sizeof(padded)));
 
-    const dim3 block(TILE_3D, TILE_3D, TILE_3D);
-    const dim3 grid(common::ceil_div(w, TILE_3D), common::ceil_div(h, TILE_3D),
-                    common::ceil_div(d, TILE_3D));
+    const float* d_in_ptr = d_in.get();
+    float* d_out_ptr = d_out.get();
     std::vector<std::pair<std::string, std::function<void()>>> kernels;
-    kernels.push_back({"basic", [&] {
-                           convolution_3D_basic_kernel<<<grid, block>>>(d_in.get(), d_f.get(),
-                                                                        d_out.get(), r, w, h, d);
-                           CUDA_CHECK_LAUNCH();
-                       }});
+    kernels.push_back(
+        {"basic",
+         [&] { CUDA_CHECK(convolution_3D_basic(d_in_ptr, d_f.get(), d_out_ptr, r, w, h, d)); }});
     ch07::with_radius(r, [&](auto rad) {
         constexpr int R = decltype(rad)::value;
-        kernels.push_back({"constant memory", [&] {
-                               convolution_3D_const_mem_kernel<R>
-                                   <<<grid, block>>>(d_in.get(), d_out.get(), w, h, d);
-                               CUDA_CHECK_LAUNCH();
-                           }});
-        kernels.push_back({"tiled", [&] {
-                               convolution_3D_cached_tiled_kernel<R>
-                                   <<<grid, block>>>(d_in.get(), d_out.get(), w, h, d);
-                               CUDA_CHECK_LAUNCH();
-                           }});
+        kernels.push_back(
+            {"constant memory",
+             [&] { CUDA_CHECK(convolution_3D_const_mem<R>(d_in_ptr, d_out_ptr, w, h, d)); }});
+        kernels.push_back(
+            {"tiled",
+             [&] { CUDA_CHECK(convolution_3D_cached_tiled<R>(d_in_ptr, d_out_ptr, w, h, d)); }});
     });
 
     common::Timer timer(dev, opt.reps);
@@ -180,3 +208,4 @@ int main(int argc, char** argv) {
     }
     return common::kExitOk;
 }
+#endif

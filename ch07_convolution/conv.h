@@ -18,13 +18,10 @@
 #include <vector>
 
 #include "common.h"
+#include "conv_kernels.cuh"
 
 namespace ch07 {
 
-// Radii the compile-time kernels are instantiated for (Figs 7.9-7.15 use FILTER_RADIUS).
-constexpr int kMinRadius = 1;
-constexpr int kMaxRadius = 4;
-constexpr int kMaxFilterDim = 2 * kMaxRadius + 1;
 // Largest image side the 2D programs accept: the kernels index with int, as the book does, and
 // row * width + col stays below 2^31 up to 32768 x 32768.
 constexpr std::int64_t kMaxSide = 32768;

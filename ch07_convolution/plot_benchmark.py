@@ -1,31 +1,37 @@
 #!/usr/bin/env python3
-"""Turns 07_99_benchmark's CSV into the chapter README's table and plot, and 07_98's PGMs into the
+"""Turns 07_99_benchmark's CSV into the chapter's results tables and plot, and 07_98's PGMs into the
 image figure.
 
-    build/bin/07_99_benchmark --csv > benchmark_h200.csv
+    build/bin/07_99_benchmark --csv > ch07_convolution/data/benchmark.csv
     build/bin/07_98_image_filter --out-dir images
-    python3 ch07_convolution/plot_benchmark.py benchmark_h200.csv --png benchmark_h200.png \
-        --readme ch07_convolution/README.md --env env.txt --images images --images-png image_filter.png
+    python3 ch07_convolution/plot_benchmark.py ch07_convolution/data/benchmark.csv \
+        --env ch07_convolution/data/env.txt --png ch07_convolution/benchmark.png \
+        --readme ch07_convolution/README.md --results ch07_convolution/RESULTS.md \
+        --images images --images-png ch07_convolution/image_filter.png
 
---readme rewrites the table between the README's benchmark markers; --env names a file holding
-the run's date, `nvidia-smi --query-gpu=name,driver_version,... --format=csv` and `nvcc --version`
-output. The plots need matplotlib (and numpy for the images); without them they are skipped with a
-message and the table is still written.
+--readme rewrites the README's results table (each kernel's median time and % of the roofline floor
+at every radius, and its speed against cuDNN at 5x5 where the CSV has cuDNN rows) between its
+results-table markers, and its provenance line between the provenance markers; --results rewrites
+RESULTS.md's full tables (one per radius: median, fastest and slowest run, GB/s, GFLOP/s, % of the
+floor, speed against both cuDNN rows and the algorithm cuDNN ran) between its spread-table markers
+and its provenance line. --env names the run's env.txt (date, nvidia-smi and nvcc output, as
+scripts/gpu_check.sh writes it): the provenance gives the GPU, driver, CUDA version and date. The
+plots need matplotlib (and numpy for the images); without them they are skipped with a message and
+the tables are still written. The image figure's title names the kernel that 07_98 records in its
+PGMs (a "# kernel: ..." comment line).
 
-The table's ×cuDNN field is "d / f": the row's speed against "cuDNN direct sum" (cuDNN's fastest
-direct-sum algorithm) and against "cuDNN fastest" (its fastest of all, FFT and Winograd included);
-a cuDNN row's cell ends with the algorithm it ran. A CSV of the older benchmark (one cuDNN row,
-one speed_vs_cudnn column, which was against its direct-sum row) gives "d / –". The image figure's
-title names the kernel that 07_98 records in its PGMs (a "# kernel: ..." comment line).
+A cuDNN cell "d / f" is the row's speed against "cuDNN direct sum" (cuDNN's fastest direct-sum
+algorithm) and against "cuDNN fastest" (its fastest of all, FFT and Winograd included); above 1 is
+faster. A CSV without ms_min and ms_max (an older benchmark's) gives "–" for the spread.
 """
 import csv
 import os
+import re
 import sys
 from collections import OrderedDict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
 import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
-
 
 
 def load(path):
@@ -38,39 +44,80 @@ def load(path):
     return rows, radii, kernels
 
 
-def table(rows, radii, kernels, env):
-    first = rows[(kernels[0], radii[0])]
-    lines = [f"Measured {env}." if env else "",
-             f"{first['width']} x {first['height']} fp32 image; copy bandwidth {float(first['copy_gbps']):.0f} GB/s "
-             f"(measured in the same run), fp32 FMA peak {float(first['fp32_peak_gflops']) / 1000:.1f} TFLOP/s.", ""]
-    floors = " | ".join(f"{2 * r + 1}×{2 * r + 1}: {float(rows[(kernels[0], r)]['floor_ms']):.4f} ms"
-                        for r in radii)
-    lines.append(f"Floor: {floors}.")
-    lines.append("")
-    lines.append("| kernel | " + " | ".join(f"{2 * r + 1}×{2 * r + 1}: ms · GB/s · GFLOP/s · % of floor · "
-                                          "×cuDNN d / f" for r in radii) + " |")
-    lines.append("|---" * (len(radii) + 1) + "|")
-    for k in kernels:
-        cells = []
-        for r in radii:
-            row = rows.get((k, r))
-            if row is None:
-                cells.append("–")
-                continue
-            speeds = " / ".join(ratio(row, column) for column in ("speed_vs_cudnn_direct", "speed_vs_cudnn_fastest"))
-            algo = f" ({row['algo']})" if row.get("algo") else ""
-            cells.append(f"{float(row['ms']):.4f} · {float(row['gb_per_s']):.0f} · {float(row['gflop_per_s']):.0f}"
-                         f" · {float(row['pct_of_floor']):.1f}% · {speeds}{algo}")
-        lines.append(f"| {k} | " + " | ".join(cells) + " |")
-    return "\n".join(lines).strip() + "\n"
+def filt(r):
+    return f"{2 * r + 1}×{2 * r + 1}"
+
+
+def floor_kind(row, r):
+    """'memory' or 'compute': which of the two floors the row's floor_ms is."""
+    pixels = int(row["width"]) * int(row["height"])
+    memory_ms = 8.0 * pixels / (float(row["copy_gbps"]) * 1e6)
+    compute_ms = 2.0 * (2 * r + 1) ** 2 * pixels / (float(row["fp32_peak_gflops"]) * 1e6)
+    return "memory" if memory_ms >= compute_ms else "compute"
 
 
 def ratio(row, column):
     """A ×cuDNN field, '–' where that cuDNN row did not run (0) or the CSV has no such column."""
     value = row.get(column)
-    if value is None and column == "speed_vs_cudnn_direct":
-        value = row.get("speed_vs_cudnn")  # the older CSV: its one cuDNN row was the direct sum
     return f"{float(value):.2f}" if value and float(value) > 0 else "–"
+
+
+def has_cudnn(rows):
+    return any(float(row.get("speed_vs_cudnn_fastest") or 0) > 0 for row in rows.values())
+
+
+def provenance(env_path, csv_path, doc_path):
+    """'Measured on <GPU>, driver <version>, CUDA <version>, <date>; data: [<csv>](<csv>).'"""
+    env = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", report.describe_env(env_path))
+    data = os.path.relpath(csv_path, os.path.dirname(os.path.abspath(doc_path)))
+    return f"Measured on {env or 'an unnamed GPU'}; data: [`{data}`]({data})."
+
+
+def readme_table(rows, radii, kernels):
+    cudnn = has_cudnn(rows) and 2 in radii
+    head = "| kernel | " + " | ".join(f"{filt(r)}: ms · % of floor" for r in radii) + " |"
+    head += " × cuDNN at 5×5 |" if cudnn else ""
+    floors = [f"{float(rows[(kernels[0], r)]['floor_ms']):.4f} · {floor_kind(rows[(kernels[0], r)], r)}"
+              for r in radii]
+    lines = [head, "|---" * (len(radii) + 1 + cudnn) + "|",
+             "| *roofline floor* | " + " | ".join(floors) + " |" + (" |" if cudnn else "")]
+    for k in kernels:
+        cells = []
+        for r in radii:
+            row = rows.get((k, r))
+            cells.append("–" if row is None else
+                         f"{float(row['ms']):.4f} · {float(row['pct_of_floor']):.1f}%")
+        line = f"| {k} | " + " | ".join(cells) + " |"
+        if cudnn:
+            row = rows.get((k, 2))
+            line += f" {ratio(row, 'speed_vs_cudnn_fastest') if row else '–'} |"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def spread_table(rows, radii, kernels):
+    first = rows[(kernels[0], radii[0])]
+    out = [f"{first['width']} × {first['height']} fp32 image; copy bandwidth "
+           f"{float(first['copy_gbps']):.0f} GB/s (measured in the same run), fp32 FMA peak "
+           f"{float(first['fp32_peak_gflops']) / 1000:.1f} TFLOP/s.", ""]
+    for r in radii:
+        row0 = rows[(kernels[0], r)]
+        out += [f"**{filt(r)}** (floor {float(row0['floor_ms']):.4f} ms, {floor_kind(row0, r)}):", "",
+                "| kernel | ms median | fastest–slowest | GB/s | GFLOP/s | % of floor | × cuDNN d / f |",
+                "|---|---|---|---|---|---|---|"]
+        for k in kernels:
+            row = rows.get((k, r))
+            if row is None:
+                continue
+            spread = (f"{float(row['ms_min']):.4f}–{float(row['ms_max']):.4f}"
+                      if row.get("ms_min") and row.get("ms_max") else "–")
+            algo = f" ({row['algo']})" if row.get("algo") else ""
+            out.append(f"| {k} | {float(row['ms']):.4f} | {spread} | {float(row['gb_per_s']):.0f} | "
+                       f"{float(row['gflop_per_s']):.0f} | {float(row['pct_of_floor']):.1f}% | "
+                       f"{ratio(row, 'speed_vs_cudnn_direct')} / {ratio(row, 'speed_vs_cudnn_fastest')}"
+                       f"{algo} |")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
 
 
 def pyplot():
@@ -93,17 +140,16 @@ def plot(rows, radii, kernels, png, env):
     for j, r in enumerate(radii):
         xs = [i + j * width for i in range(len(kernels))]
         pct.bar(xs, [float(rows[(k, r)]["pct_of_floor"]) if (k, r) in rows else 0 for k in kernels], width,
-                label=f"{2 * r + 1}×{2 * r + 1}")
+                label=filt(r))
         ms.bar(xs, [float(rows[(k, r)]["ms"]) if (k, r) in rows else 0 for k in kernels], width,
-               label=f"{2 * r + 1}×{2 * r + 1}")
+               label=filt(r))
     for ax in (pct, ms):
         ax.set_xticks([i + width * (len(radii) - 1) / 2 for i in range(len(kernels))])
         ax.set_xticklabels(kernels, rotation=30, ha="right", fontsize=8)
         ax.legend(fontsize=8)
     pct.axhline(100, color="gray", linestyle=":")
-    pct.axhline(90, color="gray", linestyle="--", linewidth=0.8)
     pct.set_ylabel("% of the roofline floor (higher is better)")
-    pct.set_title("Distance from the floor (dashed: 90%)")
+    pct.set_title("Distance from the roofline floor (dotted: the floor)")
     ms.set_yscale("log")
     ms.set_ylabel("ms (log scale)")
     ms.set_title("Time per 2D convolution")
@@ -151,7 +197,7 @@ def plot_images(folder, png, env):
                   interpolation="nearest")
         ax.set_title(title)
         ax.axis("off")
-    # The kernel as 07_98 recorded it ("# kernel: 07_93_conv2d_strip_float4 (...)"); PGMs from a
+    # The kernel as 07_98 recorded it ("# kernel: 07_94_conv2d_strip_fma (...)"); PGMs from a
     # 07_98 that did not record it give a title without one.
     kernels = {c.split()[1] for c in comments if c.startswith("kernel:") and len(c.split()) > 1}
     through = f" through {', '.join(sorted(kernels))}" if kernels else ""
@@ -163,22 +209,28 @@ def plot_images(folder, png, env):
 
 def main():
     parser = report.parser(__doc__, csv_optional=True)
+    parser.add_argument("--results", help="rewrite the spread tables of this RESULTS.md")
     parser.add_argument("--images", help="folder with 07_98's input/blur/sharpen/sobel PGMs")
     parser.add_argument("--images-png", help="write the side-by-side image figure here")
     args = report.parse_args(parser, outputs=("png", "images_png"))
-    if (args.png or args.readme) and not args.csv:
-        parser.error("--png and --readme need the benchmark's CSV")
+    if (args.png or args.readme or args.results) and not args.csv:
+        parser.error("--png, --readme and --results need the benchmark's CSV")
+    if args.results and not (os.path.isfile(args.results) and os.access(args.results, os.W_OK)):
+        parser.error(f"--results {args.results}: not a file that can be rewritten")
     if bool(args.images) != bool(args.images_png):
         parser.error("--images and --images-png go together: the PGMs' folder and the figure")
     if args.images and not os.path.isdir(args.images):
         parser.error(f"--images {args.images}: no such folder")
-    env = report.describe_env(args.env)
+    env = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", report.describe_env(args.env))
     if args.csv:
         rows, radii, kernels = load(args.csv)
-        text = table(rows, radii, kernels, env)
-        print(text)
-        if args.readme:
-            report.update_readme(args.readme, text)
+        table = readme_table(rows, radii, kernels)
+        print(table)
+        for doc, marker, text in ((args.readme, "results-table", table),
+                                  (args.results, "spread-table", spread_table(rows, radii, kernels))):
+            if doc:
+                report.update_readme(doc, text, marker)
+                report.update_readme(doc, provenance(args.env, args.csv, doc) + "\n", "provenance")
         if args.png:
             plot(rows, radii, kernels, args.png, env)
     if args.images and args.images_png:

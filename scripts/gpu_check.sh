@@ -128,19 +128,40 @@ fi
 
 if want ch07; then
   build
-  # ch07: the worked numbers, then the benchmark, the image filter and their plots.
-  step figures.log build/bin/07_01_conv1d_sequential
-  step figures.log build/bin/07_14_arithmetic_intensity
+  # ch07: the worked numbers (figures.txt: 07_01, 07_14 and every figure program at its defaults),
+  # NPP's edge ring at 1000 x 777 (npp_ring.txt), the machine code the README quotes (sass.txt),
+  # then the benchmark (benchmark.csv; its text output, with NPP's ring at 8192 x 8192, in
+  # benchmark_log.txt) with the SM clock sampled through it and through a sustained 9x9 load of
+  # 07_94 (clocks_9x9.csv, sustained_9x9.txt), its plot, and the image filter with its figure.
+  data_dir ch07_convolution
+  rm -f "$DATA/figures.txt" "$DATA/npp_ring.txt" "$DATA/sass.txt" "$DATA/sustained_9x9.txt"
+  for p in 07_01_conv1d_sequential 07_14_arithmetic_intensity 07_07_conv2d_basic \
+    07_09_conv2d_constant_memory 07_12_conv2d_tiled 07_15_conv2d_tiled_cached_halo 07_ex1_conv1d \
+    07_ex2_conv2d_output_tiled 07_ex3_conv3d 07_91_conv2d_register_tiled \
+    07_92_conv2d_register_cached 07_93_conv2d_strip_float4 07_94_conv2d_strip_fma; do
+    record figures.txt build/bin/$p
+  done
   # NPP's edge ring at 3x3, 5x5 (where it differs) and 7x7 (where it does not), as 07_99 reports it.
   for r in 1 2 3; do
-    step figures.log build/bin/07_99_benchmark --width 1000 --height 777 --radius $r --reps 1
+    record npp_ring.txt build/bin/07_99_benchmark --width 1000 --height 777 --radius $r --reps 1
   done
-  step figures.log sh -c "build/bin/07_99_benchmark --csv >'$OUT/ch07_benchmark.csv'"
-  mkdir -p "$OUT/ch07_images"
-  step figures.log build/bin/07_98_image_filter --n 1024 --out-dir "$OUT/ch07_images"
-  step figures.log python3 ch07_convolution/plot_benchmark.py "$OUT/ch07_benchmark.csv" \
-    --png "$OUT/ch07_benchmark.png" --env "$OUT/env.txt" \
-    --images "$OUT/ch07_images" --images-png "$OUT/ch07_image_filter.png"
+  record sass.txt bash ch07_convolution/sass.sh build/bin
+  nvidia-smi --query-gpu=timestamp,clocks.current.sm,clocks.max.sm,power.draw,temperature.gpu \
+    --format=csv -lms 50 >"$DATA/clocks_9x9.csv" 2>&1 &
+  smi=$!
+  record sustained_9x9.txt date -u +"benchmark from %H:%M:%S UTC"
+  step figures.log sh -c "build/bin/07_99_benchmark --csv >'$DATA/benchmark.csv' 2>'$DATA/benchmark_log.txt'"
+  record sustained_9x9.txt date -u +"sustained 9x9 load from %H:%M:%S UTC"
+  record sustained_9x9.txt build/bin/07_94_conv2d_strip_fma --n 8192 --radius 4 --reps 15000
+  record sustained_9x9.txt date -u +"done at %H:%M:%S UTC"
+  kill $smi
+  record sustained_9x9.txt nvidia-smi -q -d PERFORMANCE
+  step figures.log python3 ch07_convolution/plot_benchmark.py "$DATA/benchmark.csv" \
+    --png "$OUT/ch07_convolution/benchmark.png" --env "$DATA/env.txt"
+  mkdir -p "$OUT/ch07_convolution/images"
+  record image_filter.txt build/bin/07_98_image_filter --n 1024 --out-dir "$OUT/ch07_convolution/images"
+  step figures.log python3 ch07_convolution/plot_benchmark.py --env "$DATA/env.txt" \
+    --images "$OUT/ch07_convolution/images" --images-png "$OUT/ch07_convolution/image_filter.png"
 fi
 
 if want dp; then
@@ -260,19 +281,26 @@ if want ncu; then
       --log-file "$DATA/ncu_limits_$1.csv" build/bin/$1 --n 268435456 --reps 1
   done
 
-  # ch07: each 2D kernel's verifying launch at 8192 x 8192, 5 x 5, then the four register budgets
-  # of 07_93 inside the benchmark, then 07_94's four tiles at 9x9 and 7x7 with the stall reasons
-  # (the profile of ch07_convolution/h200_large_radius/ncu_r4.txt and ncu_r3.txt).
-  S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis"
-  S="$S --section Occupancy --section LaunchStats --section WarpStateStats"
-  S="$S --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,smsp__inst_executed.sum"
+  # ch07: each 2D kernel's verifying launch at 8192 x 8192, 5 x 5 (ncu_5x5_<program>.csv), the
+  # four register budgets of 07_93 inside the benchmark (ncu_5x5_07_93_variants.csv), then 07_94's
+  # four tiles at 9x9 and 7x7 with the stall reasons (ncu_07_94_r4.txt, ncu_07_94_r3.txt); into
+  # the chapter's data folder.
+  data_dir ch07_convolution
+  C=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
+  C=$C,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed
+  C=$C,sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sector_hit_rate.pct
+  C=$C,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
+  C=$C,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__cycles_elapsed.avg.per_second
+  C=$C,smsp__sass_inst_executed_op_local_ld.sum,smsp__sass_inst_executed_op_local_st.sum
   for p in 07_07_conv2d_basic 07_09_conv2d_constant_memory 07_12_conv2d_tiled \
     07_15_conv2d_tiled_cached_halo 07_ex2_conv2d_output_tiled 07_91_conv2d_register_tiled \
     07_92_conv2d_register_cached 07_93_conv2d_strip_float4 07_94_conv2d_strip_fma; do
-    ncu_step -k regex:conv -c 1 $S --log-file "$OUT/ncu_ch07_$p.txt" build/bin/$p --n 8192 --radius 2 --reps 1
+    ncu_step --csv --page raw --metrics $C -k regex:conv -c 1 --log-file "$DATA/ncu_5x5_$p.csv" \
+      build/bin/$p --n 8192 --radius 2 --reps 1
   done
-  ncu_step -k regex:conv2d_strip -c 4 $S --log-file "$OUT/ncu_ch07_07_93_variants.txt" \
-    build/bin/07_99_benchmark --n 8192 --radius 2 --reps 1 --libraries 0
+  ncu_step --csv --page raw --metrics $C -k regex:conv2d_strip_kernel -c 4 \
+    --log-file "$DATA/ncu_5x5_07_93_variants.csv" \
+    build/bin/07_99_benchmark --n 8192 --radius 2 --reps 1 --libraries off
   F="regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__inst_executed.sum"
   F="$F,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum"
   F="$F,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,dram__bytes_write.sum,lts__t_bytes.sum"
@@ -280,11 +308,9 @@ if want ncu; then
   for r in 4 3; do
     ncu_step -k regex:conv2d_strip_fma -c 4 --section SpeedOfLight --section ComputeWorkloadAnalysis \
       --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
-      --section Occupancy --section LaunchStats --metrics "$F" --log-file "$OUT/ncu_ch07_07_94_r$r.txt" \
-      build/bin/07_99_benchmark --n 8192 --radius $r --reps 1 --libraries 0
+      --section Occupancy --section LaunchStats --metrics "$F" --log-file "$DATA/ncu_07_94_r$r.txt" \
+      build/bin/07_99_benchmark --n 8192 --radius $r --reps 1 --libraries off
   done
-  grep -hE "^  conv|Duration|DRAM Throughput|Issue Slots Busy|L1/TEX Hit|Achieved Occupancy" \
-    "$OUT"/ncu_ch07_*.txt | head -80
 
   # warp_aggregation: what limits each kernel of 03 on sorted keys in double, with the stall
   # reasons behind the latency argument, into the chapter's data folder (ncu_sorted_double.csv).
