@@ -39,7 +39,7 @@ build() {
 }
 
 {
-  date -u +"date: %Y-%m-%d %H:%M UTC"
+  date -u +"date: %Y-%m-%d"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
   nvcc --version | tail -2
   cmake --version | head -1
