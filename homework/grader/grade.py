@@ -26,7 +26,8 @@ What it does, per submission:
      malformed record is a failure;
   5. holds the timed run's times to the exercise's budget: at most HOMEWORK_TIME_FACTOR (and,
      where set, at least HOMEWORK_TIME_FLOOR) times the worked example's own times, measured in
-     the same grading (--solution). Outside the budget, the exercise gets no points.
+     the same grading (--solution). Outside the budget, or failed in any other way (a wrong
+     answer at that size, a crash, its time limit), the timed run takes all the exercise's points.
 Points: an exercise's HOMEWORK_POINTS, shared by its tests.
 
 Outputs, in --out: gradebook.csv (student, points per exercise, total, max, verdict),
@@ -609,10 +610,16 @@ class Grader:
                     if problem:
                         test.status, test.message = "fail", problem
                         zero_note = problem
-                elif run["label"] == "timed" and test.status == "fail" and \
-                        test.message.startswith("timed out"):
-                    zero_note = "the timed run did not finish in %g s: a method other than " \
-                        "the exercise's" % e.timeout
+                elif run["label"] == "timed" and test.status == "fail":
+                    # The timed run's size is the one that tells the exercise's method apart: a
+                    # one-thread loop or an atomic per element runs past its limit there, or
+                    # accumulates past the tolerance of the exercise's summation tree.
+                    if test.message.startswith("timed out"):
+                        zero_note = "the timed run did not finish in %g s: a method other than " \
+                            "the exercise's" % e.timeout
+                    else:
+                        zero_note = "the timed run, at the size that tells the method apart, " \
+                            "failed: " + test.message.splitlines()[0]
                 test.__dict__.pop("stdout", None)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)

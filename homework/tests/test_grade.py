@@ -13,8 +13,8 @@ without a GPU can decide them:
      host part that calls exit() (refused by the host rule; with the rules off, the verifier);
   3. reaching outside the test: a process left running, inside and outside the run's process
      group, that writes into the grading output and the homework tree;
-  4. the right answer by the wrong method: a run far over the time budget, a call of the helper
-     that answers the exercise.
+  4. the right answer by the wrong method: a run far over the time budget, a run wrong only at the
+     timed run's size, a call of the helper that answers the exercise.
 Then the same class without a GPU (CUDA_VISIBLE_DEVICES set to nothing): not graded, exit 3,
 JUnit errors. Every output is checked: the gradebook, the reports, JUnit against the common
 schema, Gradescope's results.json.
@@ -98,8 +98,9 @@ def main():
         "solution": (None, 2, "fake_sum: 2/2 points"),
         "stub": ({}, 0, "FAIL fake sum: first mismatch at index 0: got 0"),
         "wrong": ({1: ["    *out = 1;"]}, 0, "FAIL fake sum"),
-        "partial": ({1: ["    long long s = 0;", "    for (int i = 1; i < n; ++i) s += in[i];",
-                         "    *out = n == 1 ? in[0] : s;"]}, 0.4, "fake_sum: 0.4/2 points"),
+        # Wrong at one hidden size only (not the timed run's): 4 of the 5 tests' shares.
+        "partial": ({1: ["    long long s = 0;", "    for (int i = 0; i < n; ++i) s += in[i];",
+                         "    *out = n == 777 ? s - in[0] : s;"]}, 1.6, "fake_sum: 1.6/2 points"),
         "own_answer": ({1: ["    long long total = 0;  // mine { with a brace in a comment",
                             "    for (int i = n - 1; i >= 0; --i) { total += in[i]; }",
                             "    *out = total;"],
@@ -139,6 +140,12 @@ def main():
                       "    while (std::chrono::steady_clock::now() - start < "
                       "std::chrono::milliseconds(3)) {", "    }"] + solution_body}, 0,
                  "over its budget"),
+        # Right at the sizes the student sees, wrong only at the timed run's (as a one-thread
+        # float loop goes past the summation tree's tolerance there): the exercise's points go.
+        "wrong_at_size": ({1: ["    long long s = 0;",
+                               "    for (int i = 0; i < n && i < 100000; ++i) s += in[i];",
+                               "    *out = s;"]}, 0,
+                          "the timed run, at the size that tells the method apart, failed"),
         "helper": ({1: ["    *out = answer_helper(in, n);"]}, 0,
                    "uses `answer_helper`, which answers this exercise"),
         "changed": ({"int main(int argc, char** argv) {": ["    return 0;"]}, 0,
