@@ -966,7 +966,7 @@ def run(grader, submissions, options):
                 except GradingError as e:
                     errors.append(e)
                     return
-                except Exception as e:  # a bug of the grader: no verdict may pass silently
+                except Exception:  # a bug of the grader: no verdict may pass silently
                     import traceback
                     errors.append(GradingError("%s: %s" % (submissions[i][0],
                                                            traceback.format_exc())))

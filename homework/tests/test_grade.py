@@ -167,7 +167,6 @@ def main():
                 os.path.join(klass, "as_tree", "fake", "fake_sum.cpp"))
     cases["as_tree"] = (None, 2, "taken from fake/fake_sum.cpp")
 
-    started = time.time()
     done = subprocess.run([sys.executable, grade, "--class", klass, "--solution", repo,
                            "--out", out, "--jobs", "2"], stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, encoding="utf-8", errors="replace")
