@@ -15,7 +15,6 @@ must say so in describe().
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import time
 
