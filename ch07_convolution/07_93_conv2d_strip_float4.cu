@@ -21,10 +21,10 @@
 // The register budget: 8 rows in 64 registers (MIN_BLOCKS = 8) hold everything without a spill only
 // on the float4 path at r = 1 and 2 (ptxas -v for sm_90, CUDA 13.0). At r = 3 and 4 the float4 path
 // spills 8 bytes (two values stored once and reloaded at the end, off the row loop), and the scalar
-// path spills at every radius (16, 56, 136 and 80 bytes of stores at r = 1..4). Worse for speed at
-// r = 3 and 4: the 49 and 81 weights no longer fit beside the accumulators, so the compiler reloads
-// them into uniform registers again and again (about one ULDC per 11 FFMAs at 9x9), and lanes 0 and
-// 31 compute outputs they throw away; 07_94 is the version for those radii.
+// path spills at every radius (stack frames of 16, 56, 120 and 80 bytes at r = 1..4). Worse for
+// speed at r = 3 and 4: the 49 and 81 weights no longer fit beside the accumulators, so the
+// compiler reloads them into uniform registers again and again (about one ULDC per 11 FFMAs at
+// 9x9), and lanes 0 and 31 compute outputs they throw away; 07_94 is the version for those radii.
 //
 // A width that is not a multiple of 4 (or an unaligned pointer) cannot use float4 rows; the same
 // kernel then loads the 4 + 2r values of a row one by one (VEC = false): correct at any size, and

@@ -51,7 +51,7 @@ class Conv2dRunner {
 
     const float* input() const { return input_->get(); }
     float* output() const { return output_->get(); }
-    const float* filter() const { return filter_dev_->get(); }  // Fig 7.7's pointer F
+    const float* filter() const { return filter_dev_->get(); }           // Fig 7.7's pointer F
     std::vector<float> host_input() const { return input_->to_host(); }  // read back
     const std::vector<float>& host_filter() const { return filter_; }
     const std::vector<double>& reference() const { return reference_; }

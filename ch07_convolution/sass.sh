@@ -7,18 +7,22 @@
 #    (global load), LDS (shared-memory load), LDC and ULDC from bank 3 (where the __constant__
 #    filter F_c lives: a weight loaded into an ordinary register, one per thread, or into a
 #    uniform register, one per warp), ULDC.64 from bank 3 (two weights at once) and SHFL.
-# 2. Fig 7.7's kernel and Fig 7.9's kernel for r = 2, whole, without their encodings: the lines the
+# 2. For every kernel: its registers per thread and its stack frame in bytes (cuobjdump -res-usage;
+#    none of the kernels has a local array, so a stack frame holds registers spilled to memory).
+# 3. Fig 7.7's kernel and Fig 7.9's kernel for r = 2, whole, without their encodings: the lines the
 #    README quotes.
 set -euo pipefail
 bin=${1:?usage: sass.sh <folder of the built programs>}
 demangle() { if command -v c++filt >/dev/null; then c++filt; else cat; fi; }
 sass() { cuobjdump -arch sm_90 -sass "$bin/$1"; }
 
+programs="07_07_conv2d_basic 07_09_conv2d_constant_memory 07_12_conv2d_tiled
+  07_15_conv2d_tiled_cached_halo 07_ex1_conv1d 07_ex2_conv2d_output_tiled 07_ex3_conv3d
+  07_91_conv2d_register_tiled 07_92_conv2d_register_cached 07_93_conv2d_strip_float4
+  07_94_conv2d_strip_fma"
+
 echo "== per kernel (sm_90): instructions, FFMA, FFMA with a c[] operand, LDG, LDS, LDC c[0x3], ULDC c[0x3], ULDC.64 c[0x3], SHFL"
-for p in 07_07_conv2d_basic 07_09_conv2d_constant_memory 07_12_conv2d_tiled \
-  07_15_conv2d_tiled_cached_halo 07_ex1_conv1d 07_ex2_conv2d_output_tiled 07_ex3_conv3d \
-  07_91_conv2d_register_tiled 07_92_conv2d_register_cached 07_93_conv2d_strip_float4 \
-  07_94_conv2d_strip_fma; do
+for p in $programs; do
   echo "-- $p"
   sass $p | awk '
     function flush() {
@@ -34,6 +38,14 @@ for p in 07_07_conv2d_basic 07_09_conv2d_constant_memory 07_12_conv2d_tiled \
     / ULDC/ && /c\[0x3\]/ { uldc++; if (/ULDC\.64/) uldc64++ }
     / SHFL/ { shfl++ }
     END { flush() }' | demangle
+done
+
+echo
+echo "== per kernel (sm_90): registers per thread, stack frame in bytes"
+for p in $programs; do
+  echo "-- $p"
+  cuobjdump -arch sm_90 -res-usage "$bin/$p" |
+    awk '/Function / { f = $2; sub(/:$/, "", f) } /REG:/ { print f "  " $1 "  " $2 }' | demangle
 done
 
 # A kernel's instructions from its "Function :" line to the next, each as "/*addr*/ instruction;".
