@@ -330,7 +330,7 @@ if want ncu; then
   ncu_step --csv --page raw --metrics $W \
     --kernel-name regex:'per_value_kernel|warp_kernel|masks_given_kernel|segmented_scan_kernel|DeviceReduceByKeyKernel' \
     --log-file "$DATA/ncu_sorted_double.csv" \
-    build/bin/03_reduction_by_key_benchmark --order 1 --precision 64 --reps 1
+    build/bin/03_reduction_by_key_benchmark --order sorted --precision double --reps 1
 fi
 
 if want notebook; then
