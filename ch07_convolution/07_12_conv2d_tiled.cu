@@ -1,10 +1,10 @@
 // 07_12_conv2d_tiled: Fig 7.12, tiled 2D convolution with the halo in shared memory.
 //
 // What changed from Fig 7.9: the block is an input tile of IN_TILE_DIM x IN_TILE_DIM threads
-// (the first thread organisation of Section 7.5). Each thread loads one input element into the
+// (the first thread organisation of Section 7.4). Each thread loads one input element into the
 // shared array N_s, a ghost cell as 0, and after the barrier the inner OUT_TILE_DIM x
 // OUT_TILE_DIM threads (OUT_TILE_DIM = IN_TILE_DIM - 2*FILTER_RADIUS) each compute one output
-// from N_s; the outer ring of FILTER_RADIUS threads (Fig 7.13) only loads. Each input element now
+// from N_s; the outer ring, FILTER_RADIUS threads wide (Fig 7.13), only loads. Each input element
 // comes from DRAM about once per block instead of once per filter element: for a 5x5 filter and
 // 32x32 tiles, 9.57 OP/B (07_14_arithmetic_intensity prints the whole table).
 //

@@ -1,9 +1,8 @@
 // 07_92_conv2d_register_cached: beyond the book: Fig 7.15's idea (let the caches serve the reuse)
 // taken to the whole window, with 07_91's register window and no shared memory at all.
 //
-// What changed from 07_91, and why. Nsight Compute shows 07_91 waiting, not working: neither DRAM
-// nor the issue slots are near their limit (RESULTS.md). Each block loads its tile, waits at the
-// barrier, computes, stores: while its warps wait for the tile they have nothing else to do, and
+// What changed from 07_91, and why. 07_91 works in phases: each block loads its tile, waits at the
+// barrier, computes, stores. While its warps wait for the tile they have nothing else to do, and
 // the tile load itself spends ~17 instructions per element on index arithmetic (a flat loop with /
 // and %, and four bounds tests). Here there is no tile and no barrier: each thread computes RC_ROWS
 // = 16 outputs of one column straight from global memory, walking the 16 + 2r input rows of its

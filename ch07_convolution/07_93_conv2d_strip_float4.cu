@@ -2,21 +2,20 @@
 // kernel does little more than stream the image through the SMs once.
 //
 // What changed from 07_92, and why. At 5x5 on 8192 x 8192 the floor is memory (25 FMA per pixel is
-// far below the fp32 peak), and Nsight Compute shows 07_92 waiting on its loads, with neither DRAM
-// nor the issue slots at their limit (RESULTS.md). To run at the copy's speed a kernel needs enough
-// bytes in flight per SM, full 16-byte coalesced accesses, and few instructions per output besides
-// the FMAs. Here each thread owns 4 adjacent columns (one float4) and a vertical strip of ROWS
-// outputs (8 by default). It walks the ROWS + 2r input rows of its strip once, with one 16-byte
-// load per row; the r columns to either side are the neighbouring lanes' float4, fetched by warp
-// shuffle. Lanes 0 and 31 only load (the 4 columns left and right of the warp's 120 output
-// columns), so there is no extra load and no lane test in the loop; the halo chunks are re-read
-// from L2 by the neighbouring warps, never from DRAM twice. The 4 + 2r values of a row are added
-// into every output of the strip whose window holds that row: every FMA reads its input from a
-// register and its weight from a uniform register (one shared by the warp), which the compiler
-// fills from F_c with ULDC. A warp reads and writes 480-512 contiguous bytes per row; the halo rows
-// shared with the strips above and below come from L2. No shared memory, no barrier: the loads of
-// the fully unrolled row loop do not depend on the FMAs, so the compiler issues as many of them
-// ahead as the register budget allows.
+// far below the fp32 peak), and 07_92 still runs well short of it (07_99_benchmark measures both).
+// To run at the copy's speed a kernel needs enough bytes in flight per SM, full 16-byte coalesced
+// accesses, and few instructions per output besides the FMAs. Here each thread owns 4 adjacent
+// columns (one float4) and a vertical strip of ROWS outputs (8 by default). It walks the ROWS + 2r
+// input rows of its strip once, with one 16-byte load per row; the r columns to either side are the
+// neighbouring lanes' float4, fetched by warp shuffle. Lanes 0 and 31 only load (the 4 columns left
+// and right of the warp's 120 output columns), so there is no extra load and no lane test in the
+// loop; the halo chunks are re-read from L2 by the neighbouring warps, never from DRAM twice.
+// The 4 + 2r values of a row are added into every output of the strip whose window holds that row:
+// every FMA reads its input from a register and its weight from a uniform register (one shared by
+// the warp), which the compiler fills from F_c with ULDC. A warp reads and writes 480-512
+// contiguous bytes per row; the halo rows shared with the strips above and below come from L2. No
+// shared memory, no barrier: the loads of the fully unrolled row loop do not depend on the FMAs, so
+// the compiler issues as many of them ahead as the register budget allows.
 //
 // The register budget: 8 rows in 64 registers (MIN_BLOCKS = 8) hold everything without a spill only
 // on the float4 path at r = 1 and 2 (ptxas -v for sm_90, CUDA 13.0). At r = 3 and 4 the float4 path

@@ -24,13 +24,15 @@
 //
 // Why 4 x 5 and not a larger tile, which would spread the loads, addresses and weight reloads over
 // more FFMAs: the loop is fully unrolled (registers cannot be indexed at run time), so its machine
-// code grows with the tile. At 9x9 the inside copy of the 4 x 5 tile is 1751 instructions, 1620 of
-// them FFMAs (92%); at 7x7, 1086 with 980 FFMAs (90%). A 4 x 8 tile is 94% FFMAs, but at 9x9 its 44
-// KB of code no longer stay in the instruction cache near the schedulers, warps wait for
-// instructions to be fetched, and it is slower (07_99 runs it; RESULTS.md gives the counters). More
-// rows also need more registers: 72 here (7 blocks of 128 threads per SM) hold the 20 accumulators,
-// the row and the loads issued ahead without a spill, for every radius (64 at r = 1). RESULTS.md
-// gives what stops it short of the floor at 7x7 and 9x9.
+// code grows with the tile. In the sm_90 machine code (cuobjdump -sass; sass.sh counts whole
+// kernels, whose inside and edge copies of the loop hold the FFMAs twice), the inside copy of the
+// 4 x 5 tile is 1751 instructions at 9x9, 1620 of them FFMAs (92%), and 1086 with 980 FFMAs at 7x7
+// (90%). A 4 x 8 tile's inside copy is 94% FFMAs, but at 9x9 its 44 KB of code no longer stay in
+// the instruction cache near the schedulers, warps wait for instructions to be fetched, and it is
+// slower (07_99 runs it; RESULTS.md gives the counters). More rows also need more registers: 72
+// here (7 blocks of 128 threads per SM) hold the 20 accumulators, the row and the loads issued
+// ahead without a spill, for every radius (64 at r = 1). RESULTS.md gives what stops it short of
+// the floor at 7x7 and 9x9.
 //
 // A width that is not a multiple of 4 (or an unaligned pointer) takes the same kernel with scalar
 // loads (VEC = false), every load tested, with up to 255 registers so that the tested loads need no

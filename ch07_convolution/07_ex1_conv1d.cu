@@ -1,4 +1,4 @@
-// 07_ex1_conv1d: the exercise of Section 7.3: the chapter's kernels in one dimension.
+// 07_ex1_conv1d: the exercise of Section 7.2: the chapter's kernels in one dimension.
 //
 //   basic            Fig 7.7 in 1D: one thread per output, filter through a pointer, ghost cells
 //                    skipped

@@ -1,4 +1,4 @@
-// 07_ex2_conv2d_output_tiled: the exercise of Section 7.5, the second thread organisation.
+// 07_ex2_conv2d_output_tiled: the exercise of Section 7.4, the second thread organisation.
 //
 // What changed from Fig 7.12: the block matches the OUTPUT tile (OUT_TILE_DIM x OUT_TILE_DIM
 // threads, 32 x 32 here) instead of the input tile. Loading becomes harder: the input tile is

@@ -1,4 +1,4 @@
-// 07_ex3_conv3d: the exercise of Section 7.7: the chapter's kernels in three dimensions.
+// 07_ex3_conv3d: the exercise of Sections 7.2 and 7.6: the chapter's kernels in three dimensions.
 //
 //   basic            Fig 7.7 in 3D: one thread per output voxel on a 3D grid, filter through a
 //                    pointer, ghost cells skipped
@@ -8,7 +8,7 @@
 //                    read the halo through the caches. Fig 7.12's organisation does not carry over:
 //                    its input tile must fit one block (at most 1024 threads, 10^3), which for
 //                    r = 4 leaves a 2 x 2 x 2 output tile, 8 outputs per 1000 loads, the small-tile
-//                    trap Section 7.5 warns about. The cached-halo tile is the same for every r.
+//                    trap Section 7.4 warns about. The cached-halo tile is the same for every r.
 // Each is checked exactly against conv3d_sequential (conv.h), then timed.
 //
 // Build: cmake --build build --target 07_ex3_conv3d

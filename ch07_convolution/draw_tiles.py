@@ -127,8 +127,12 @@ def draw(panels, r, png):
         ax.set_xlim(lo - 0.5, hi + 1.5)
         ax.set_ylim(hi + 1.5, lo - 0.5)
         ax.set_aspect("equal")
-        ax.set_xticks([lo, 0, hi])
-        ax.set_yticks([lo, 0, hi])
+        # Ticks at cell centres: the first cell drawn, the image's first row and column, the output
+        # tile's last cell and the last cell the block reads.
+        ticks = sorted({lo, 0, max(xs), max(max(y, x) for y, x in cells)})
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_ticks([t + 0.5 for t in ticks])
+            axis.set_ticklabels([str(t).replace("-", "−") for t in ticks], fontsize=8)
         ax.set_xlabel("image column")
         ax.set_ylabel("image row")
         ax.set_title(title, fontsize=10)
@@ -138,7 +142,8 @@ def draw(panels, r, png):
                       "idle while the others compute"),
                 Patch(fill=False, edgecolor="black", linewidth=2.2,
                       label="output tile: one thread computes each"),
-                Patch(facecolor="#e15759", label="the image's top and left edges (row 0, column 0)")]
+                Patch(facecolor="#e15759",
+                      label="the image's top and left edges (row 0, column 0)")]
     fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=9, frameon=False)
     fig.suptitle(f"Block (0, 0) of each tile organisation at the image's top-left corner, "
                  f"{2 * r + 1}×{2 * r + 1} filter (r = {r})", fontsize=12)

@@ -10,16 +10,18 @@ image figure.
         --images images --images-png ch07_convolution/image_filter.png
 
 --readme rewrites the README's results table (each kernel's median time and % of the roofline floor
-at every radius, and its speed against cuDNN at 5x5 where the CSV has cuDNN rows) between its
-results-table markers, and its provenance line between the provenance markers; --results rewrites
-RESULTS.md's full tables (one per radius: median, fastest and slowest run, GB/s, GFLOP/s, % of the
-floor, speed against both cuDNN rows and the algorithm cuDNN ran) between its spread-table markers
-and its provenance line. --env names the run's env.txt (date, nvidia-smi and nvcc output, as
+at every radius, and its speed against "cuDNN fastest" at 5x5 where the CSV has cuDNN rows) between
+its results-table markers, and its provenance line between the provenance markers; --results
+rewrites RESULTS.md's full tables (one per radius: median, fastest and slowest run, GB/s, GFLOP/s,
+% of the floor, speed against both cuDNN rows and the algorithm cuDNN ran) between its spread-table
+markers and its provenance line. --env names the run's env.txt (date, nvidia-smi and nvcc output, as
 scripts/gpu_check.sh writes it): the provenance gives the GPU, driver, CUDA version and date. The
 plots need matplotlib (and numpy for the images); without them they are skipped with a message and
 the tables are still written. The image figure's title names the kernel that 07_98 records in its
 PGMs (a "# kernel: ..." comment line).
 
+% of floor is computed here from the CSV's floor_ms and ms, as 07_99 computes the percentage its log
+prints: rounding the CSV's two-decimal pct_of_floor a second time could differ from the log by 0.1.
 A cuDNN cell "d / f" is the row's speed against "cuDNN direct sum" (cuDNN's fastest direct-sum
 algorithm) and against "cuDNN fastest" (its fastest of all, FFT and Winograd included); above 1 is
 faster. A CSV without ms_min and ms_max (an older benchmark's) gives "–" for the spread.
@@ -56,6 +58,11 @@ def floor_kind(row, r):
     return "memory" if memory_ms >= compute_ms else "compute"
 
 
+def pct_of_floor(row):
+    """% of the roofline floor: the floor's time over the kernel's, from the unrounded times."""
+    return 100.0 * float(row["floor_ms"]) / float(row["ms"])
+
+
 def ratio(row, column):
     """A ×cuDNN field, '–' where that cuDNN row did not run (0) or the CSV has no such column."""
     value = row.get(column)
@@ -76,9 +83,9 @@ def provenance(env_path, csv_path, doc_path):
 def readme_table(rows, radii, kernels):
     cudnn = has_cudnn(rows) and 2 in radii
     head = "| kernel | " + " | ".join(f"{filt(r)}: ms · % of floor" for r in radii) + " |"
-    head += " × cuDNN at 5×5 |" if cudnn else ""
-    floors = [f"{float(rows[(kernels[0], r)]['floor_ms']):.4f} · {floor_kind(rows[(kernels[0], r)], r)}"
-              for r in radii]
+    head += " × cuDNN fastest at 5×5 |" if cudnn else ""
+    floors = [f"{float(rows[(kernels[0], r)]['floor_ms']):.4f} · "
+              f"{floor_kind(rows[(kernels[0], r)], r)}" for r in radii]
     lines = [head, "|---" * (len(radii) + 1 + cudnn) + "|",
              "| *roofline floor* | " + " | ".join(floors) + " |" + (" |" if cudnn else "")]
     for k in kernels:
@@ -86,7 +93,7 @@ def readme_table(rows, radii, kernels):
         for r in radii:
             row = rows.get((k, r))
             cells.append("–" if row is None else
-                         f"{float(row['ms']):.4f} · {float(row['pct_of_floor']):.1f}%")
+                         f"{float(row['ms']):.4f} · {pct_of_floor(row):.1f}%")
         line = f"| {k} | " + " | ".join(cells) + " |"
         if cudnn:
             row = rows.get((k, 2))
@@ -102,8 +109,10 @@ def spread_table(rows, radii, kernels):
            f"{float(first['fp32_peak_gflops']) / 1000:.1f} TFLOP/s.", ""]
     for r in radii:
         row0 = rows[(kernels[0], r)]
-        out += [f"**{filt(r)}** (floor {float(row0['floor_ms']):.4f} ms, {floor_kind(row0, r)}):", "",
-                "| kernel | ms median | fastest–slowest | GB/s | GFLOP/s | % of floor | × cuDNN d / f |",
+        out += [f"**{filt(r)}** (floor {float(row0['floor_ms']):.4f} ms, {floor_kind(row0, r)}):",
+                "",
+                "| kernel | ms median | fastest–slowest | GB/s | GFLOP/s | % of floor "
+                "| × cuDNN d / f |",
                 "|---|---|---|---|---|---|---|"]
         for k in kernels:
             row = rows.get((k, r))
@@ -112,10 +121,10 @@ def spread_table(rows, radii, kernels):
             spread = (f"{float(row['ms_min']):.4f}–{float(row['ms_max']):.4f}"
                       if row.get("ms_min") and row.get("ms_max") else "–")
             algo = f" ({row['algo']})" if row.get("algo") else ""
-            out.append(f"| {k} | {float(row['ms']):.4f} | {spread} | {float(row['gb_per_s']):.0f} | "
-                       f"{float(row['gflop_per_s']):.0f} | {float(row['pct_of_floor']):.1f}% | "
-                       f"{ratio(row, 'speed_vs_cudnn_direct')} / {ratio(row, 'speed_vs_cudnn_fastest')}"
-                       f"{algo} |")
+            out.append(f"| {k} | {float(row['ms']):.4f} | {spread} | "
+                       f"{float(row['gb_per_s']):.0f} | {float(row['gflop_per_s']):.0f} | "
+                       f"{pct_of_floor(row):.1f}% | {ratio(row, 'speed_vs_cudnn_direct')} / "
+                       f"{ratio(row, 'speed_vs_cudnn_fastest')}{algo} |")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
@@ -139,7 +148,7 @@ def plot(rows, radii, kernels, png, env):
     width = 0.8 / len(radii)
     for j, r in enumerate(radii):
         xs = [i + j * width for i in range(len(kernels))]
-        pct.bar(xs, [float(rows[(k, r)]["pct_of_floor"]) if (k, r) in rows else 0 for k in kernels], width,
+        pct.bar(xs, [pct_of_floor(rows[(k, r)]) if (k, r) in rows else 0 for k in kernels], width,
                 label=filt(r))
         ms.bar(xs, [float(rows[(k, r)]["ms"]) if (k, r) in rows else 0 for k in kernels], width,
                label=filt(r))
@@ -154,7 +163,8 @@ def plot(rows, radii, kernels, png, env):
     ms.set_ylabel("ms (log scale)")
     ms.set_title("Time per 2D convolution")
     first = rows[(kernels[0], radii[0])]
-    fig.suptitle(f"07_99_benchmark, {first['width']}×{first['height']} fp32" + (f" — {env}" if env else ""))
+    fig.suptitle(f"07_99_benchmark, {first['width']}×{first['height']} fp32"
+                 + (f" — {env}" if env else ""))
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     print(f"wrote {png}")
@@ -188,8 +198,8 @@ def plot_images(folder, png, env):
     plt = pyplot()
     if plt is None:
         return
-    names = [("input.pgm", "input"), ("blur.pgm", "Gaussian blur 5×5"), ("sharpen.pgm", "sharpen 3×3"),
-             ("sobel.pgm", "Sobel |∇| (3×3 x and y)")]
+    names = [("input.pgm", "input"), ("blur.pgm", "Gaussian blur 5×5"),
+             ("sharpen.pgm", "sharpen 3×3"), ("sobel.pgm", "Sobel |∇| (3×3 x and y)")]
     fig, axes = plt.subplots(1, 4, figsize=(20, 4.4))
     comments = []
     for ax, (name, title) in zip(axes, names):
@@ -226,8 +236,9 @@ def main():
         rows, radii, kernels = load(args.csv)
         table = readme_table(rows, radii, kernels)
         print(table)
+        spreads = spread_table(rows, radii, kernels)
         for doc, marker, text in ((args.readme, "results-table", table),
-                                  (args.results, "spread-table", spread_table(rows, radii, kernels))):
+                                  (args.results, "spread-table", spreads)):
             if doc:
                 report.update_readme(doc, text, marker)
                 report.update_readme(doc, provenance(args.env, args.csv, doc) + "\n", "provenance")

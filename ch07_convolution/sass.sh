@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What the compiler made of the chapter's kernels for sm_90 (the H100 and H200), as data/sass.txt
-# holds it (scripts/gpu_check.sh writes it; any machine with cuobjdump can):
+# holds it. It reads the built programs and needs no GPU, only cuobjdump:
 #   bash ch07_convolution/sass.sh build/bin > ch07_convolution/data/sass.txt
-# 1. For every kernel of every figure program: its instructions (NOPs left out), and how many of
+# 1. For every kernel of every figure program: the instructions in its code (NOPs left out; the
+#    code's size, not what a thread executes, which loops repeat and branches skip), and how many of
 #    them are FFMA (fused multiply-add), FFMA with an operand in a constant bank (c[...]), LDG
 #    (global load), LDS (shared-memory load), LDC and ULDC from bank 3 (where the __constant__
 #    filter F_c lives: a weight loaded into an ordinary register, one per thread, or into a
