@@ -27,6 +27,10 @@
 #                                        default to SOURCE (homework/grader/hwtext.py)
 #               [HOMEWORK_RUNS "<args>"...]  runs of an exercise the student sees too (a second
 #                                        form the default run does not reach); else as RUNS
+#               [PROGRAM_RUNS "<args>"...]  runs of an exercise that never reach its marked parts
+#                                        (the worked example's own code answers them whole):
+#                                        tests of the program, not of the student, so grading
+#                                        leaves them out; else as RUNS
 #               [HOMEWORK_POINTS <n>]    the exercise's weight in grading (default 1), shared by
 #                                        its tests
 #               [HOMEWORK_TIMEOUT <s>]   the time limit of each of its tests (default 120 s)
@@ -53,7 +57,7 @@
 #   <name>/<tool>    memcheck, racecheck, synccheck, initcheck under compute-sanitizer, label
 #                    `sanitize`; registered only for GPU programs and where compute-sanitizer exists
 # A HOMEWORK program's default run is also labelled `homework` (the sizes a student sees), as are
-# its HOMEWORK_RUNS; its RUNS are labelled `hidden`, with one more run, <name>/hidden_seed, of the
+# its HOMEWORK_RUNS; its PROGRAM_RUNS keep the two labels alone; its RUNS are labelled `hidden`, with one more run, <name>/hidden_seed, of the
 # default arguments and --seed HOMEWORK_HIDDEN_SEED (the instructor's grading passes its own
 # seed), and its HOMEWORK_TIMED run, <name>/timed. The exercises, with their runs, points and
 # limits, are written to build/homework_exercises.json, which homework/export.py and the grader
@@ -284,7 +288,7 @@ endmacro()
 function(add_example name)
   set(homework_values HOMEWORK_POINTS HOMEWORK_TIMEOUT HOMEWORK_TIMED HOMEWORK_TIME_FACTOR
                       HOMEWORK_TIME_FLOOR)
-  set(lists LIBRARIES ARGS RUNS HOMEWORK_RUNS NO_SANITIZE EXAMPLE_ARGS HOMEWORK_FILES HOMEWORK_FORBID
+  set(lists LIBRARIES ARGS RUNS HOMEWORK_RUNS PROGRAM_RUNS NO_SANITIZE EXAMPLE_ARGS HOMEWORK_FILES HOMEWORK_FORBID
             BAD_ARGS ACCEPT_ARGS)
   cmake_parse_arguments(PARSE_ARGV 1 EX "HOST;GPU;TEST_ONLY;RELOCATABLE;HOMEWORK"
                         "CHAPTER;SOURCE;SANITIZE;${homework_values}" "${lists}")
@@ -354,8 +358,15 @@ function(add_example name)
     endif()
     list(APPEND json_runs "${json_run}")
   endforeach()
-  set_tests_properties(${tests} ${student_tests} PROPERTIES LABELS "${EX_CHAPTER};${kind}"
-                                                            SKIP_RETURN_CODE 77)
+  set(program_tests)
+  foreach(run IN LISTS EX_PROGRAM_RUNS)
+    _examples_run_suffix(suffix "${run}")
+    separate_arguments(run_args UNIX_COMMAND "${run}")
+    add_test(NAME ${test_name}/${suffix} COMMAND ${name} ${run_args})
+    list(APPEND program_tests ${test_name}/${suffix})
+  endforeach()
+  set_tests_properties(${tests} ${student_tests} ${program_tests}
+                       PROPERTIES LABELS "${EX_CHAPTER};${kind}" SKIP_RETURN_CODE 77)
   if(EX_HOMEWORK)
     add_test(NAME ${test_name}/hidden_seed COMMAND ${name} ${EX_ARGS} --seed ${HOMEWORK_HIDDEN_SEED})
     separate_arguments(timed_args UNIX_COMMAND "${EX_HOMEWORK_TIMED}")
