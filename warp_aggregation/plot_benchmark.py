@@ -154,14 +154,28 @@ def spread_table(rows, variants, peak):
 # variant's kernel runs 4 times (the checked launch, 2 warm-ups, the timed one), in the benchmark's
 # order; a variant is a run of launches of one kernel, and the table shows its last launch.
 
+def template_args(name):
+    """The template arguments of a demangled kernel name: 'void warp_kernel<1, 0, double>(...)' ->
+    ['1', '0', 'double']."""
+    found = re.match(r"void \w+<([^<>]*)>", name)
+    return [a.strip() for a in found.group(1).split(",")] if found else []
+
+
 def kernel_variant(name, seen):
     """The benchmark's variant of a profiled kernel. warp_kernel runs twice per search: first
-    aggregating, then (given masks) searching alone."""
-    cas = "(Atomic)1" in name or "Atomic::kCas" in name
+    aggregating, then (given masks) searching alone. ncu names an enum template argument by its
+    value (per_value_kernel<1, double>: Atomic::kCas; warp_kernel<1, 0, double>: Search::kMatchAny,
+    Atomic::kNative), or as '(Atomic)1' or 'Atomic::kCas' in other demanglers' spelling."""
+    args = template_args(name)
+
+    def is_one(i, enum, one):
+        return len(args) > i and args[i] in ("1", f"({enum})1", f"{enum}::{one}")
+
     if name.startswith("void per_value_kernel<"):
-        return "atomicCAS loop" if cas else "atomicAdd"
+        return "atomicCAS loop" if is_one(0, "Atomic", "kCas") else "atomicAdd"
     if name.startswith("void warp_kernel<"):
-        match_any = "(Search)1" in name or "Search::kMatchAny" in name
+        cas = is_one(1, "Atomic", "kCas")
+        match_any = is_one(0, "Search", "kMatchAny")
         search = "match_any" if match_any else "get_peers"
         if cas:
             return "warp get_peers + CAS"
