@@ -91,24 +91,30 @@ def best_warp(rows, precision, order):
     return min(found, key=lambda r: float(r["ms"])) if found else None
 
 
-def readme_tables(rows, variants, peak):
-    first = next(iter(rows.values()))
-    lines = [f"{count_label(first['n'])} values summed into {count_label(first['bins'])} bins. "
-             "Each cell: the median time in ms ·", "the speed-up over plain `atomicAdd` (above 1: "
-             "faster).", ""]
+def variant_grid(rows, variants, cell):
+    """Per precision measured, a table of variant by key order: cell(row) for each measurement,
+    "–" where there is none."""
+    lines = []
     for precision in PRECISIONS:
         if not any(p == precision for p, _, _ in rows):
             continue
         lines += [f"**{precision}**", "", "| variant | " + " | ".join(ORDERS) + " |",
                   "|---" * (len(ORDERS) + 1) + "|"]
         for v in variants:
-            cells = []
-            for o in ORDERS:
-                r = rows.get((precision, o, v))
-                cells.append("–" if r is None else
-                             f"{float(r['ms']):.4f} · {fmt_ratio(r, 'vs_atomicadd', '×')}")
+            cells = [cell(rows[precision, o, v]) if (precision, o, v) in rows else "–"
+                     for o in ORDERS]
             lines.append(f"| {v} | " + " | ".join(cells) + " |")
         lines.append("")
+    return lines
+
+
+def readme_tables(rows, variants, peak):
+    first = next(iter(rows.values()))
+    lines = [f"{count_label(first['n'])} values summed into {count_label(first['bins'])} bins. "
+             "Each cell: the median time in ms ·", "the speed-up over plain `atomicAdd` (above 1: "
+             "faster).", ""]
+    lines += variant_grid(rows, variants,
+                          lambda r: f"{float(r['ms']):.4f} · {fmt_ratio(r, 'vs_atomicadd', '×')}")
     lines += ["The fastest warp variant of each order (its peer search and atomics included); the "
               "bytes it must", f"move at least, as a share of the {peak} GB/s theoretical peak "
               "(2 × memory clock × bus width):", "",
@@ -130,22 +136,12 @@ def spread_table(rows, variants, peak):
     lines = ["Each cell: median ms [fastest–slowest run] · GB/s (the fewest bytes the variant must "
              "move) ·", f"% of the {peak} GB/s theoretical peak · × atomicAdd · × atomicCAS loop.",
              ""]
-    for precision in PRECISIONS:
-        if not any(p == precision for p, _, _ in rows):
-            continue
-        lines += [f"**{precision}**", "", "| variant | " + " | ".join(ORDERS) + " |",
-                  "|---" * (len(ORDERS) + 1) + "|"]
-        for v in variants:
-            cells = []
-            for o in ORDERS:
-                r = rows.get((precision, o, v))
-                cells.append("–" if r is None else
-                             f"{float(r['ms']):.4f} [{float(r['ms_min']):.4f}–"
-                             f"{float(r['ms_max']):.4f}] · {float(r['gb_per_s']):.0f} · "
-                             f"{float(r['pct_of_peak']):.1f}% · "
-                             f"{fmt_ratio(r, 'vs_atomicadd', '×')} · {fmt_ratio(r, 'vs_cas', '×')}")
-            lines.append(f"| {v} | " + " | ".join(cells) + " |")
-        lines.append("")
+    lines += variant_grid(rows, variants,
+                          lambda r: f"{float(r['ms']):.4f} [{float(r['ms_min']):.4f}–"
+                                    f"{float(r['ms_max']):.4f}] · {float(r['gb_per_s']):.0f} · "
+                                    f"{float(r['pct_of_peak']):.1f}% · "
+                                    f"{fmt_ratio(r, 'vs_atomicadd', '×')} · "
+                                    f"{fmt_ratio(r, 'vs_cas', '×')}")
     return "\n".join(lines).strip() + "\n"
 
 

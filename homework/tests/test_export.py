@@ -31,15 +31,7 @@ sys.path.insert(0, HERE)
 import grade  # noqa: E402
 import hwtext  # noqa: E402
 import variants  # noqa: E402
-
-failures = []
-
-
-def check(condition, what):
-    print(("ok: " if condition else "FAILED: ") + what)
-    if not condition:
-        failures.append(what)
-
+from checks import check, finish, run  # noqa: E402
 
 def read(path):
     with open(path, encoding="utf-8") as f:
@@ -161,7 +153,7 @@ def main():
     readme = read(os.path.join(tree, "README.md"))
     for e in exercises:
         check("| `%s` |" % e["name"] in readme, "the student README lists %s" % e["name"])
-    return finish()
+    return finish("export")
 
 
 def build(args, tree, manifest):
@@ -197,18 +189,8 @@ def build(args, tree, manifest):
     for e in manifest["exercises"]:
         for r in e["runs"]:
             check(r["test"] in names, "%s: a CTest test of the student tree" % r["test"])
-    return finish()
-
-
-def finish():
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        return 1
-    print("export: every check passed")
-    return 0
+    return finish("export")
 
 
 if __name__ == "__main__":
-    # Whatever the locale, printing never fails: what cannot be encoded is escaped.
-    sys.stdout.reconfigure(errors="backslashreplace")
-    sys.exit(main())
+    run(main)

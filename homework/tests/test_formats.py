@@ -18,15 +18,7 @@ sys.path.insert(0, HERE)
 import junit_schema  # noqa: E402
 import results  # noqa: E402
 from results import ExerciseResult, StudentResult, TestResult  # noqa: E402
-
-failures = []
-
-
-def check(condition, what):
-    print(("ok: " if condition else "FAILED: ") + what)
-    if not condition:
-        failures.append(what)
-
+from checks import check, finish, run  # noqa: E402
 
 def student(name):
     s = StudentResult(name, "/submissions/" + name)
@@ -83,14 +75,8 @@ def main():
     report = results.report(s)
     check("first mismatch at index 0" in report and "over its budget" in report,
           "report: the first mismatch and the rule that zeroed an exercise")
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        return 1
-    print("formats: every check passed")
-    return 0
+    return finish("formats")
 
 
 if __name__ == "__main__":
-    # Whatever the locale, printing never fails: what cannot be encoded is escaped.
-    sys.stdout.reconfigure(errors="backslashreplace")
-    sys.exit(main())
+    run(main)

@@ -33,15 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import junit_schema  # noqa: E402
 import variants  # noqa: E402
-
-failures = []
-
-
-def check(condition, what):
-    if not condition:
-        failures.append(what)
-        print("FAILED: " + what)
-
+from checks import check, finish, run  # noqa: E402
 
 def variant(blocks):
     text = "program: fake_sum  file: fake/fake_sum.cpp\n"
@@ -286,12 +278,8 @@ def main():
                            "fake_sum"], stdout=subprocess.PIPE, encoding="utf-8", errors="replace")
     check(done.returncode == 3, "--passed: a submission not graded is neither")
 
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        return 1
-    print("grader end to end: every check passed (%s)" %
-          ("as root, isolated" if root and isolated else "not fully isolated"))
-    return 0
+    return finish("grader end to end (%s)" %
+                  ("as root, isolated" if root and isolated else "not fully isolated"))
 
 
 def check_formats(folder, name, points):
@@ -323,6 +311,4 @@ def check_formats(folder, name, points):
 
 
 if __name__ == "__main__":
-    # Whatever the locale, printing never fails: what cannot be encoded is escaped.
-    sys.stdout.reconfigure(errors="backslashreplace")
-    sys.exit(main())
+    run(main)

@@ -21,15 +21,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "grader"))
 import sandbox  # noqa: E402
-
-failures = []
-
-
-def check(condition, what):
-    print(("ok: " if condition else "FAILED: ") + what)
-    if not condition:
-        failures.append(what)
-
+from checks import check, finish, run  # noqa: E402
 
 def run_sh(box, work, script, timeout=20, pass_fds=(), extra=None):
     rundir = os.path.join(work, "run")
@@ -126,14 +118,8 @@ def main():
         check(len(out) < 20000 and "bytes left out" in out,
               "%s: a long output is kept short (%d characters)" % (label, len(out)))
 
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        return 1
-    print("sandbox: every check passed")
-    return 0
+    return finish("sandbox")
 
 
 if __name__ == "__main__":
-    # Whatever the locale, printing never fails: what cannot be encoded is escaped.
-    sys.stdout.reconfigure(errors="backslashreplace")
-    sys.exit(main())
+    run(main)

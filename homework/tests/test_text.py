@@ -27,15 +27,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 import export  # noqa: E402
 import grade  # noqa: E402
 import hwtext  # noqa: E402
-
-failures = []
-
-
-def check(condition, what):
-    print(("ok: " if condition else "FAILED: ") + what)
-    if not condition:
-        failures.append(what)
-
+from checks import check, finish, run  # noqa: E402
 
 # Characters that might end a line, and whether the compilers end one there (what they did when
 # asked: GCC 12 and nvcc 13; --cxx and --nvcc ask again).
@@ -254,14 +246,8 @@ def main():
     test_rules()
     test_kinds()
     test_splice()
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        return 1
-    print("text handling: every check passed")
-    return 0
+    return finish("text handling")
 
 
 if __name__ == "__main__":
-    # Whatever the locale, printing never fails: what cannot be encoded is escaped.
-    sys.stdout.reconfigure(errors="backslashreplace")
-    sys.exit(main())
+    run(main)
