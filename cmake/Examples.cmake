@@ -138,12 +138,17 @@ function(add_plot_script_tests chapter script csv)
 endfunction()
 
 # add_compile_alone_test(<chapter> <test> <program> <header> <kernels-only macro> [<arg>...]): a
-# test (label host, no GPU needed) that compiles <program>.cu with its main left out (<macro>
+# test (label host, no GPU needed) that compiles <program>.cu (or, for a host program,
+# <program>.cpp) with its main left out (<macro>
 # defined) in an empty folder beside <header> alone, as a reader who copies the kernel and
 # launcher into a project of their own would (cmake/CompileAlone.cmake; the <arg>s are its -D
 # options).
 function(add_compile_alone_test chapter test program header kernels_only)
-  set(args -DNVCC=${CMAKE_CUDA_COMPILER} -DSOURCE=${CMAKE_CURRENT_SOURCE_DIR}/${program}.cu
+  set(source ${CMAKE_CURRENT_SOURCE_DIR}/${program}.cu)
+  if(NOT EXISTS ${source})
+    set(source ${CMAKE_CURRENT_SOURCE_DIR}/${program}.cpp)
+  endif()
+  set(args -DNVCC=${CMAKE_CUDA_COMPILER} -DSOURCE=${source}
            -DHEADER=${CMAKE_CURRENT_SOURCE_DIR}/${header} -DKERNELS_ONLY=${kernels_only})
   string(REGEX REPLACE "[^A-Za-z0-9_]+" "_" work "${test}")
   list(APPEND args -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/compile_alone/${work})
@@ -274,11 +279,10 @@ macro(_examples_homework_json out_var)
   _examples_json_strings(_hw_forbid ${EX_HOMEWORK_FORBID})
   _examples_json_string(_hw_source "${_hw_source}")
   _examples_json_string(_hw_dir "${_hw_dir}")
-  _examples_json_string(_hw_binary "${CMAKE_BINARY_DIR}/bin/${name}")
   _examples_json_string(_hw_call "${homework_call}")
   list(JOIN json_runs ",\n    " _hw_runs)
   set(${out_var} "{\"name\": ${_hw_name}, \"chapter\": ${_hw_chapter}, \"kind\": \"${kind}\",
-  \"source\": ${_hw_source}, \"dir\": ${_hw_dir}, \"files\": ${_hw_files}, \"binary\": ${_hw_binary},
+  \"source\": ${_hw_source}, \"dir\": ${_hw_dir}, \"files\": ${_hw_files},
   \"points\": ${EX_HOMEWORK_POINTS}, \"timeout\": ${EX_HOMEWORK_TIMEOUT},
   \"time_factor\": ${EX_HOMEWORK_TIME_FACTOR}, \"time_floor\": ${EX_HOMEWORK_TIME_FLOOR},
   \"forbid\": ${_hw_forbid}, \"call\": ${_hw_call},
@@ -345,11 +349,15 @@ function(add_example name)
   set(tests ${test_name})
   set(student_tests ${test_name})
   _examples_json_run(json_runs "${test_name}" homework false ${EX_ARGS})
-  foreach(run IN LISTS EX_RUNS EX_HOMEWORK_RUNS)
+  set(program_tests)
+  foreach(run IN LISTS EX_RUNS EX_HOMEWORK_RUNS EX_PROGRAM_RUNS)
     _examples_run_suffix(suffix "${run}")
     separate_arguments(run_args UNIX_COMMAND "${run}")
     add_test(NAME ${test_name}/${suffix} COMMAND ${name} ${run_args})
-    if(run IN_LIST EX_HOMEWORK_RUNS)
+    if(run IN_LIST EX_PROGRAM_RUNS)
+      list(APPEND program_tests ${test_name}/${suffix})
+      continue()
+    elseif(run IN_LIST EX_HOMEWORK_RUNS)
       list(APPEND student_tests ${test_name}/${suffix})
       _examples_json_run(json_run "${test_name}/${suffix}" homework false ${run_args})
     else()
@@ -357,13 +365,6 @@ function(add_example name)
       _examples_json_run(json_run "${test_name}/${suffix}" hidden false ${run_args})
     endif()
     list(APPEND json_runs "${json_run}")
-  endforeach()
-  set(program_tests)
-  foreach(run IN LISTS EX_PROGRAM_RUNS)
-    _examples_run_suffix(suffix "${run}")
-    separate_arguments(run_args UNIX_COMMAND "${run}")
-    add_test(NAME ${test_name}/${suffix} COMMAND ${name} ${run_args})
-    list(APPEND program_tests ${test_name}/${suffix})
   endforeach()
   set_tests_properties(${tests} ${student_tests} ${program_tests}
                        PROPERTIES LABELS "${EX_CHAPTER};${kind}" SKIP_RETURN_CODE 77)
@@ -423,11 +424,8 @@ function(write_examples_manifest)
   if(exercises)
     list(JOIN exercises ",\n" exercises)
     _examples_json_string(source_dir "${PROJECT_SOURCE_DIR}")
-    _examples_json_string(binary_dir "${CMAKE_BINARY_DIR}")
-    _examples_json_string(generator "${CMAKE_GENERATOR}")
     file(WRITE "${CMAKE_BINARY_DIR}/homework_exercises.json"
-         "{\"source_dir\": ${source_dir}, \"binary_dir\": ${binary_dir}, "
-         "\"generator\": ${generator}, \"hidden_seed\": ${HOMEWORK_HIDDEN_SEED},\n"
+         "{\"source_dir\": ${source_dir}, \"hidden_seed\": ${HOMEWORK_HIDDEN_SEED},\n"
          "\"exercises\": [\n${exercises}]}\n")
   endif()
   add_custom_target(

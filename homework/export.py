@@ -16,7 +16,6 @@ that only the solution has; it must stay out of the student tree.
 """
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -28,7 +27,6 @@ sys.path.insert(0, os.path.join(HERE, "grader"))
 import hwtext  # noqa: E402
 
 GRADER_FILES = ["grade.py", "hwtext.py", "sandbox.py", "results.py", "exec_as.py"]
-INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 SOURCE_SUFFIXES = (".h", ".hpp", ".cuh", ".cu", ".cpp", ".cc")
 # Words of a function's header that name nothing a host region may use.
 NOT_NAMES = set("""template typename class struct static inline extern constexpr const volatile
@@ -62,7 +60,7 @@ def needed_files(src, files):
         if path in seen:
             continue
         seen.append(path)
-        for included in INCLUDE.findall(read(path)):
+        for included in hwtext.INCLUDE.findall(read(path)):
             target = os.path.normpath(os.path.join(os.path.dirname(path), included))
             rel = os.path.relpath(target, src)
             if os.path.isfile(target) and not rel.startswith(("..", "common" + os.sep)):
@@ -145,23 +143,20 @@ def export(manifest, dest, chapters=(), programs=(), solution_lines=None):
     for ex in exercises:  # every marked file of the build, chosen or not: none leaves unstubbed
         marked.update(ex["files"])
 
-    marker = ".homework-export"
+    marker = hwtext.EXPORT_RECORD
     if os.path.exists(dest) and not os.path.exists(os.path.join(dest, marker)) and \
             os.listdir(dest):
         raise ExportError("homework_export: %s exists and is not an earlier export; choose an "
                           "empty or new folder" % dest)
     # An earlier export in which someone has started to write is kept.
     if os.path.exists(os.path.join(dest, marker)):
-        with open(os.path.join(dest, marker), encoding="utf-8") as f:
-            for line in f:
-                parts = line.rstrip("\n").split(" ", 1)
-                if len(parts) == 2 and re.fullmatch(r"[0-9a-f]{64}", parts[0]):
-                    path = os.path.join(dest, parts[1])
-                    if os.path.exists(path) and sha256(path) != parts[0]:
-                        raise ExportError(
-                            "homework_export: %s has been edited since the last export; save "
-                            "that work elsewhere and delete %s, or export to another folder "
-                            "(-DHOMEWORK_EXPORT_DIR=...)" % (path, dest))
+        for rel, digest in hwtext.read_export_record(dest).items():
+            path = os.path.join(dest, rel)
+            if os.path.exists(path) and sha256(path) != digest:
+                raise ExportError(
+                    "homework_export: %s has been edited since the last export; save that work "
+                    "elsewhere and delete %s, or export to another folder "
+                    "(-DHOMEWORK_EXPORT_DIR=...)" % (path, dest))
     new = dest + ".new"
     shutil.rmtree(new, ignore_errors=True)
     os.makedirs(new)
@@ -177,12 +172,9 @@ def export(manifest, dest, chapters=(), programs=(), solution_lines=None):
 
     regions = {}
     calls = {}
-    tree_chapters = []
     rows = []
     heads = {}
     for ex in chosen:
-        if ex["chapter"] not in tree_chapters:
-            tree_chapters.append(ex["chapter"])
         calls.setdefault(ex["dir"], []).append(ex["call"])
         files = [os.path.join(src, rel) for rel in [ex["source"]] + ex["files"]]
         for path in needed_files(src, files):
@@ -254,7 +246,7 @@ def export(manifest, dest, chapters=(), programs=(), solution_lines=None):
 
 def sha256(path):
     with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+        return hwtext.sha256(f.read())
 
 
 def main():

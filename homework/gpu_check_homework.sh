@@ -49,20 +49,20 @@ fi
 cmake --build "$W/main" --target homework_export 2>&1 | tail -1 | tee -a "$log"
 [ -f "$W/student/grader/grade.py" ] || { fail "homework_export"; exit 1; }
 
-# Counts a JUnit file of CTest. expect=fail (student versions): every test fails its verification,
+# Counts a JUnit file of CTest of student versions, where every test must fail its verification,
 # which is precisely: ctest's "Exit Code" Failed with exit value 1 (common::kExitWrong), a line of
 # the program's verification in its output (`FAIL <check>: ...` from common::check_close, or a
 # program's own `FAIL ...:` line; not `FAIL: a CUDA device cannot be used`), and no `CUDA error at`
 # line (common::cuda_check, which also exits 1). A pass, a skip, a timeout, a signal (crash,
 # abort), another exit value, a CUDA error or an exit 1 without a FAIL line (require_device_bytes,
 # for one) is reported by name. The exit values come from the Test.xml of `ctest -T Test` (JUnit
-# has none), given as the fourth argument.
-junit_summary() { # <junit> <fail> <what> <Test.xml>
+# has none), given as the third argument.
+junit_summary() { # <junit> <what> <Test.xml>
   python3 - "$@" <<'EOF'
 import re, sys, xml.etree.ElementTree as ET
-path, expect, what = sys.argv[1:4]
+path, what = sys.argv[1:3]
 exits = {}  # test name -> (ctest's Exit Code, Exit Value)
-for test in ET.parse(sys.argv[4]).getroot().iter("Test"):
+for test in ET.parse(sys.argv[3]).getroot().iter("Test"):
     name = test.findtext("Name")
     if name is None:  # the <TestList> entries
         continue
@@ -128,7 +128,7 @@ grade() { # <out folder> <grade.py arguments>...
 if build_student Release "$W/student-build" >"$W/student_build.log" 2>&1; then
   ctest --test-dir "$W/student-build" -T Test -L homework --timeout 120 -j 8 \
     --output-junit "$OUT/hw_student.xml" >"$OUT/hw_student.log" 2>&1
-  junit_summary "$OUT/hw_student.xml" fail "student versions, label homework (each must fail)" \
+  junit_summary "$OUT/hw_student.xml" "student versions, label homework (each must fail)" \
     "$(test_xml "$W/student-build")" |
     tee -a "$log" || fail "a student version does not fail its homework test by its verification"
 else
@@ -340,7 +340,7 @@ if [ "${HW_DEBUG:-0}" != 0 ]; then
     fail "the Debug student tree does not build"
   ctest --test-dir "$W/student-debug" -T Test -L homework --timeout 120 -j 8 \
     --output-junit "$OUT/hw_student_debug.xml" >/dev/null 2>&1
-  junit_summary "$OUT/hw_student_debug.xml" fail "student versions, Debug, label homework" \
+  junit_summary "$OUT/hw_student_debug.xml" "student versions, Debug, label homework" \
     "$(test_xml "$W/student-debug")" | tee -a "$log" || status=1
 fi
 

@@ -64,7 +64,6 @@ EXIT_FULL, EXIT_LOST, EXIT_USAGE, EXIT_NOT_GRADED, EXIT_GRADING = 0, 1, 2, 3, 4
 MAX_FILE = 1 << 20  # a submitted file larger than this is no source file
 SLACK_MS = 0.02  # a budget's allowance for the timer's own noise on very short kernels
 MARKER = ".homework-graded"
-INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 NO_DEVICE = "FAIL: a CUDA device cannot be used"
 BASELINE = "worked-examples"  # the --solution's name in the logs
 
@@ -162,7 +161,7 @@ def read_submitted(path):
     return text, ""
 
 
-def splice(template, regions, submitted, rules=True, forbid=(), shown=None):
+def splice(template, regions, submitted, rules=True, forbid=()):
     """The graded file: the template's lines, and the submission's lines where the student
     writes. Returns (text, None) or (None, "line N: reason")."""
     t_lines = hwtext.split_lines(template)
@@ -233,14 +232,12 @@ def splice(template, regions, submitted, rules=True, forbid=(), shown=None):
 class Exercise:
     def __init__(self, data, marked):
         self.name = data["name"]
-        self.chapter = data["chapter"]
         self.points = float(data["points"])
         self.timeout = float(data["timeout"])
         self.factor = float(data["time_factor"])
         self.floor = float(data["time_floor"])
         self.forbid = list(data["forbid"])
         self.runs = data["runs"]
-        self.files = list(data["files"])
         self.source = data["source"]
         self.marked = marked  # every marked file the exercise compiles, its own and included
 
@@ -253,7 +250,6 @@ class Worker:
         self.src = os.path.join(grader.work, "tree-%d" % index)
         self.build = os.path.join(grader.work, "build-%d" % index)
         self.ready = False
-        self.grader = grader
 
 
 class Grader:
@@ -270,13 +266,8 @@ class Grader:
         with open(os.path.join(tree, "grader", "regions.json"), encoding="utf-8") as f:
             self.regions = json.load(f)["files"]
         # The tree must be the one handed out: its marked files as the export wrote them.
-        exported = {}
         try:
-            with open(os.path.join(tree, ".homework-export"), encoding="utf-8") as f:
-                for line in f:
-                    parts = line.rstrip("\n").split(" ", 1)
-                    if len(parts) == 2 and re.fullmatch(r"[0-9a-f]{64}", parts[0]):
-                        exported[parts[1]] = parts[0]
+            exported = hwtext.read_export_record(tree)
         except OSError:
             raise GradingError("%s is not a homework tree as homework_export writes it (no "
                                ".homework-export)" % tree)
@@ -284,7 +275,7 @@ class Grader:
         for rel in self.regions:
             with open(os.path.join(tree, rel), "rb") as f:
                 data = f.read()
-            if hashlib.sha256(data).hexdigest() != exported.get(rel):
+            if hwtext.sha256(data) != exported.get(rel):
                 raise GradingError("%s has been edited since the tree was exported: grade with "
                                    "an unedited copy of the tree as handed out" % rel)
             self.templates[rel] = hwtext.decode(data)
@@ -390,7 +381,7 @@ class Grader:
                 marked.append(rel)
             with open(path, "rb") as f:
                 text = hwtext.decode(f.read()) or ""
-            todo += [os.path.join(os.path.dirname(path), inc) for inc in INCLUDE.findall(text)]
+            todo += [os.path.join(os.path.dirname(path), inc) for inc in hwtext.INCLUDE.findall(text)]
         return sorted(marked)
 
     def probe(self):
@@ -440,8 +431,7 @@ class Grader:
         except (OSError, subprocess.TimeoutExpired) as e:
             return "no", "the program as handed out could not be run: %s" % e
         finally:
-            pass
-        shutil.rmtree(rundir, ignore_errors=True)
+            shutil.rmtree(rundir, ignore_errors=True)
         if code == 77:
             line = next((l for l in text.splitlines() if l.startswith("SKIP")), "exit 77")
             return "no", "no usable GPU (%s)" % line.strip()

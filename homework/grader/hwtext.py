@@ -7,6 +7,8 @@ separators (U+2028, U+2029) end none. split_lines() splits exactly there, so a l
 to the compiler, and a character that could hide one (a lone CR in a `//` comment) cannot.
 """
 
+import hashlib
+import os
 import re
 import unicodedata
 
@@ -32,6 +34,27 @@ def strip(line):
     """How lines are compared: without the blanks at either end."""
     return line.strip(" \t")
 
+
+
+# An `#include "file"` line: how an exercise's sources reach the files beside them.
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
+# The export's record of each student file it wrote: "<sha256> <path in the tree>" a line.
+EXPORT_RECORD = ".homework-export"
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_export_record(tree):
+    """{path in the tree: sha256} from the tree's EXPORT_RECORD (OSError where it has none)."""
+    exported = {}
+    with open(os.path.join(tree, EXPORT_RECORD), encoding="utf-8") as f:
+        for line in f:
+            parts = line.rstrip("\n").split(" ", 1)
+            if len(parts) == 2 and re.fullmatch(r"[0-9a-f]{64}", parts[0]):
+                exported[parts[1]] = parts[0]
+    return exported
 
 # ---------------------------------------------------------------------------------------------
 # The generator: the student version of a marked file.

@@ -110,12 +110,6 @@ class Sandbox:
         env.update(extra)
         return env
 
-    def prepare_dir(self, path):
-        """A folder the program may read and run from but not write: root's, mode 0711 (or
-        0755 for a folder of programs)."""
-        os.makedirs(path, exist_ok=True)
-        os.chmod(path, 0o711)
-
     def run(self, argv, cwd, env, stdout_path, stderr_path, timeout, pass_fds=(),
             fsize=8 << 30):
         """Runs argv; its output goes to the two files (created here, mode 0600). Returns a

@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
-"""Submissions made from a marked file and a variant file (homework/wrong/, homework/adversarial/):
-
-    python3 homework/tests/variants.py SOLUTION VARIANT OUTPUT
+"""Submissions made from a marked file and a variant file (homework/wrong/, homework/adversarial/),
+by make(solution text, variant text).
 
 A variant file starts with a line `program: <exercise>  file: <path in the tree>`, then lines
 that describe it, then blocks: `// ==== region <k> replace` (region k's code becomes the block),
@@ -12,13 +11,15 @@ that character (a lone CR, a form feed), so that the fixture itself holds none. 
 marks and no STUB lines: it is what a student would hand in.
 """
 
+import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "grader"))
+from hwtext import BEGIN, END, STUB  # noqa: E402  (the marks, as the export reads them)
+
 BLOCK = re.compile(r"^// ==== (?:region (\d+) (replace|prepend)|after line (.*))$")
-BEGIN = re.compile(r"^[ \t]*// BEGIN SOLUTION[ \t]*$")
-END = re.compile(r"^[ \t]*// END SOLUTION[ \t]*$")
-STUB = re.compile(r"^[ \t]*// STUB:")
 ESCAPE = re.compile(r"<U\+([0-9A-Fa-f]{4,6})>")
 
 
@@ -69,19 +70,3 @@ def make(solution_text, variant_text):
         raise ValueError("no line reads `%s` outside the regions" % pending[0][0])
     return "\n".join(out)
 
-
-def main(argv):
-    if len(argv) != 3:
-        print(__doc__, file=sys.stderr)
-        return 2
-    with open(argv[0], encoding="utf-8") as f:
-        solution = f.read()
-    with open(argv[1], encoding="utf-8") as f:
-        variant = f.read()
-    with open(argv[2], "w", encoding="utf-8", newline="") as f:
-        f.write(make(solution, variant))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
