@@ -18,7 +18,6 @@ matplotlib; without it the plot is skipped with a message and the tables are sti
 """
 import csv
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
@@ -48,22 +47,6 @@ def rate(rows, table, operation, load="-"):
     CSV's mkeys_per_s is rounded), so that a ratio here and in its text output agree."""
     r = find(rows, table, operation, load)
     return int(r["n"]) / float(r["ms"]) / 1000 if r else None
-
-
-def peak_gbps(rows, texts):
-    """The peak the CSV's % column divides by (the device's 2 x memory clock x bus width), as the
-    run's text output printed it (`texts`: files that may hold it), else from the CSV's columns."""
-    for path in texts:
-        if path and os.path.exists(path):
-            found = re.search(r"(\d+) GB/s peak memory bandwidth", open(path).read())
-            if found:
-                return int(found.group(1))
-    pairs = [(float(r["pct_of_peak"]), float(r["gb_per_s"])) for r in rows
-             if r.get("pct_of_peak") and r.get("gb_per_s")]
-    if not pairs:
-        return None
-    pct, gbps = max(pairs)
-    return round(100 * gbps / pct)
 
 
 def label(r):
@@ -108,8 +91,7 @@ def ratio_lines(rows):
     return lines
 
 
-def bytes_table(rows, texts):
-    peak = peak_gbps(rows, texts)
+def bytes_table(rows, peak):
     pct_head = f"% of {peak} GB/s (theoretical peak)" if peak else "% of theoretical peak"
     lines = [f"| table | operation | load | GB/s | {pct_head} |", "|---|---|---|---|---|"]
     for r in rows:
@@ -190,9 +172,8 @@ def main():
         report.update_provenance(args.readme, args.env, args.csv)
     if args.results:
         ratios = "\n".join(ratio_lines(rows)) + "\n"
-        # The run's text output: benchmark_log.txt beside the CSV (scripts/gpu_check.sh writes it).
-        texts = [os.path.join(os.path.dirname(args.csv), "benchmark_log.txt"), args.env]
-        for marker, text in (("bytes-table", bytes_table(rows, texts)), ("ratios", ratios),
+        peak = report.peak_gbps(rows, args.csv, args.env)
+        for marker, text in (("bytes-table", bytes_table(rows, peak)), ("ratios", ratios),
                              ("cuco-table", cuco_table(rows))):
             report.update_readme(args.results, text, marker)
         report.update_provenance(args.results, args.env, args.csv)

@@ -28,7 +28,6 @@ faster. A CSV without ms_min and ms_max (an older benchmark's) gives "–" for t
 """
 import csv
 import os
-import re
 import sys
 from collections import OrderedDict
 
@@ -71,13 +70,6 @@ def ratio(row, column):
 
 def has_cudnn(rows):
     return any(float(row.get("speed_vs_cudnn_fastest") or 0) > 0 for row in rows.values())
-
-
-def provenance(env_path, csv_path, doc_path):
-    """'Measured on <GPU>, driver <version>, CUDA <version>, <date>; data: [<csv>](<csv>).'"""
-    env = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", report.describe_env(env_path))
-    data = os.path.relpath(csv_path, os.path.dirname(os.path.abspath(doc_path)))
-    return f"Measured on {env or 'an unnamed GPU'}; data: [`{data}`]({data})."
 
 
 def readme_table(rows, radii, kernels):
@@ -225,13 +217,11 @@ def main():
     args = report.parse_args(parser, outputs=("png", "images_png"))
     if (args.png or args.readme or args.results) and not args.csv:
         parser.error("--png, --readme and --results need the benchmark's CSV")
-    if args.results and not (os.path.isfile(args.results) and os.access(args.results, os.W_OK)):
-        parser.error(f"--results {args.results}: not a file that can be rewritten")
     if bool(args.images) != bool(args.images_png):
         parser.error("--images and --images-png go together: the PGMs' folder and the figure")
     if args.images and not os.path.isdir(args.images):
         parser.error(f"--images {args.images}: no such folder")
-    env = re.sub(r" \d{1,2}:\d{2}( UTC)?$", "", report.describe_env(args.env))
+    env = report.describe_env(args.env)
     if args.csv:
         rows, radii, kernels = load(args.csv)
         table = readme_table(rows, radii, kernels)
@@ -241,7 +231,7 @@ def main():
                                   (args.results, "spread-table", spreads)):
             if doc:
                 report.update_readme(doc, text, marker)
-                report.update_readme(doc, provenance(args.env, args.csv, doc) + "\n", "provenance")
+                report.update_provenance(doc, args.env, args.csv)
         if args.png:
             plot(rows, radii, kernels, args.png, env)
     if args.images and args.images_png:

@@ -11,7 +11,6 @@
 # The choice of chapters and programs is an environment variable of the export command, read when
 # it runs, so that it holds for that export only: as a cache variable it stayed in the build and
 # made every later export as narrow.
-set(_homework_dir "${CMAKE_CURRENT_LIST_DIR}")
 
 set(HOMEWORK_EXPORT_DIR "${CMAKE_BINARY_DIR}/homework-export"
     CACHE PATH "where homework_export writes the student tree (replaced on every export)")

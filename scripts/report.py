@@ -20,8 +20,8 @@ def parser(doc, csv_optional=False):
 def parse_args(parser, outputs=("png",)):
     """parser.parse_args(), then, before any work, the files the script will write checked: the
     folder of each output (the flags named in outputs) is made as mkdir -p, and the README of
-    --readme must be a file that can be written; the CSV and --env must exist. Anything else is a
-    usage error (exit 2)."""
+    --readme and the RESULTS.md of --results (where the script takes it) must be files that can be
+    written; the CSV and --env must exist. Anything else is a usage error (exit 2)."""
     args = parser.parse_args()
     for name in outputs:
         path = getattr(args, name)
@@ -36,6 +36,9 @@ def parse_args(parser, outputs=("png",)):
             parser.error(f"cannot write in the folder '{folder}' for {path}")
     if args.readme and not (os.path.isfile(args.readme) and os.access(args.readme, os.W_OK)):
         parser.error(f"--readme {args.readme}: not a README that can be rewritten")
+    results = getattr(args, "results", None)
+    if results and not (os.path.isfile(results) and os.access(results, os.W_OK)):
+        parser.error(f"--results {results}: not a file that can be rewritten")
     for name, path in (("the CSV", args.csv), ("--env", args.env)):
         if path and not os.path.isfile(path):
             parser.error(f"{name} {path}: no such file")
@@ -76,6 +79,24 @@ def provenance(env_path, csv_path, doc_path):
     env = describe_env(env_path)
     data = os.path.relpath(csv_path, os.path.dirname(os.path.abspath(doc_path)))
     return f"Measured on {env or 'an unnamed GPU'}; data: [`{data}`]({data})."
+
+
+def peak_gbps(rows, csv_path, env_path):
+    """The peak a CSV's pct_of_peak column divides by (the device's 2 x memory clock x bus width):
+    as the run's text output printed it (benchmark_log.txt beside the CSV, as scripts/gpu_check.sh
+    writes it, or --env), else from the rows' own gb_per_s and pct_of_peak; None where neither
+    holds it."""
+    for path in (os.path.join(os.path.dirname(csv_path), "benchmark_log.txt"), env_path):
+        if path and os.path.exists(path):
+            found = re.search(r"(\d+) GB/s peak memory bandwidth", open(path).read())
+            if found:
+                return int(found.group(1))
+    pairs = [(float(r["pct_of_peak"]), float(r["gb_per_s"])) for r in rows
+             if r.get("pct_of_peak") and r.get("gb_per_s")]
+    if not pairs:
+        return None
+    pct, gbps = max(pairs)
+    return round(100 * gbps / pct)
 
 
 def update_provenance(doc_path, env_path, csv_path):

@@ -75,17 +75,6 @@ def count_label(x):
     return f"10^{k}" if x == 10 ** k else f"{x:,}"
 
 
-def peak_gbps(rows, texts):
-    """The peak pct_of_peak divides by, as the run's text output printed it, else from the CSV."""
-    for path in texts:
-        if path and os.path.exists(path):
-            found = re.search(r"(\d+) GB/s peak memory bandwidth", open(path).read())
-            if found:
-                return int(found.group(1))
-    r = max(rows.values(), key=lambda r: float(r["pct_of_peak"]))
-    return round(100 * float(r["gb_per_s"]) / float(r["pct_of_peak"]))
-
-
 def best_warp(rows, precision, order):
     found = [rows[(precision, order, v)] for v in WARP_VARIANTS if (precision, order, v) in rows]
     return min(found, key=lambda r: float(r["ms"])) if found else None
@@ -290,9 +279,7 @@ def main():
     parser.add_argument("--ncu", help="with --results: the Nsight Compute export for its tables")
     args = report.parse_args(parser)
     rows, variants = load(args.csv)
-    # The run's text output: benchmark_log.txt beside the CSV, as scripts/gpu_check.sh writes it.
-    peak = peak_gbps(rows, [os.path.join(os.path.dirname(args.csv), "benchmark_log.txt"),
-                            args.env])
+    peak = report.peak_gbps(rows.values(), args.csv, args.env)
     text = readme_tables(rows, variants, peak)
     print(text)
     if args.readme:
