@@ -481,7 +481,7 @@ int main(int argc, char** argv) {
     cli.add_enum("--libraries", &libraries, {{"on", 1}, {"off", 0}},
                  "also run cuDNN and NPP where built with them");
     cli.parse_or_exit(argc, argv);
-    image.resolve(opt);
+    image.resolve(opt, cli);
     common::Reporter report(opt.csv);
     std::FILE* text = report.text();
     const common::Device dev = common::require_gpu(text);
@@ -549,11 +549,8 @@ int main(int argc, char** argv) {
         for (const Kernel& k : kernels) {
             const std::string what = k.algo.empty() ? k.name : k.name + " (" + k.algo + ")";
             const std::vector<float> got = run.run_once(k.launch);
-            const bool ok = k.interior_only
-                                ? check_interior(run, what, got, k.tol)
-                                : ch07::check_at(run.describe(what), got.data(),
-                                                 run.reference().data(), run.pixels(), k.tol,
-                                                 [&](std::size_t i) { return ch07::xy(i, w); });
+            const bool ok = k.interior_only ? check_interior(run, what, got, k.tol)
+                                            : run.check(what, got, k.tol);
             if (ok) {
                 if (k.tol.abs > 0)
                     std::fprintf(text, "%s: largest |error| %.3g, tolerance %.3g\n", what.c_str(),

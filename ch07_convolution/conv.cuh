@@ -78,13 +78,16 @@ class Conv2dRunner {
         CUDA_CHECK(cudaDeviceSynchronize());
         return output_->to_host();
     }
-    // Every pixel against the reference, exactly (tol: 0), or within tol (07_99's check of a
-    // library algorithm that rounds in a transformed domain).
-    bool verify(const std::string& what, const std::function<void()>& launch,
-                common::Tolerance tol = {}) {
-        const std::vector<float> got = run_once(launch);
+    // Every pixel of an output against the reference, exactly (tol: 0), or within tol (07_99's
+    // check of a library algorithm that rounds in a transformed domain).
+    bool check(const std::string& what, const std::vector<float>& got,
+               common::Tolerance tol = {}) const {
         return check_at(describe(what), got.data(), reference_.data(), pixels(), tol,
                         [&](std::size_t i) { return xy(i, width_); });
+    }
+    // One launch, checked exactly.
+    bool verify(const std::string& what, const std::function<void()>& launch) {
+        return check(what, run_once(launch));
     }
     // The median with the fastest and slowest of the timed launches.
     common::TimeStats time(const std::function<void()>& launch) {
@@ -116,7 +119,7 @@ int run_2d_program(int argc, char** argv, const char* name, const char* summary,
     cli.add_standard(opt, 1, kMaxSide);
     image.add_to(cli);
     cli.parse_or_exit(argc, argv);
-    image.resolve(opt);
+    image.resolve(opt, cli);
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
 

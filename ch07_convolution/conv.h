@@ -158,30 +158,25 @@ inline std::string xyz(std::size_t i, std::size_t width, std::size_t height) {
 // --n is the side of a square image; --width and --height choose another shape (--n with both is
 // refused: it would size nothing). Each side is at most kMaxSide, so every pixel index of the
 // image fits the kernels' int.
-class ImageFlags {
-  public:
+struct ImageFlags {
     std::int64_t width = 0, height = 0;  // 0: not given, --n
     std::int64_t radius = 2;
 
     // add_radius: false for a program with its own --radius (07_99: every radius by default).
     void add_to(common::Cli& cli, bool add_radius = true) {
-        cli_ = &cli;
         cli.add_int("--width", &width, 1, kMaxSide, "image width", "--n");
         cli.add_int("--height", &height, 1, kMaxSide, "image height", "--n");
         if (add_radius)
             cli.add_int("--radius", &radius, kMinRadius, kMaxRadius,
                         "filter radius r (2r+1 square)");
     }
-    // After parsing.
-    void resolve(const common::Options& opt) {
-        if (width != 0 && height != 0 && cli_->given("--n"))
-            cli_->usage_error("--n would size nothing: --width and --height are both given");
+    // After cli has parsed the flags.
+    void resolve(const common::Options& opt, const common::Cli& cli) {
+        if (width != 0 && height != 0 && cli.given("--n"))
+            cli.usage_error("--n would size nothing: --width and --height are both given");
         if (width == 0) width = opt.n;
         if (height == 0) height = opt.n;
     }
-
-  private:
-    const common::Cli* cli_ = nullptr;  // the flags' parser, for resolve()'s check
 };
 
 }  // namespace ch07

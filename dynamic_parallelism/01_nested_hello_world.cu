@@ -76,9 +76,7 @@ int main(int argc, char** argv) {
     cli.add_reps(opt);
     cli.add_csv(opt);
     cli.add_int("--blocks", &blocks, 1, 64, "blocks of the parent grid (the document: 1, then 2)");
-    cli.add_int("--pending-limit", &pending_limit, 1, 1 << 24,
-                "cudaLimitDevRuntimePendingLaunchCount",
-                "the launches the run makes, at least 2048");
+    cdp::add_pending_limit_flag(cli, &pending_limit);
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
     std::FILE* text = report.text();

@@ -1,6 +1,7 @@
 // cdp_host.cuh: the host side of cdp.cuh, for the programs' main: the pending-launch limit, the
 // launch log read and checked, the stall of the printed kernels set.
 //   set_pending_limit()  cudaLimitDevRuntimePendingLaunchCount from the launches a run needs
+//   add_pending_limit_flag()  --pending-limit, the limit a run asks for instead
 //   reset_log(), read_log(), check_launches()
 //                        launches counted on the device, failures and their cause
 //   set_stall_ns()       how late stall_unless() makes the warps of a printed kernel
@@ -46,6 +47,13 @@ inline std::size_t set_pending_limit(std::int64_t launches_needed, std::int64_t 
     std::size_t granted = 0;
     CUDA_CHECK(cudaDeviceGetLimit(&granted, cudaLimitDevRuntimePendingLaunchCount));
     return granted;
+}
+
+// --pending-limit: the `requested` of set_pending_limit(), for a run that provokes a failure.
+inline void add_pending_limit_flag(common::Cli& cli, std::int64_t* requested) {
+    static_assert(kDefaultPendingLaunches == 2048, "the flag's help gives the default");
+    cli.add_int("--pending-limit", requested, 1, 1 << 24, "cudaLimitDevRuntimePendingLaunchCount",
+                "the launches the run makes, at least 2048");
 }
 
 // A failed device-side launch, with its cause, or a launch count other than the recursion's, is a

@@ -32,9 +32,7 @@ inline void add_reduce_flags(common::Cli& cli, ReduceOptions& o, bool faithful_v
     cli.add_choice("--block", &o.block, kBlockSizes,
                    "threads per parent block: a power of two from 2 to 1024, because every level "
                    "halves it");
-    cli.add_int("--pending-limit", &o.pending_limit, 1, 1 << 24,
-                "cudaLimitDevRuntimePendingLaunchCount",
-                "the launches the run makes, at least 2048");
+    cdp::add_pending_limit_flag(cli, &o.pending_limit);
     if (faithful_variant) {
         cli.add_flag("--faithful", &o.faithful, "run the document's kernel as printed");
     }
