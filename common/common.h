@@ -206,7 +206,10 @@ class Cli {
     }
 
     // --help: usage on stdout, exit 0. A bad flag: the reason and usage on stderr, exit 2.
+    // Standard output goes out line by line from here on, also into a pipe (`| tee`), where the
+    // C library would otherwise hold it back until the program ends.
     void parse_or_exit(int argc, const char* const* argv) {
+        std::setvbuf(stdout, nullptr, _IOLBF, 0);
         std::string error;
         switch (parse(argc, argv, &error)) {
             case Status::kOk:
