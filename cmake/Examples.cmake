@@ -324,6 +324,8 @@ function(add_example name)
     target_link_libraries(${name} PRIVATE CUDA::cudadevrt)
   endif()
   if(EX_HOMEWORK)
+    # The grading record and its replay (common/grading.cpp): in an exercise's program alone.
+    target_link_libraries(${name} PRIVATE common_grading)
     if(NOT EX_HOMEWORK_FILES)
       set(EX_HOMEWORK_FILES ${EX_SOURCE})
     endif()
