@@ -217,7 +217,8 @@ def splice(template, regions, submitted, rules=True, forbid=()):
             region = s_lines[at - 1:found - 1]
             r = regions[k - 1]
             if rules:
-                problem = hwtext.region_check(region, at, r["kind"], forbid, r.get("allow", ()))
+                problem = hwtext.region_check(region, at, r["kind"], forbid, r.get("allow", ()),
+                                              r.get("calls", ()))
                 if problem:
                     return None, "line %d: %s" % problem
             out += region
