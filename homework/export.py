@@ -78,17 +78,31 @@ def tree_names(dest):
     return found
 
 
-def host_allow(region, head, shown):
-    """The names a region in host code may use: its function header's, and those its worked
-    example uses there whose every part the student tree shows anyway (no hint leaks)."""
-    allow = set(word for word in head or [] if hwtext.IDENT.fullmatch(word) and
-                word not in NOT_NAMES)
+def host_names(region, head, shown):
+    """What a region in host code may use (hwtext.host_part_check): the parameters of its
+    function's header, and the names its worked example uses there whose every part the student
+    tree shows anyway (no hint leaks); of those, the ones it calls. Never the function's own name:
+    a part that calls its own function recurses until the stack is gone."""
+    words = [word for word in head or [] if hwtext.IDENT.fullmatch(word)]
+    own = next((a for a, b in zip(head or [], (head or [])[1:]) if b == "(" and
+                hwtext.IDENT.fullmatch(a)), None)
+    allow = set(word for word in words if word not in NOT_NAMES and word != own and
+                word not in hwtext.HOST_TYPES)
     code = [t for t in hwtext.lex(region.solution, 1) if t.kind in ("ident", "punct")]
+    calls = set()
     for name, _ in hwtext.names(code):
         name = name.lstrip(":")
-        if all(part in shown for part in name.split("::")):
-            allow.add(name)
-    return sorted(allow)
+        if name in ("return", "static_cast") or name in hwtext.HOST_TYPES or name == own or \
+                not all(part in shown for part in name.split("::")):
+            continue
+        allow.add(name)
+    # A name is called where `(` follows its last part.
+    for i, tok in enumerate(code):
+        if tok.kind == "ident" and i + 1 < len(code) and code[i + 1].text == "(":
+            for name in allow:
+                if name.split("::")[-1] == tok.text:
+                    calls.add(name)
+    return sorted(allow - calls), sorted(calls)
 
 
 def classroom_workflow(template, exercises):
@@ -204,8 +218,9 @@ def export(manifest, dest, chapters=(), programs=(), solution_lines=None):
     for rel, found in regions.items():
         for r in found:
             if r.kind == "host":
-                r.allow = host_allow(r, heads[rel][r.first], shown)
-        regions_json[rel] = [{"first": r.first, "last": r.last, "kind": r.kind, "allow": r.allow}
+                r.allow, r.calls = host_names(r, heads[rel][r.first], shown)
+        regions_json[rel] = [{"first": r.first, "last": r.last, "kind": r.kind, "allow": r.allow,
+                              "calls": r.calls}
                              for r in found]
         only[rel] = [{"line": r.begin_line, "only": r.only} for r in found]
 

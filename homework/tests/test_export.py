@@ -179,7 +179,7 @@ def build(args, tree, manifest):
         check(theirs is not None, "%s: an exercise of the student tree's build" % e["name"])
         if theirs is None:
             continue
-        for key in ("runs", "points", "timeout", "time_factor", "time_floor", "forbid", "files",
+        for key in ("runs", "points", "timeout", "time_factor", "forbid", "files",
                     "source"):
             check(theirs[key] == e[key], "%s: the student tree registers the same %s"
                   % (e["name"], key))
