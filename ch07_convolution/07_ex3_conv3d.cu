@@ -212,7 +212,8 @@ int main(int argc, char** argv) {
     opt.n = 64;
     // Sides of at most 1024: every voxel index (at most 2^30) fits the kernels' int.
     std::int64_t width = 0, height = 0, depth = 0, radius = 2;  // sides 0: not given, --n
-    common::Cli cli("07_ex3_conv3d", "exercise: 3D convolution, basic / constant memory / tiled");
+    common::Cli cli("07_ex3_conv3d",
+                    "exercise: 3D convolution, basic / constant memory / tiled / cached halo");
     cli.add_standard(opt, 1, 1024);
     cli.add_int("--width", &width, 1, 1024, "volume width", "--n");
     cli.add_int("--height", &height, 1, 1024, "volume height", "--n");
