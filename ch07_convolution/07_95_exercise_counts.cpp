@@ -189,16 +189,14 @@ int main(int argc, char** argv) {
         "exercise 7: N1 x N2 = %lld x %lld, M1 x M2 = %lld x %lld, output tiles T x T = "
         "%lld x %lld\n",
         N1, N2, M1, M2, T, T);
-    std::printf(
-        "  Fig 7.12 (block = input tile): blocks ceil(N2/T) * ceil(N1/T) = %lld; threads "
-        "per block (T + M2 - 1)(T + M1 - 1) = %lld x %lld = %lld%s; shared memory "
-        "4 * %lld = %lld bytes\n",
-        blocks, in_w, in_h, in_w * in_h, in_w * in_h > 1024 ? " (over 1024: no launch)" : "",
-        in_w * in_h, 4 * in_w * in_h);
-    std::printf(
-        "  Fig 7.15 (block = output tile): blocks %lld; threads per block T^2 = %lld%s; "
-        "shared memory 4 * T^2 = %lld bytes\n",
-        blocks, T * T, T * T > 1024 ? " (over 1024: no launch)" : "", 4 * T * T);
+    const char* too_many = " (over 1024: no launch)";
+    std::printf("  Fig 7.12 (block = input tile): blocks ceil(N2/T) * ceil(N1/T) = %lld\n", blocks);
+    std::printf("    threads per block (T + M2 - 1)(T + M1 - 1) = %lld x %lld = %lld%s\n", in_w,
+                in_h, in_w * in_h, in_w * in_h > 1024 ? too_many : "");
+    std::printf("    shared memory 4 * %lld = %lld bytes\n", in_w * in_h, 4 * in_w * in_h);
+    std::printf("  Fig 7.15 (block = output tile): blocks %lld\n", blocks);
+    std::printf("    threads per block T^2 = %lld%s\n", T * T, T * T > 1024 ? too_many : "");
+    std::printf("    shared memory 4 * T^2 = %lld bytes\n", 4 * T * T);
     ok &= expect("exercise 7, Fig 7.12 replayed", 1, replay(N1, N2, r1, r2, T, true));
     ok &= expect("exercise 7, Fig 7.15 replayed", 1, replay(N1, N2, r1, r2, T, false));
     if (!ok) return common::kExitWrong;
