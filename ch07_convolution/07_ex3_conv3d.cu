@@ -89,9 +89,11 @@ constexpr int IN_TILE_3D = 10;
 template <int FILTER_RADIUS>
 constexpr int OUT_TILE_3D = IN_TILE_3D - 2 * FILTER_RADIUS;
 
+// 1000 threads a block, 32 warps: __launch_bounds__ holds the compiler to the 64 registers a
+// thread may have when 32 warps share an SM's 65536, so that no launch fails for lack of them.
 template <int FILTER_RADIUS>
-__global__ void convolution_3D_tiled_kernel(const float* N, float* P, int width, int height,
-                                            int depth) {
+__global__ void __launch_bounds__(IN_TILE_3D* IN_TILE_3D* IN_TILE_3D)
+    convolution_3D_tiled_kernel(const float* N, float* P, int width, int height, int depth) {
     int x = blockIdx.x * OUT_TILE_3D<FILTER_RADIUS> + threadIdx.x - FILTER_RADIUS;
     int y = blockIdx.y * OUT_TILE_3D<FILTER_RADIUS> + threadIdx.y - FILTER_RADIUS;
     int z = blockIdx.z * OUT_TILE_3D<FILTER_RADIUS> + threadIdx.z - FILTER_RADIUS;
