@@ -26,12 +26,12 @@
 // approximation (a thin feature crossing no border pixel is filled over): the program counts the
 // pixels where the two images differ.
 //
-// The default run is one image, 2048 x 2048 with max dwell 512; --sweep runs 256 .. 16384 a side
+// The default run is one image, 1024 x 1024 with max dwell 512; --sweep runs 256 .. 16384 a side
 // (the sizes where dynamic parallelism loses and where it wins), every size checked first.
 // No --seed: there is no random input.
 //
 // Build: cmake --build build --target 06_mandelbrot_mariani_silver
-// Run:   build/bin/06_mandelbrot_mariani_silver [--n 2048] [--max-dwell 512] [--reps 20] [--csv]
+// Run:   build/bin/06_mandelbrot_mariani_silver [--n 1024] [--max-dwell 512] [--reps 20] [--csv]
 //        build/bin/06_mandelbrot_mariani_silver --sweep [--csv]
 #include <climits>
 
@@ -249,7 +249,7 @@ bool run(const common::Device& dev, int n, ms::Params p, const common::Options& 
 
 int main(int argc, char** argv) {
     common::Options opt;
-    opt.n = 2048;
+    opt.n = 1024;
     std::int64_t max_dwell = ms::kDefaultMaxDwell, min_size = ms::kDefaultMinSize;
     std::int64_t pending_limit = 0;
     bool sweep = false;

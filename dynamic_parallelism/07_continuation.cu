@@ -123,15 +123,12 @@ __global__ void sum_segments(const int* values, const int* offsets, int segments
 }
 
 // As a port that only deletes cudaDeviceSynchronize() writes it: the continuation goes into the
-// default stream, ordered after nothing. With --stall-ns, stall_unless() makes every thread but
-// the first warp of block 0 late before it zeroes its sum and launches its child.
+// default stream, after thread 0's own child, and is ordered after nothing. With --stall-ns,
+// stall_unless() makes every thread but the first warp of block 0 late before it zeroes its sum
+// and launches its child.
 __global__ void sum_segments_default_stream(const int* values, const int* offsets, int segments,
                                             unsigned long long* sums, Result* result) {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s == 0) {
-        combine<<<1, kBlock>>>(sums, segments, result);
-        cdp::log_launch();
-    }
     if (s < segments) {
         cdp::stall_unless(s < warpSize);
         const int begin = offsets[s], length = offsets[s + 1] - begin;
@@ -141,6 +138,10 @@ __global__ void sum_segments_default_stream(const int* values, const int* offset
                 values + begin, length, &sums[s]);
             cdp::log_launch();
         }
+    }
+    if (s == 0) {
+        combine<<<1, kBlock>>>(sums, segments, result);
+        cdp::log_launch();
     }
 }
 

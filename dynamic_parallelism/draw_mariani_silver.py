@@ -7,7 +7,7 @@ border, cut into 4 x 4 child rectangles, or computed pixel by pixel), and the tr
 
 The algorithm is the program's (mariani_silver.h), in Python, with smaller constants so that the
 picture shows each rectangle: a 512 x 512 image cut into 4 x 4 rectangles by the host, parts of
-at least 8 pixels, at most 4 levels, max dwell 256 (the program: 2048 x 2048, 16 x 16, 32 pixels,
+at least 8 pixels, at most 4 levels, max dwell 256 (the program: 1024 x 1024, 16 x 16, 16 pixels,
 4 levels, 512). The dwells are computed in double precision: a picture, not a reference. It takes
 a minute (every pixel's escape time, in Python).
 """

@@ -41,7 +41,7 @@ constexpr int kDefaultMaxDwell = 512;
 // its block computes every pixel.
 constexpr int kInitSubdiv = 16;
 constexpr int kSubdiv = 4;
-constexpr int kDefaultMinSize = 32;
+constexpr int kDefaultMinSize = 16;
 constexpr int kMaxDepth = 4;
 
 // What every kernel and the CPU reference take: the distance between pixels (kExtent / n, computed
