@@ -77,7 +77,6 @@ def prints_01():
     for command, lines, _ in runs(path):
         if command.endswith("--blocks 2"):
             first = [i for i, l in enumerate(lines) if l.startswith("Recursion=")]
-            tail = lines.index("threads that printed, counted on the device:")
             arrow = next(i for i, l in enumerate(lines) if l.startswith("------->"))
             shown = lines[:first[0] + 2] + ["..."] + lines[arrow - 1:arrow + 4] + ["..."] + \
                 lines[first[-1] - 1:]
