@@ -437,6 +437,9 @@ pairs = seconds = 0
 for shard in ("hw_honest0", "hw_honest1"):
     with open(os.path.join(out, shard, "summary.txt")) as f:
         m = re.search(r"the class, after the worked examples: ([0-9.]+) s, ([0-9.]+) s per", f.read())
+    if not m:
+        problems.append("%s: no seconds in its summary" % shard)
+        continue
     students = sum(1 for _ in open(os.path.join(out, shard, "gradebook.csv"))) - 1
     exercises = len(rows[0]) - 4 if rows else 0
     seconds += float(m.group(1))
