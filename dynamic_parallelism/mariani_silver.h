@@ -241,7 +241,8 @@ inline void mariani_silver_rect(const std::vector<int>& escape, int n, int min_s
     if (!differs) {
         ++tree.count[depth][kFilled];
         tree.filled_pixels += std::int64_t{width(r)} * height(r);
-        for (int y = r.y0; y < r.y1; ++y) std::fill(&image[at(r.x0, y)], &image[at(r.x1, y)], ref);
+        for (int y = r.y0; y < r.y1; ++y)
+            std::fill(image.begin() + at(r.x0, y), image.begin() + at(r.x1, y), ref);
         return;
     }
     if (subdivides(r, depth, min_size)) {
