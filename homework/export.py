@@ -8,9 +8,10 @@ The `homework_export` target runs this (cmake/Homework.cmake). --chapters and --
 to the environment variables HOMEWORK_CHAPTERS and HOMEWORK_PROGRAMS (empty or unset: all). The
 tree holds common/, cmake/ (without the instructor's Homework.cmake), the chosen exercises with
 every file of the repository they include (each marked file in its student form: hwtext.generate),
-a CMakeLists.txt per chapter with the exercises' add_example() calls, the grader (grader/, with
-the regions of every marked file in grader/regions.json), a GitHub Classroom workflow and a README
-for students. DEST is replaced, so it must be empty, absent, or an earlier export whose marked
+each chapter's README and pictures and the glossary, a CMakeLists.txt per chapter with the
+exercises' add_example() calls, the grader (grader/, with the regions of every marked file in
+grader/regions.json and those files as handed out in grader/handed_out/), a GitHub Classroom
+workflow and a README for students. DEST is replaced, so it must be empty, absent, or an earlier export whose marked
 files nobody has edited since. --solution-lines (tests of the scheme) receives, per region, a line
 that only the solution has; it must stay out of the student tree.
 """
@@ -116,10 +117,11 @@ def classroom_workflow(template, exercises):
             "        uses: classroom-resources/autograding-command-grader@v1\n"
             "        with:\n"
             "          test-name: %s\n"
-            "          command: python3 clean/grader/grade.py --passed graded/submission %s\n"
-            "          timeout: 5\n"
-            "          max-score: %s\n" % (ex["name"], step, ex["name"], ex["name"],
-                                        format_points(ex["points"])))
+            "          command: ctest --test-dir build -L homework -R '^%s/%s(/|$)' "
+            "--output-on-failure\n"
+            "          timeout: 10\n"
+            "          max-score: %s\n" % (ex["name"], step, ex["name"], ex["chapter"],
+                                        ex["name"], format_points(ex["points"])))
         env.append('          %s_RESULTS: "${{steps.%s.outputs.result}}"\n' % (step.upper(), step))
     return (template.replace("@STEPS@", "".join(steps).rstrip("\n"))
             .replace("@REPORTER_ENV@", "".join(env).rstrip("\n"))
@@ -224,6 +226,16 @@ def export(manifest, dest, chapters=(), programs=(), solution_lines=None):
                              for r in found]
         only[rel] = [{"line": r.begin_line, "only": r.only} for r in found]
 
+    # Each chapter's lesson beside its exercises: its README with the pictures it shows, and
+    # the glossary it links.
+    for directory in calls:
+        folder = os.path.join(src, directory)
+        for name in sorted(os.listdir(folder)):
+            if name == "README.md" or name.endswith(".png"):
+                shutil.copy2(os.path.join(folder, name), os.path.join(new, directory, name))
+    if os.path.exists(os.path.join(src, "GLOSSARY.md")):
+        shutil.copy2(os.path.join(src, "GLOSSARY.md"), os.path.join(new, "GLOSSARY.md"))
+
     for directory, chapter_calls in calls.items():
         write(os.path.join(new, directory, "CMakeLists.txt"),
               "# The exercises of %s, as the worked examples register them.\nset(chapter %s)\n\n%s\n"
@@ -233,7 +245,9 @@ def export(manifest, dest, chapters=(), programs=(), solution_lines=None):
     with open(os.path.join(student, "CMakeLists.txt.in"), encoding="utf-8") as f:
         write(os.path.join(new, "CMakeLists.txt"),
               f.read().replace("@HOMEWORK_CHAPTER_DIRS@", " ".join(calls))
-              .replace("@HOMEWORK_LANGUAGES@", languages))
+              .replace("@HOMEWORK_LANGUAGES@", languages)
+              .replace("@HOMEWORK_GPU_PROGRAM@", chosen[0]["name"] if chosen[0]["kind"] == "gpu"
+                       else ""))
     with open(os.path.join(student, "README.md.in"), encoding="utf-8") as f:
         write(os.path.join(new, "README.md"),
               f.read().replace("@HOMEWORK_TABLE@", "\n".join(rows) + "\n"))
@@ -243,8 +257,14 @@ def export(manifest, dest, chapters=(), programs=(), solution_lines=None):
     os.makedirs(os.path.join(new, "grader"))
     for name in GRADER_FILES:
         shutil.copy2(os.path.join(HERE, "grader", name), os.path.join(new, "grader", name))
+    forbid = {rel: sorted({name for ex in chosen for name in ex["forbid"]
+                           if rel in ex["files"] or rel == ex["source"]}) for rel in regions}
     write(os.path.join(new, "grader", "regions.json"),
-          json.dumps({"files": regions_json}, indent=1, sort_keys=True) + "\n")
+          json.dumps({"files": regions_json, "forbid": forbid}, indent=1, sort_keys=True) + "\n")
+    # The marked files as handed out, for `grade.py --rules` in a tree the student has edited.
+    for rel in regions:
+        os.makedirs(os.path.dirname(os.path.join(new, "grader", "handed_out", rel)), exist_ok=True)
+        shutil.copy2(os.path.join(new, rel), os.path.join(new, "grader", "handed_out", rel))
     if solution_lines:
         write(solution_lines, json.dumps(only, indent=1, sort_keys=True) + "\n")
 

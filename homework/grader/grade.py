@@ -6,6 +6,7 @@
     python3 grader/grade.py [options] --class FOLDER    every subfolder of FOLDER is a student
     python3 grader/grade.py --class FOLDER --shard I/N --seed S --out OUT_I   one shard of a class
     python3 grader/grade.py --merge OUT_0 OUT_1 ... --out OUT                  the shards merged
+    python3 grader/grade.py --rules FOLDER     only whether FOLDER's parts keep the rules (no GPU)
 
 What it does, per submission:
   1. takes from the submission only the files the students edit (at their path in the tree, at
@@ -922,6 +923,39 @@ def write_student(out, student, graded):
             f.write(text)
 
 
+def check_rules(tree, folder):
+    """--rules: whether the files of `folder` (a student's tree, or just their files) keep the
+    rules grading holds them to, as grading takes them: only the parts the student writes
+    changed, each keeping the rules of hwtext.region_check. Builds and runs nothing, so it needs
+    no GPU; a file that breaks a rule is a `FAIL rules:` line with its line and why."""
+    with open(os.path.join(tree, "grader", "regions.json"), encoding="utf-8") as f:
+        data = json.load(f)
+    exported = hwtext.read_export_record(tree)
+    broken = 0
+    for rel in sorted(data["files"]):
+        with open(os.path.join(tree, "grader", "handed_out", rel), "rb") as f:
+            handed_out = f.read()
+        if hwtext.sha256(handed_out) != exported.get(rel):
+            raise GradingError("grader/handed_out/%s is not the file as handed out" % rel)
+        path, why = find_submitted(folder, rel)
+        if path is None:
+            print("%s: %s (graded as handed out)" % (rel, why))
+            continue
+        text, why = read_submitted(folder, path)
+        if text is None:
+            print("FAIL rules: %s %s: grading would take nothing of it" % (path, why))
+            broken += 1
+            continue
+        _, why = splice(hwtext.decode(handed_out), data["files"][rel], text, True,
+                        data.get("forbid", {}).get(rel, ()))
+        if why:
+            print("FAIL rules: %s: %s: grading would take nothing of it" % (path, why))
+            broken += 1
+        else:
+            print("ok: %s keeps the rules" % path)
+    return EXIT_LOST if broken else EXIT_FULL
+
+
 def shard(value):
     match = re.fullmatch(r"([0-9]+)/([0-9]+)", value)
     if not match or int(match.group(2)) < 1 or int(match.group(1)) >= int(match.group(2)):
@@ -1004,6 +1038,9 @@ def main(argv=None):
                              "every N-th from the I-th); merge the shards' outputs with --merge")
     parser.add_argument("--merge", nargs="+", metavar="OUT",
                         help="merge the outputs of a class's shards into --out, and grade nothing")
+    parser.add_argument("--rules", metavar="FOLDER",
+                        help="only check that FOLDER's files keep the rules of the parts students "
+                             "write (no GPU, no build): exit 0 if they do, 1 if not")
     parser.add_argument("--jobs", type=int, default=max(2, (os.cpu_count() or 2) // 4),
                         help="submissions built at once (default: a quarter of the cores)")
     parser.add_argument("--gpu-jobs", type=int, default=8,
@@ -1026,6 +1063,12 @@ def main(argv=None):
     parser.add_argument("--no-user", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     out = os.path.abspath(options.out)
+    if options.rules:
+        try:
+            return check_rules(os.path.dirname(HERE), os.path.abspath(options.rules))
+        except (GradingError, OSError, ValueError) as e:
+            say("RULES NOT CHECKED: %s" % e)
+            return EXIT_GRADING
     if options.merge:
         if options.submissions or options.klass:
             parser.error("--merge grades nothing: give it no submissions")

@@ -64,6 +64,10 @@ BEGIN = re.compile(r"^([ \t]*)// BEGIN " + WORD + r"[ \t]*$")
 END = re.compile(r"^[ \t]*// END " + WORD + r"[ \t]*$")
 LOOKS_LIKE_MARK = re.compile(r"^[ \t]*/[/*]+[ \t]*(begin|end)[ \t_-]*solution", re.IGNORECASE)
 STUB = re.compile(r"^([ \t]*)// STUB:(?: (.*))?$")
+# The lines around each part in the student version: where to write, and that nothing else is
+# graded.
+FENCE_BEGIN = "// >>>>>> your part: write it here, down to the <<<<<< line; the rest is fixed"
+FENCE_END = "// <<<<<< end of your part"
 MISSPELT_STUB = re.compile(r"^[ \t]*//[ \t]*stub(?:[^A-Za-z0-9_]|$)", re.IGNORECASE)
 
 
@@ -94,7 +98,8 @@ def generate(text, path="<marked file>"):
     A region is what a student writes, between two whole-line comments (leading blanks allowed),
     `// BEGIN SOLUTION` and `// END SOLUTION`. In the student version it becomes its `// STUB:
     <code>` lines with "// STUB: " removed (each keeping its indentation), or, with none, one
-    `// TODO` line at the BEGIN mark's indentation. Regions do not nest. A line that holds the
+    `// TODO` line at the BEGIN mark's indentation, between two fence lines (FENCE_BEGIN,
+    FENCE_END) that show where the part begins and ends. Regions do not nest. A line that holds the
     upper-case word SOLUTION but is not a mark, a comment that starts like a mark in other case
     (`// end solution`), a misspelt STUB, a STUB outside a region, an unclosed region or a file
     with no region is a MarkError at its line; "solution" in lower or mixed case elsewhere is
@@ -117,6 +122,8 @@ def generate(text, path="<marked file>"):
             if not stubs:
                 stubs = [indent + "// TODO: write this part (exercise %d of this file)"
                          % (len(regions) + 1)]
+            # Visible fences, inside the part (the student may keep or drop them).
+            stubs = [indent + FENCE_BEGIN] + stubs + [indent + FENCE_END]
             regions.append(Region(len(out) + 1, len(out) + len(stubs), begin_line, solution))
             out.extend(stubs)
             region = None
