@@ -7,9 +7,9 @@
 //                       Fig 10.13 applies Fig 10.11 (so 10_11 per segment is Fig 10.13's kernel)
 //   10_13, 10_15 (COARSE_FACTOR 1..64, the sweep), 10_91 (warp shuffle), 10_92 (vectorized),
 //   10_94 (deterministic), 10_93 (CUB cub::DeviceReduce::Sum, the baseline)
-// Every kernel is checked before it is timed, at every size, as an integer sum and a max (both
-// exact, so a dropped or doubled element fails at 2^28 too) and as the float sum; the float sum is
-// then timed (median of --reps, L2 flushed before every run). Columns: time, GB/s (4 bytes per
+// Every kernel is checked before it is timed, at every size, as an integer sum, a max and the
+// float sum, each exactly (reduction.h), so a dropped or doubled element fails at 2^28 too; the
+// float sum is then timed (median of --reps, L2 flushed before every run). Columns: time, GB/s (4 bytes per
 // input, read once), % of the device's peak bandwidth, % of the read ceiling, speed relative to
 // CUB (CUB time / time), and the fastest and slowest of the timed runs (the spread).
 // --csv writes the same as CSV; plot_benchmark.py turns that into the README table and the plot.

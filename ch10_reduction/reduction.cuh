@@ -1,6 +1,6 @@
 // reduction.cuh: how every chapter-10 program runs its kernel: OperatorRunner checks it against
 // the sequential reference for each operator and then times the float sum; the COARSE_FACTORs
-// compiled in. The inputs, references and tolerances are reduction.h; what the kernels themselves
+// compiled in. The inputs, references and checks are reduction.h; what the kernels themselves
 // need is reduction_kernels.cuh.
 #pragma once
 
