@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draws the chapter's pictures at the book's toy sizes, from the kernels' own index arithmetic.
 
-    python3 ch10_reduction/draw_figures.py --out ch10_reduction/figures [--bin build/bin]
+    python3 ch10_reduction/draw_figures.py --out ch10_reduction [--bin build/bin]
 
 Writes, into --out:
   fig_10_05_sum_tree.png      Fig 10.5: the sum tree over 8 values, 3 steps of 4, 2 and 1 adders
