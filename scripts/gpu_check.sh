@@ -129,17 +129,30 @@ fi
 if want ch07; then
   build
   # ch07: the worked numbers (figures.txt: 07_01, 07_14 and every figure program at its defaults),
-  # NPP's edge ring at 1000 x 777 (npp_ring.txt), the machine code the README quotes (sass.txt),
-  # then the benchmark (benchmark.csv; its text output, with NPP's ring at 8192 x 8192, in
-  # benchmark_log.txt) with the SM clock sampled through it and through a sustained 9x9 load of
-  # 07_94 (clocks_9x9.csv, sustained_9x9.txt), its plot, and the image filter with its figure.
+  # the 3D kernels on a volume twice the L2 (conv3d.txt), NPP's edge ring at 1000 x 777
+  # (npp_ring.txt), the machine code the README quotes (sass.txt), then the benchmark
+  # (benchmark.csv; its text output, with NPP's ring at 8192 x 8192, in benchmark_log.txt) with the
+  # SM clock sampled through it and through a sustained 9x9 load of 07_94 (clocks_9x9.csv,
+  # sustained_9x9.txt), its plot, and the image filter with its figure of 1:1 crops. Afterwards,
+  # with data/ replaced by this folder (and a second GPU's run, if any, in data/h100/ with its
+  # env.txt), from the repository's root:
+  #   python3 ch07_convolution/plot_benchmark.py ch07_convolution/data/benchmark.csv \
+  #     --env ch07_convolution/data/env.txt --png ch07_convolution/benchmark.png \
+  #     --readme ch07_convolution/README.md --results ch07_convolution/RESULTS.md \
+  #     --compare ch07_convolution/data/h100/benchmark.csv
+  #   python3 ch07_convolution/draw_figures.py --out-dir ch07_convolution   # after the ncu stage
+  # and image_filter.png from here to ch07_convolution/.
   data_dir ch07_convolution
-  rm -f "$DATA/figures.txt" "$DATA/npp_ring.txt" "$DATA/sass.txt" "$DATA/sustained_9x9.txt"
+  rm -f "$DATA/figures.txt" "$DATA/conv3d.txt" "$DATA/npp_ring.txt" "$DATA/sass.txt" \
+    "$DATA/sustained_9x9.txt"
   for p in 07_01_conv1d_sequential 07_14_arithmetic_intensity 07_07_conv2d_basic \
     07_09_conv2d_constant_memory 07_12_conv2d_tiled 07_15_conv2d_tiled_cached_halo 07_ex1_conv1d \
     07_ex2_conv2d_output_tiled 07_ex3_conv3d 07_91_conv2d_register_tiled \
     07_92_conv2d_register_cached 07_93_conv2d_strip_float4 07_94_conv2d_strip_fma; do
     record figures.txt build/bin/$p
+  done
+  for r in 2 4; do
+    record conv3d.txt build/bin/07_ex3_conv3d --n 256 --radius $r
   done
   # NPP's edge ring at 3x3, 5x5 (where it differs) and 7x7 (where it does not), as 07_99 reports it.
   for r in 1 2 3; do
