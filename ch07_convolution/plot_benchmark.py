@@ -219,8 +219,11 @@ def read_pgm(path, comments=None):
     return np.frombuffer(data[pos + 1:pos + 1 + w * h], dtype=np.uint8).reshape(h, w)
 
 
-# The image figure's crops, as fractions of 07_98's test pattern (x0, y0 of the top-left corner):
-# what the README's caption describes, each shown pixel for pixel.
+# The image figure's crops, as fractions of 07_98's test pattern (x0, y0 of the top-left corner),
+# each shown pixel for pixel: the left edge, where the Sobel filter marks column 0 (the ghost cells
+# of 0 make a step there) and the blur darkens it; small letters, whose strokes the sharpen filter
+# makes crisper and the blur softens; the finest stripes, two pixels wide, which the blur averages
+# to grey and the Sobel filter turns white (its output clamped to 255).
 CROP = 160
 CROPS = [("the left edge", 0.0, 0.1),
          ("small letters", 0.04, 0.66),
