@@ -168,8 +168,7 @@ inline WalkDepth walk_depth(const ChainedTable& table, const std::vector<unsigne
     Table host_table;
     copy_table_to_host(table.table(), host_table);
     WalkDepth depth{0.0, 0};
-    for (unsigned int key : present) {
-        const std::size_t steps = walk_length(host_table, key);
+    for (std::size_t steps : walk_depths(host_table, present)) {
         depth.mean += static_cast<double>(steps) / present.size();
         depth.longest = std::max(depth.longest, steps);
     }
@@ -228,11 +227,9 @@ int main(int argc, char** argv) {
 
     // Lookups on the last table built: `hits` present keys spread over the input, then as many
     // absent ones.
-    std::vector<unsigned int> sorted(keys);
-    std::sort(sorted.begin(), sorted.end());
     std::vector<unsigned int> queries = atomics::walk_sample(keys, hits);
     const atomics::WalkDepth depth = atomics::walk_depth(table, queries);
-    const std::vector<unsigned int> absent = atomics::absent_keys(sorted, hits, opt.seed);
+    const std::vector<unsigned int> absent = atomics::absent_keys(atomics::sorted_copy(keys), hits, opt.seed);
     queries.insert(queries.end(), absent.begin(), absent.end());
     common::DeviceBuffer<unsigned int> dev_queries(queries), dev_found(queries.size());
     CUDA_CHECK(cudaMemset(dev_found.get(), 0xff - 1, queries.size() * sizeof(unsigned int)));

@@ -159,85 +159,97 @@ class OpenTable {
     common::DeviceBuffer<unsigned long long> refused_;
 };
 
-// What the map must hold: each distinct key once, with the index of its first occurrence.
-struct MapReference {
-    std::vector<unsigned long long> first;  // pack(key, first index), sorted, one per key
-    std::vector<unsigned int> expected;     // expected[i]: the value a lookup of keys[i] returns
-    std::vector<unsigned int> sorted_keys;  // the distinct keys, sorted
-
-    explicit MapReference(const std::vector<unsigned int>& keys) : expected(keys.size()) {
-        std::vector<unsigned long long> pairs(keys.size());
-        for (std::size_t i = 0; i < keys.size(); ++i)
-            pairs[i] = pack(keys[i], static_cast<unsigned int>(i));
-        std::sort(pairs.begin(), pairs.end());
-        for (std::size_t i = 0; i < pairs.size(); ++i) {
-            if (i == 0 || key_of(pairs[i]) != key_of(pairs[i - 1])) first.push_back(pairs[i]);
-            expected[static_cast<unsigned int>(pairs[i])] = static_cast<unsigned int>(first.back());
-        }
-        sorted_keys.reserve(first.size());
-        for (unsigned long long p : first) sorted_keys.push_back(key_of(p));
-    }
-};
-
-// The slots after an insert (see the header comment for what is checked). `home` gives the slot
-// where a key's probe path starts (A6 passes its bucket's first slot).
-inline bool verify_open_table(const std::vector<unsigned long long>& slots, const MapReference& ref,
+// The slots after an insert (see the header comment for what is checked), in one pass over the
+// slots in order, split among the host's cores. `home` gives the slot where a key's probe path
+// starts (A6 passes its bucket's first slot). A key is reachable when no slot from its home to its
+// own is empty: the nearest empty slot before it lies before its home.
+inline bool verify_open_table(const std::vector<unsigned long long>& slots,
+                              const std::vector<unsigned int>& keys, const MapReference& ref,
                               std::size_t (*home)(unsigned int, std::size_t) = home_slot) {
-    std::vector<std::uint8_t> found(ref.first.size(), 0);
-    std::size_t occupied = 0;
-    for (std::size_t s = 0; s < slots.size(); ++s) {
-        if (slots[s] == kEmptySlot) continue;
-        ++occupied;
-        const unsigned int key = key_of(slots[s]);
-        const auto it = std::lower_bound(ref.sorted_keys.begin(), ref.sorted_keys.end(), key);
-        if (it == ref.sorted_keys.end() || *it != key) {
-            std::fprintf(stderr,
-                         "FAIL open table: slot %zu holds key %u, which was never inserted\n", s,
-                         key);
-            return false;
-        }
-        const std::size_t k = static_cast<std::size_t>(it - ref.sorted_keys.begin());
-        if (found[k]++) {
-            std::fprintf(stderr, "FAIL open table: key %u is in the table twice (slot %zu)\n", key,
-                         s);
-            return false;
-        }
-        if (slots[s] != ref.first[k]) {
-            std::fprintf(
-                stderr, "FAIL open table: key %u holds value %u, its first occurrence is %u\n", key,
-                static_cast<unsigned int>(slots[s]), static_cast<unsigned int>(ref.first[k]));
-            return false;
-        }
-        for (std::size_t p = home(key, slots.size()); p != s; p = (p + 1) % slots.size()) {
+    const std::size_t num_slots = slots.size(), n = keys.size();
+    // Bit v: some slot holds value v. Every value must be its key's first occurrence, so a key in
+    // two slots shows as a value seen twice.
+    std::unique_ptr<std::atomic<std::uint64_t>[]> seen(new std::atomic<std::uint64_t>[n / 64 + 1]());
+    const unsigned int parts = parallel_parts(num_slots);
+    std::vector<Problem> problems(parts);
+    std::vector<std::size_t> occupied(parts, 0);
+    parallel_for(num_slots, [&](unsigned int part, std::size_t first, std::size_t last) {
+        // The nearest empty slot before `first`, cyclically; none in a table with no empty slot.
+        std::size_t empty = num_slots;
+        for (std::size_t back = 1; back <= num_slots && first != last; ++back) {
+            const std::size_t p = (first + num_slots - back) % num_slots;
             if (slots[p] == kEmptySlot) {
-                std::fprintf(stderr,
-                             "FAIL open table: key %u in slot %zu, but slot %zu before it on its "
-                             "probe path is empty: a lookup stops there\n",
-                             key, s, p);
-                return false;
+                empty = p;
+                break;
             }
         }
-    }
-    if (occupied != ref.first.size()) {
-        std::fprintf(stderr, "FAIL open table: %zu occupied slots for %zu distinct keys\n",
-                     occupied, ref.first.size());
+        for (std::size_t s = first; s < last; ++s) {
+            if (slots[s] == kEmptySlot) {
+                empty = s;
+                continue;
+            }
+            ++occupied[part];
+            const unsigned int key = key_of(slots[s]);
+            const unsigned int value = static_cast<unsigned int>(slots[s]);
+            std::string problem;
+            if (value >= n || keys[value] != key) {
+                problem = "holds key " + std::to_string(key) + " with value " +
+                          std::to_string(value) + ", which is not the index of that key: a key " +
+                          "never inserted, or a wrong value";
+            } else if (!ref.is_first(value)) {
+                problem = "holds key " + std::to_string(key) + " with value " +
+                          std::to_string(value) + ", not the index of its first occurrence";
+            } else if (seen[value / 64].fetch_or(std::uint64_t{1} << (value % 64),
+                                                 std::memory_order_relaxed) &
+                       (std::uint64_t{1} << (value % 64))) {
+                problem = "holds key " + std::to_string(key) + ", which is in the table twice";
+            } else if (empty != num_slots &&
+                       (s + num_slots - home(key, num_slots)) % num_slots >=
+                           (s + num_slots - empty) % num_slots) {
+                problem = "holds key " + std::to_string(key) + ", but slot " +
+                          std::to_string(empty) +
+                          " before it on its probe path is empty: a lookup stops there";
+            }
+            if (!problem.empty()) {
+                problems[part] = "open table: slot " + std::to_string(s) + " " + problem;
+                return;
+            }
+        }
+    });
+    if (!report_first(problems)) return false;
+    std::size_t total = 0;
+    for (std::size_t o : occupied) total += o;
+    if (total != ref.distinct()) {
+        std::fprintf(stderr, "FAIL open table: %zu occupied slots for %zu distinct keys\n", total,
+                     ref.distinct());
         return false;
     }
     return true;
 }
 
-// Lookups of the input keys (hits: queries[0..hits)) and of absent keys.
-inline bool check_open_lookups(const MapReference& ref, const std::vector<unsigned int>& queries,
-                               std::size_t hits, const std::vector<unsigned int>& got) {
-    for (std::size_t i = 0; i < queries.size(); ++i) {
-        const unsigned int want = i < hits ? ref.expected[i] : kNotFound;
-        if (got[i] != want) {
-            std::fprintf(stderr, "FAIL open lookup: query %zu, key %u (%s): got %u, expected %u\n",
-                         i, queries[i], i < hits ? "present" : "absent", got[i], want);
-            return false;
+// Lookups of the input keys (hits: queries[i] = keys[i] for i < hits) and of absent keys: a hit
+// must return the index of its key's first occurrence, a miss kNotFound.
+inline bool check_open_lookups(const std::vector<unsigned int>& keys, const MapReference& ref,
+                               const std::vector<unsigned int>& queries, std::size_t hits,
+                               const std::vector<unsigned int>& got) {
+    std::vector<Problem> problems(parallel_parts(queries.size()));
+    parallel_for(queries.size(), [&](unsigned int part, std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) {
+            const bool right = i < hits ? got[i] < keys.size() && keys[got[i]] == queries[i] &&
+                                              ref.is_first(got[i])
+                                        : got[i] == kNotFound;
+            if (!right) {
+                problems[part] = "open lookup: query " + std::to_string(i) + ", key " +
+                                 std::to_string(queries[i]) +
+                                 (i < hits ? " (present): got " : " (absent): got ") +
+                                 std::to_string(got[i]) + ", expected " +
+                                 (i < hits ? "the index of its first occurrence"
+                                           : std::to_string(kNotFound));
+                return;
+            }
         }
-    }
-    return true;
+    });
+    return report_first(problems);
 }
 
 inline std::size_t slots_for(std::size_t n, std::int64_t load_percent) {
@@ -268,10 +280,10 @@ int main(int argc, char** argv) {
     const std::vector<unsigned int> keys = atomics::random_keys(n, opt.seed);
     const atomics::MapReference ref(keys);
     std::vector<unsigned int> queries(keys);
-    const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys, n, opt.seed);
+    const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys(), n, opt.seed);
     queries.insert(queries.end(), absent.begin(), absent.end());
     std::fprintf(report.text(), "%zu keys, %zu distinct; lookups: all %zu, then %zu absent keys\n",
-                 n, ref.first.size(), n, n);
+                 n, ref.distinct(), n, n);
 
     std::vector<std::int64_t> loads = {50, 80};
     if (load != 0) loads = {load};
@@ -293,20 +305,20 @@ int main(int argc, char** argv) {
             std::fprintf(stderr,
                          "table full: %zu slots for %zu distinct keys; %llu inserts found no free "
                          "slot\n",
-                         slots, ref.first.size(), refused);
+                         slots, ref.distinct(), refused);
             return common::kExitWrong;
         }
-        if (!atomics::verify_open_table(table.to_host(), ref)) return common::kExitWrong;
+        if (!atomics::verify_open_table(table.to_host(), keys, ref)) return common::kExitWrong;
         CUDA_CHECK(cudaMemset(dev_found.get(), 0xfe, queries.size() * sizeof(unsigned int)));
         table.lookup(dev_queries.get(), queries.size(), dev_found.get());
-        if (!atomics::check_open_lookups(ref, queries, n, dev_found.to_host()))
+        if (!atomics::check_open_lookups(keys, ref, queries, n, dev_found.to_host()))
             return common::kExitWrong;
 
         const double insert_ms =
             timer.median_ms([&] { table.insert(dev_keys.get(), dev_values.get(), n); });
         const double lookup_ms = timer.median_ms(
             [&] { table.lookup(dev_queries.get(), queries.size(), dev_found.get()); });
-        const double actual_load = static_cast<double>(ref.first.size()) / slots;
+        const double actual_load = static_cast<double>(ref.distinct()) / slots;
         std::fprintf(report.text(),
                      "load %.2f (%zu slots): insert %.0f M keys/s, lookup (half hits, half "
                      "misses) %.0f M keys/s\n",
