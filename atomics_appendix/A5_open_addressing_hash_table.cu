@@ -32,7 +32,20 @@
 // with atomic loads: open_lookup's plain loads of a slot another thread is writing would race.
 //
 // The kernels and their launchers need hash_table.h alone (the compile_alone test checks it); main
-// and its helpers need keys.h and the repository's common/.
+// and its helpers need keys.h and the repository's common/. What a copy of them can and cannot do:
+//  - 32-bit keys and 32-bit values, packed in one 8-byte slot (a 64-bit CAS claims both); wider
+//    pairs need another slot layout (cuco claims the key, then writes the value).
+//  - The key 0xffffffff (kEmptyKey) marks an empty slot: the insert refuses it and counts it in
+//    *refused, as it counts a key that finds no free slot. Your keys must avoid it, or be mapped.
+//  - No delete: a slot emptied again would cut the probe paths that pass through it (a delete
+//    writes a tombstone, which lookups step over and inserts may reuse).
+//  - Inserts and lookups in separate kernels (or ordered by a stream or an event): open_lookup
+//    reads slots with plain loads, which race with a concurrent insert's CAS. A lookup that must
+//    run during inserts reads each slot with cuda::atomic_ref's load (relaxed is enough: the key
+//    and value arrive in one word).
+//  - Size the table for the keys: each probe sequence is bounded by the table's size, so a full
+//    or nearly full table is never an endless loop, but an insert or a miss then walks a long run
+//    of occupied slots, up to all of them: n keys cost up to n x slots probes, not n.
 //
 // Build: cmake --build build --target A5_open_addressing_hash_table
 // Run:   build/bin/A5_open_addressing_hash_table [--n 26214400] [--load 50|80|both | --slots S]
@@ -64,12 +77,18 @@ ATOMICS_HD inline unsigned int key_of(unsigned long long slot) {
 }
 
 // Linear probing from the key's home slot, at most `slots` steps: a full table never loops forever.
+// A key that is not inserted, for want of a free slot or because it is the reserved kEmptyKey, is
+// counted in *refused.
 __global__ void open_insert(const unsigned int* keys, const unsigned int* values, std::size_t n,
                             unsigned long long* slots, std::size_t num_slots,
                             unsigned long long* refused) {
     const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
     if (i >= n) return;
     const unsigned int key = keys[i];
+    if (key == kEmptyKey) {  // the empty slot's key: stored, it would read as an empty slot
+        atomicAdd(refused, 1ull);
+        return;
+    }
     const unsigned long long desired = pack(key, values[i]);
     std::size_t s = home_slot(key, num_slots);
     for (std::size_t probe = 0; probe < num_slots; ++probe) {

@@ -68,13 +68,18 @@ __device__ __forceinline__ Bucket load_bucket(const unsigned long long* p) {
     return {{lo.x, lo.y, hi.x, hi.y}};
 }
 
-// At most `buckets` steps: a full table refuses the key instead of looping.
+// At most `buckets` steps: a full table refuses the key instead of looping. As in A5, the reserved
+// kEmptyKey is refused too, and every key refused is counted in *refused.
 __global__ void bucketed_insert(const unsigned int* keys, const unsigned int* values, std::size_t n,
                                 unsigned long long* slots, std::size_t buckets,
                                 unsigned long long* refused) {
     const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
     if (i >= n) return;
     const unsigned int key = keys[i];
+    if (key == kEmptyKey) {
+        atomicAdd(refused, 1ull);
+        return;
+    }
     const unsigned long long desired = pack(key, values[i]);
     std::size_t b = home_bucket(key, buckets);
     for (std::size_t probe = 0; probe < buckets; ++probe) {
