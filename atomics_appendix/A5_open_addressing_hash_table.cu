@@ -179,20 +179,37 @@ class OpenTable {
 };
 
 // The slots after an insert (see the header comment for what is checked), in one pass over the
-// slots in order, split among the host's cores. `home` gives the slot where a key's probe path
+// slots in order, split among the host's cores. `Home` gives the slot where a key's probe path
 // starts (A6 passes its bucket's first slot). A key is reachable when no slot from its home to its
 // own is empty: the nearest empty slot before it lies before its home.
-inline bool verify_open_table(const std::vector<unsigned long long>& slots,
-                              const std::vector<unsigned int>& keys, const MapReference& ref,
-                              std::size_t (*home)(unsigned int, std::size_t) = home_slot) {
-    const std::size_t num_slots = slots.size(), n = keys.size();
-    // Bit v: some slot holds value v. Every value must be its key's first occurrence, so a key in
-    // two slots shows as a value seen twice.
-    std::unique_ptr<std::atomic<std::uint64_t>[]> seen(new std::atomic<std::uint64_t>[n / 64 + 1]());
+template <std::size_t (*Home)(unsigned int, std::size_t) = home_slot>
+bool verify_open_table(const std::vector<unsigned long long>& slots,
+                       const std::vector<unsigned int>& keys, const MapReference& ref) {
+    const std::size_t num_slots = slots.size(), n = keys.size(), words = n / 64 + 1;
+    // Bit v of a part's bitmap: value v may not appear (again) in the part's slots. It starts as
+    // the later occurrences (a slot must hold its key's first) and takes each value seen, so that
+    // a key in two slots shows as a value seen twice: within a part here, across parts when the
+    // bitmaps are merged below. One bitmap, one read a slot.
     const unsigned int parts = parallel_parts(num_slots);
+    std::vector<std::vector<std::uint64_t>> taken(parts);
     std::vector<Problem> problems(parts);
     std::vector<std::size_t> occupied(parts, 0);
     parallel_for(num_slots, [&](unsigned int part, std::size_t first, std::size_t last) {
+        std::vector<std::uint64_t>& mine = taken[part];
+        mine.resize(words);
+        for (std::size_t w = 0; w < words; ++w) mine[w] = ref.later_bits(w);
+        // First, alone in a small loop, what needs a read at a random place of the keys: whether
+        // the value is an index of the slot's key. Kept apart from the rest of the checks, many of
+        // these reads are in flight at once.
+        std::size_t stop = last;
+        for (std::size_t s = first; s < last; ++s) {
+            const unsigned long long slot = slots[s];
+            const unsigned int value = static_cast<unsigned int>(slot);
+            if (slot != kEmptySlot && (value >= n || keys[value] != key_of(slot))) {
+                stop = s;
+                break;
+            }
+        }
         // The nearest empty slot before `first`, cyclically; none in a table with no empty slot.
         std::size_t empty = num_slots;
         for (std::size_t back = 1; back <= num_slots && first != last; ++back) {
@@ -202,40 +219,55 @@ inline bool verify_open_table(const std::vector<unsigned long long>& slots,
                 break;
             }
         }
-        for (std::size_t s = first; s < last; ++s) {
-            if (slots[s] == kEmptySlot) {
+        // Slots from s back: the distance to `to`, going backwards around the table.
+        const auto behind = [num_slots](std::size_t s, std::size_t to) {
+            return s >= to ? s - to : s + num_slots - to;
+        };
+        std::size_t count = 0;
+        for (std::size_t s = first; s <= stop && s < last; ++s) {
+            const unsigned long long slot = slots[s];
+            if (slot == kEmptySlot) {
                 empty = s;
                 continue;
             }
-            ++occupied[part];
-            const unsigned int key = key_of(slots[s]);
-            const unsigned int value = static_cast<unsigned int>(slots[s]);
-            std::string problem;
-            if (value >= n || keys[value] != key) {
-                problem = "holds key " + std::to_string(key) + " with value " +
-                          std::to_string(value) + ", which is not the index of that key: a key " +
-                          "never inserted, or a wrong value";
-            } else if (!ref.is_first(value)) {
-                problem = "holds key " + std::to_string(key) + " with value " +
-                          std::to_string(value) + ", not the index of its first occurrence";
-            } else if (seen[value / 64].fetch_or(std::uint64_t{1} << (value % 64),
-                                                 std::memory_order_relaxed) &
-                       (std::uint64_t{1} << (value % 64))) {
-                problem = "holds key " + std::to_string(key) + ", which is in the table twice";
-            } else if (empty != num_slots &&
-                       (s + num_slots - home(key, num_slots)) % num_slots >=
-                           (s + num_slots - empty) % num_slots) {
-                problem = "holds key " + std::to_string(key) + ", but slot " +
-                          std::to_string(empty) +
-                          " before it on its probe path is empty: a lookup stops there";
-            }
-            if (!problem.empty()) {
-                problems[part] = "open table: slot " + std::to_string(s) + " " + problem;
+            ++count;
+            const unsigned int key = key_of(slot);
+            const unsigned int value = static_cast<unsigned int>(slot);
+            const char* problem = nullptr;
+            if (s == stop)
+                problem = "is not the index of that key: a key never inserted, or a wrong value";
+            else if ((mine[value / 64] >> (value % 64)) & 1)
+                problem = ref.is_first(value) ? "is there twice: the key is in the table twice"
+                                              : "is not the index of the key's first occurrence";
+            else if (empty != num_slots && behind(s, Home(key, num_slots)) >= behind(s, empty))
+                problem = "is behind an empty slot on its probe path: a lookup stops there";
+            if (problem != nullptr) {
+                problems[part] = "open table: slot " + std::to_string(s) + " holds key " +
+                                 std::to_string(key) + " with value " + std::to_string(value) +
+                                 ", which " + problem +
+                                 (empty != num_slots ? " (the last empty slot before it: " +
+                                                           std::to_string(empty) + ")"
+                                                     : std::string());
                 return;
             }
+            mine[value / 64] |= std::uint64_t{1} << (value % 64);
         }
+        occupied[part] = count;
     });
     if (!report_first(problems)) return false;
+    for (std::size_t w = 0; w < words; ++w) {
+        std::uint64_t all = 0;
+        for (const std::vector<std::uint64_t>& part : taken) {
+            const std::uint64_t twice = all & part[w] & ~ref.later_bits(w);
+            if (twice != 0) {
+                std::size_t value = w * 64;
+                while (!((twice >> (value % 64)) & 1)) ++value;
+                std::fprintf(stderr, "FAIL open table: key %u is in the table twice\n", keys[value]);
+                return false;
+            }
+            all |= part[w];
+        }
+    }
     std::size_t total = 0;
     for (std::size_t o : occupied) total += o;
     if (total != ref.distinct()) {

@@ -243,7 +243,7 @@ int main(int argc, char** argv) {
                          slots, ref.distinct(), refused);
             return common::kExitWrong;
         }
-        if (!atomics::verify_open_table(table.to_host(), keys, ref, atomics::bucket_home_slot))
+        if (!atomics::verify_open_table<atomics::bucket_home_slot>(table.to_host(), keys, ref))
             return common::kExitWrong;
         CUDA_CHECK(cudaMemset(dev_found.get(), 0xfe, queries.size() * sizeof(unsigned int)));
         table.lookup(dev_queries.get(), queries.size(), dev_found.get());

@@ -94,8 +94,10 @@ inline void copy_table_to_host(const DeviceTable& table, Table& host_table) {
     for (Entry& e : host_table.pool) relocate(e.next);
 }
 
-// Every key inserted, then verify_table on the host copy. Prints why on failure.
-inline bool verify_device_table(const ChainedTable& owner, const std::vector<unsigned int>& keys) {
+// Every key inserted, then verify_table on the host copy (with `lost`, entries may be missing:
+// verify_table counts them). Prints why on failure.
+inline bool verify_device_table(const ChainedTable& owner, const std::vector<unsigned int>& keys,
+                                std::size_t* lost = nullptr) {
     const unsigned long long refused = owner.refused_count();
     if (refused > 0) {
         std::fprintf(stderr,
@@ -106,7 +108,7 @@ inline bool verify_device_table(const ChainedTable& owner, const std::vector<uns
     }
     Table host_table;
     copy_table_to_host(owner.table(), host_table);
-    return verify_table(host_table, keys);
+    return verify_table(host_table, keys, lost);
 }
 
 }  // namespace atomics

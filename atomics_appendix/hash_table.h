@@ -152,6 +152,7 @@ inline bool verify_table(const Table& table, const std::vector<unsigned int>& ke
         std::vector<Cursor> walks;
         for (std::size_t b = first; b < last; ++b)
             if (table.entries[b] != nullptr) walks.push_back({b, table.entries[b], nullptr});
+        std::size_t count = 0;  // counted here: cores that share a line of `counts` slow each other
         while (!walks.empty()) {
             for (std::size_t w = 0; w < walks.size();) {
                 Cursor& c = walks[w];
@@ -186,7 +187,7 @@ inline bool verify_table(const Table& table, const std::vector<unsigned int>& ke
                                      ", but was located at " + std::to_string(c.bucket);
                     return;
                 }
-                ++counts[part];
+                ++count;
                 c.from = c.e;
                 c.e = c.e->next;
                 if (c.e == nullptr) {  // this list is done: the last walk takes its place
@@ -197,6 +198,7 @@ inline bool verify_table(const Table& table, const std::vector<unsigned int>& ke
                 }
             }
         }
+        counts[part] = count;
     });
     if (!report_first(problems)) return false;
     // The values, in pool order: entry i of a table built from the input holds value i.
@@ -228,24 +230,21 @@ inline bool verify_table(const Table& table, const std::vector<unsigned int>& ke
 // walk of every list (side by side, as verify_table walks them), not one walk per query.
 inline std::vector<std::size_t> walk_depths(const Table& table,
                                             const std::vector<unsigned int>& queries) {
-    // key -> the depth of its first entry (0: not met yet), open addressing on the key's bits.
+    // key -> the depth of its first entry (0: not met yet), open addressing on the key's bits. The
+    // walks read `key` and `used` of any slot, and write only the `depth` of their own keys.
     struct Slot {
         unsigned int key;
+        std::uint32_t depth;
         bool used;
-        std::size_t depth;
     };
     std::size_t size = 1;
     while (size < 2 * queries.size()) size *= 2;
-    std::vector<Slot> map(size, Slot{0, false, 0});
+    std::vector<Slot> map(size, Slot{0, 0, false});
     auto find = [&](unsigned int key) -> Slot* {
         for (std::size_t s = (key * 2654435761u) & (size - 1);; s = (s + 1) & (size - 1))
             if (!map[s].used || map[s].key == key) return &map[s];
     };
-    for (unsigned int q : queries) {
-        Slot* s = find(q);
-        s->used = true;
-        s->key = q;
-    }
+    for (unsigned int q : queries) *find(q) = Slot{q, 0, true};
     std::vector<std::size_t> lengths(table.count, 0);
     // A key's entries all sit in one bucket, so one core alone writes its depth.
     parallel_for(table.count, [&](unsigned int, std::size_t first, std::size_t last) {
@@ -257,7 +256,7 @@ inline std::vector<std::size_t> walk_depths(const Table& table,
                 auto& [bucket, e] = walks[w];
                 const std::size_t depth = ++lengths[bucket];
                 Slot* s = find(e->key);
-                if (s->used && s->depth == 0) s->depth = depth;
+                if (s->used && s->depth == 0) s->depth = static_cast<std::uint32_t>(depth);
                 e = e->next;
                 if (e == nullptr) {
                     walks[w] = walks.back();

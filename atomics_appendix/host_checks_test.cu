@@ -233,6 +233,23 @@ void reference_cases(std::size_t n, std::uint64_t seed) {
     expect("walk_depths: the entries each walk visits", depths_right, true);
 }
 
+// An open table's check and its lookups' check at one load, timed.
+template <std::size_t (*Home)(unsigned int, std::size_t)>
+void time_open_table(const char* which, std::int64_t load, const std::vector<unsigned int>& keys,
+                     const atomics::MapReference& ref, const std::vector<unsigned int>& queries) {
+    const auto slots = host_open_table(keys, atomics::slots_for(keys.size(), load), Home);
+    const std::string at = std::string(which) + " at load " + std::to_string(load) + "%";
+    const std::string check = "verify_open_table, " + at;
+    expect(check.c_str(), timed(check.c_str(), [&] {
+               return atomics::verify_open_table<Home>(slots, keys, ref);
+           }), true);
+    const auto got = host_lookups(slots, queries, Home);
+    const std::string lookups = "check_open_lookups, " + at;
+    expect(lookups.c_str(), timed(lookups.c_str(), [&] {
+               return atomics::check_open_lookups(keys, ref, queries, keys.size(), got);
+           }), true);
+}
+
 // Every reference and check a default run computes, at n keys, timed.
 void time_checks(std::size_t n, std::uint64_t seed) {
     std::printf("host references and checks at %zu keys, %u cores:\n", n,
@@ -259,22 +276,8 @@ void time_checks(std::size_t n, std::uint64_t seed) {
     std::vector<unsigned int> queries(keys);
     queries.insert(queries.end(), absent.begin(), absent.end());
     for (std::int64_t load : {50, 80}) {
-        const std::size_t slots = atomics::slots_for(n, load);
-        for (auto home : {atomics::home_slot, atomics::bucket_home_slot}) {
-            const auto table_slots = host_open_table(keys, slots, home);
-            const char* which = home == atomics::home_slot ? "A5" : "A6";
-            const std::string check = std::string("verify_open_table, ") + which + " at load " +
-                                      std::to_string(load) + "%";
-            expect(check.c_str(), timed(check.c_str(), [&] {
-                       return atomics::verify_open_table(table_slots, keys, ref, home);
-                   }), true);
-            const auto got = host_lookups(table_slots, queries, home);
-            const std::string lookups = std::string("check_open_lookups, ") + which +
-                                        " at load " + std::to_string(load) + "%";
-            expect(lookups.c_str(), timed(lookups.c_str(), [&] {
-                       return atomics::check_open_lookups(keys, ref, queries, n, got);
-                   }), true);
-        }
+        time_open_table<atomics::home_slot>("A5", load, keys, ref, queries);
+        time_open_table<atomics::bucket_home_slot>("A6", load, keys, ref, queries);
     }
 }
 

@@ -5,6 +5,7 @@
 // 26 million keys the reference takes well under a second where the GPU's work takes milliseconds.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -71,22 +72,39 @@ inline std::vector<unsigned int> absent_keys(const std::vector<unsigned int>& so
     std::vector<unsigned int> absent;
     absent.reserve(count);
     for (std::uint64_t round = 1; absent.size() < count; ++round) {
+        // As many candidates as keys are still missing: a later round has few to find.
         const std::vector<unsigned int> candidates =
-            random_keys(count, seed + 0x9e3779b9ull * round);
-        std::vector<std::uint64_t> sorted(count);
-        for (std::size_t j = 0; j < count; ++j)
+            random_keys(count - absent.size(), seed + 0x9e3779b9ull * round);
+        std::vector<std::uint64_t> sorted(candidates.size());
+        for (std::size_t j = 0; j < candidates.size(); ++j)
             sorted[j] = std::uint64_t{candidates[j]} << 32 | j;
         radix_sort(sorted, [](std::uint64_t p) { return static_cast<unsigned int>(p >> 32); });
-        std::vector<std::uint8_t> present(count, 0);
-        std::size_t k = 0;
+        // Few candidates are present (n / 2^32 of them): their places, in the generator's order.
+        std::vector<std::uint32_t> present;
+        std::size_t k = 0;  // sorted_keys[k] is the first key not below the last candidate's
         for (std::uint64_t p : sorted) {
             const unsigned int key = static_cast<unsigned int>(p >> 32);
-            while (k < sorted_keys.size() && sorted_keys[k] < key) ++k;
+            // Galloping: steps of 1, 2, 4, ..., then a binary search in the last one. As cheap as
+            // a merge where candidates are as many as the keys, and log(n / count) a candidate
+            // where they are few (a later round's).
+            std::size_t step = 1;
+            while (k + step < sorted_keys.size() && sorted_keys[k + step] < key) step *= 2;
+            k = static_cast<std::size_t>(
+                std::lower_bound(sorted_keys.begin() + k,
+                                 sorted_keys.begin() + std::min(k + step, sorted_keys.size()), key) -
+                sorted_keys.begin());
             if (k < sorted_keys.size() && sorted_keys[k] == key)
-                present[static_cast<std::uint32_t>(p)] = 1;
+                present.push_back(static_cast<std::uint32_t>(p));
         }
-        for (std::size_t j = 0; j < count && absent.size() < count; ++j)
-            if (!present[j]) absent.push_back(candidates[j]);
+        std::sort(present.begin(), present.end());
+        std::size_t next_present = 0;
+        for (std::size_t j = 0; j < candidates.size(); ++j) {
+            if (next_present < present.size() && present[next_present] == j) {
+                ++next_present;
+                continue;
+            }
+            absent.push_back(candidates[j]);
+        }
     }
     return absent;
 }
@@ -98,28 +116,34 @@ inline std::vector<unsigned int> absent_keys(const std::vector<unsigned int>& so
 class MapReference {
   public:
     explicit MapReference(const std::vector<unsigned int>& keys)
-        : first_bits_((keys.size() + 63) / 64, 0) {
+        : later_bits_((keys.size() + 63) / 64, 0) {
         std::vector<std::uint64_t> pairs(keys.size());
         parallel_for(keys.size(), [&](unsigned int, std::size_t first, std::size_t last) {
             for (std::size_t i = first; i < last; ++i) pairs[i] = std::uint64_t{keys[i]} << 32 | i;
         });
         radix_sort(pairs, [](std::uint64_t p) { return static_cast<unsigned int>(p >> 32); });
+        sorted_keys_.reserve(keys.size());
         for (std::size_t i = 0; i < pairs.size(); ++i) {
             const unsigned int key = static_cast<unsigned int>(pairs[i] >> 32);
-            if (i > 0 && key == sorted_keys_.back()) continue;
-            sorted_keys_.push_back(key);
+            if (i == 0 || key != sorted_keys_.back()) {
+                sorted_keys_.push_back(key);
+                continue;
+            }
+            // A later occurrence: few (about n^2 / 2^33), so the bits are set here, not all of them.
             const std::uint32_t index = static_cast<std::uint32_t>(pairs[i]);
-            first_bits_[index / 64] |= std::uint64_t{1} << (index % 64);
+            later_bits_[index / 64] |= std::uint64_t{1} << (index % 64);
         }
     }
     std::size_t distinct() const { return sorted_keys_.size(); }
     // Whether keys[i] occurs nowhere before i: the value the map must hold for that key is i.
-    bool is_first(std::size_t i) const { return (first_bits_[i / 64] >> (i % 64)) & 1; }
+    bool is_first(std::size_t i) const { return !((later_bits_[i / 64] >> (i % 64)) & 1); }
+    // Word w of the bitmap of later occurrences (bit i: keys[i] occurred before i).
+    std::uint64_t later_bits(std::size_t w) const { return later_bits_[w]; }
     // The distinct keys in increasing order (for absent_keys).
     const std::vector<unsigned int>& sorted_keys() const { return sorted_keys_; }
 
   private:
-    std::vector<std::uint64_t> first_bits_;
+    std::vector<std::uint64_t> later_bits_;  // bit i: keys[i] occurred before i
     std::vector<unsigned int> sorted_keys_;
 };
 
