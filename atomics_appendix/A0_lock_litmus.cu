@@ -138,14 +138,16 @@ int main(int argc, char** argv) {
     atomics::warp_takes_turns<<<1, 32>>>(atomics::Lock{mutex.get()}, counter.get());
     CUDA_CHECK_LAUNCH();
     const int turns = counter.to_host()[0];
-    std::printf("one warp, 32 lanes, each takes the lock while lanes of its warp hold it: %d of 32 "
-                "increments (independent thread scheduling)\n",
-                turns);
+    std::printf(
+        "one warp, 32 lanes, each takes the lock while lanes of its warp hold it: %d of 32 "
+        "increments (independent thread scheduling)\n",
+        turns);
     bool ok = turns == 32;
 
-    std::printf("%d blocks, one thread each, add 1 to a plain int under the lock %d times: the "
-                "counter must reach %lld\n",
-                blocks, rounds, expected);
+    std::printf(
+        "%d blocks, one thread each, add 1 to a plain int under the lock %d times: the "
+        "counter must reach %lld\n",
+        blocks, rounds, expected);
     struct Row {
         const char* name;
         Outcome outcome;

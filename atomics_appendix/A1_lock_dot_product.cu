@@ -35,10 +35,10 @@
 //
 // Build: cmake --build build --target A1_lock_dot_product
 // Run:   build/bin/A1_lock_dot_product [--n 34603008] [--book] [--seed 1234] [--reps 20] [--csv]
-#include <cub/device/device_reduce.cuh>
-#include <cuda/std/functional>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <cub/device/device_reduce.cuh>
+#include <cuda/std/functional>
 
 #include "lock.cuh"
 
@@ -332,12 +332,13 @@ int main(int argc, char** argv) {
 
     const int n = static_cast<int>(opt.n);
     common::require_device_bytes(2.0 * n * sizeof(float), "the two input vectors");
-    const DotProblem problem = make_dot_problem(n, static_cast<std::uint64_t>(opt.seed),
-                                                book_inputs);
+    const DotProblem problem =
+        make_dot_problem(n, static_cast<std::uint64_t>(opt.seed), book_inputs);
     // The book's grid, and one that fills the GPU (8 blocks of 256 threads an SM).
     const int blocks = blocks_per_grid(n);
-    const int full_grid = static_cast<int>(std::min<std::int64_t>(
-        std::int64_t{dev.sm_count} * (2048 / kThreadsPerBlock), common::ceil_div(n, kThreadsPerBlock)));
+    const int full_grid = static_cast<int>(
+        std::min<std::int64_t>(std::int64_t{dev.sm_count} * (2048 / kThreadsPerBlock),
+                               common::ceil_div(n, kThreadsPerBlock)));
     common::Tolerance tol, full_tol;
     if (!dot_tolerance(problem, blocks, &tol) || !dot_tolerance(problem, full_grid, &full_tol))
         return common::kExitWrong;
@@ -346,7 +347,8 @@ int main(int argc, char** argv) {
                      "integer inputs: every partial sum below %.0f, exact in float: each result "
                      "must be the dot product, %.0f\n",
                      std::max(largest_partial_sum(problem, blocks),
-                              largest_partial_sum(problem, full_grid)) + 1,
+                              largest_partial_sum(problem, full_grid)) +
+                         1,
                      problem.exact);
 
     common::DeviceBuffer<float> dev_a(problem.a), dev_b(problem.b), dev_c(1);
@@ -394,7 +396,8 @@ int main(int argc, char** argv) {
     if (!check_dot("dot with atomicAdd, full grid", read_result(dev_c.get(), "dot product"),
                    problem, full_tol))
         return common::kExitWrong;
-    CUDA_CHECK(dot_with_cub(cub_temp.get(), &cub_bytes, dev_a.get(), dev_b.get(), dev_sum.get(), n));
+    CUDA_CHECK(
+        dot_with_cub(cub_temp.get(), &cub_bytes, dev_a.get(), dev_b.get(), dev_sum.get(), n));
     if (!check_dot("dot with CUB", read_result(dev_sum.get(), "dot product (CUB)"), problem,
                    cub_tolerance(problem)))
         return common::kExitWrong;
@@ -416,8 +419,8 @@ int main(int argc, char** argv) {
     for (const int grid : {blocks, full_grid})
         report.print({"A1_lock_dot_product", "atomicAdd " + std::to_string(grid) + " blocks", opt.n,
                       timer.median_ms([&] {
-                          CUDA_CHECK(dot_with_atomic_add(dev_a.get(), dev_b.get(), dev_c.get(), n,
-                                                         grid));
+                          CUDA_CHECK(
+                              dot_with_atomic_add(dev_a.get(), dev_b.get(), dev_c.get(), n, grid));
                       }),
                       bytes, dev.peak_gbps});
     report.print({"A1_lock_dot_product", "CUB (double sum)", opt.n, timer.median_ms([&] {

@@ -176,8 +176,7 @@ int main(int argc, char** argv) {
                     "Appendix A.2.4: chained hash table on the GPU, one lock per bucket");
     cli.add_standard(opt, 1, atomics::kMaxKeys);
     cli.add_int("--pool", &pool, 1, atomics::kMaxKeys, "entries in the pool", "one per key, --n");
-    cli.add_flag("--no-lock",
-                 &no_lock,
+    cli.add_flag("--no-lock", &no_lock,
                  "build once without the locks (Figs A.4, A.5) and count the entries lost; exit 0 "
                  "when every entry still in the table is right, however many were lost");
     cli.parse_or_exit(argc, argv);
@@ -203,7 +202,8 @@ int main(int argc, char** argv) {
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaDeviceSynchronize());
         std::size_t lost = 0;
-        const std::vector<unsigned int> inserted(keys.begin(), keys.begin() + std::min(n, capacity));
+        const std::vector<unsigned int> inserted(keys.begin(),
+                                                 keys.begin() + std::min(n, capacity));
         if (!atomics::verify_device_table(table, inserted, &lost)) return common::kExitWrong;
         std::fprintf(report.text(),
                      "without the locks (Fig A.5): %zu of the %zu entries pushed are lost, no "

@@ -241,7 +241,8 @@ int main(int argc, char** argv) {
     // absent ones.
     std::vector<unsigned int> queries = atomics::walk_sample(keys, hits);
     const atomics::WalkDepth depth = atomics::walk_depth(table, queries);
-    const std::vector<unsigned int> absent = atomics::absent_keys(atomics::sorted_copy(keys), hits, opt.seed);
+    const std::vector<unsigned int> absent =
+        atomics::absent_keys(atomics::sorted_copy(keys), hits, opt.seed);
     queries.insert(queries.end(), absent.begin(), absent.end());
     common::DeviceBuffer<unsigned int> dev_queries(queries), dev_found(queries.size());
     CUDA_CHECK(cudaMemset(dev_found.get(), 0xff - 1, queries.size() * sizeof(unsigned int)));

@@ -242,12 +242,12 @@ bool verify_open_table(const std::vector<unsigned long long>& slots,
             else if (empty != num_slots && behind(s, Home(key, num_slots)) >= behind(s, empty))
                 problem = "is behind an empty slot on its probe path: a lookup stops there";
             if (problem != nullptr) {
-                problems[part] = "open table: slot " + std::to_string(s) + " holds key " +
-                                 std::to_string(key) + " with value " + std::to_string(value) +
-                                 ", which " + problem +
-                                 (empty != num_slots ? " (the last empty slot before it: " +
-                                                           std::to_string(empty) + ")"
-                                                     : std::string());
+                problems[part] =
+                    "open table: slot " + std::to_string(s) + " holds key " + std::to_string(key) +
+                    " with value " + std::to_string(value) + ", which " + problem +
+                    (empty != num_slots
+                         ? " (the last empty slot before it: " + std::to_string(empty) + ")"
+                         : std::string());
                 return;
             }
             mine[value / 64] |= std::uint64_t{1} << (value % 64);
@@ -262,7 +262,8 @@ bool verify_open_table(const std::vector<unsigned long long>& slots,
             if (twice != 0) {
                 std::size_t value = w * 64;
                 while (!((twice >> (value % 64)) & 1)) ++value;
-                std::fprintf(stderr, "FAIL open table: key %u is in the table twice\n", keys[value]);
+                std::fprintf(stderr, "FAIL open table: key %u is in the table twice\n",
+                             keys[value]);
                 return false;
             }
             all |= part[w];
@@ -290,12 +291,12 @@ inline bool check_open_lookups(const std::vector<unsigned int>& keys, const MapR
                                               ref.is_first(got[i])
                                         : got[i] == kNotFound;
             if (!right) {
-                problems[part] = "open lookup: query " + std::to_string(i) + ", key " +
-                                 std::to_string(queries[i]) +
-                                 (i < hits ? " (present): got " : " (absent): got ") +
-                                 std::to_string(got[i]) + ", expected " +
-                                 (i < hits ? "the index of its first occurrence"
-                                           : std::to_string(kNotFound));
+                problems[part] =
+                    "open lookup: query " + std::to_string(i) + ", key " +
+                    std::to_string(queries[i]) +
+                    (i < hits ? " (present): got " : " (absent): got ") + std::to_string(got[i]) +
+                    ", expected " +
+                    (i < hits ? "the index of its first occurrence" : std::to_string(kNotFound));
                 return;
             }
         }

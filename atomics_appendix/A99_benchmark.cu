@@ -334,8 +334,8 @@ int main(int argc, char** argv) {
             },
             [&] {
                 return a6_table.refused_count() == 0 &&
-                       atomics::verify_open_table<atomics::bucket_home_slot>(a6_table.to_host(), keys,
-                                                                             ref) &&
+                       atomics::verify_open_table<atomics::bucket_home_slot>(a6_table.to_host(),
+                                                                             keys, ref) &&
                        atomics::check_open_lookups(keys, ref, queries, n, dev_found.to_host());
             });
         if (!a6[l].ok()) return common::kExitWrong;

@@ -45,8 +45,8 @@ void lost_product() {
         CUDA_CHECK(dot_with_lock(mutexes.lock(0), x, b.get(), c.get(), count));
         return read_result(c.get(), "dot product");
     };
-    expect("A1: the lock's dot product passes its check", check_dot("A1", dot(a.get(), n), problem,
-                                                                    tol));
+    expect("A1: the lock's dot product passes its check",
+           check_dot("A1", dot(a.get(), n), problem, tol));
     std::fprintf(stderr, "2 lost products follow; each FAIL line below is a rejection expected\n");
     expect("A1: the last product dropped fails the check",
            !check_dot("A1, last product dropped", dot(a.get(), n - 1), problem, tol));
@@ -142,8 +142,9 @@ void reserved_key() {
                                      std::to_string(count) + " refused)";
         expect(refusals.c_str(), count == 2);
         const std::string lookups =
-            std::string(table) + ": the other keys found with their first value, the reserved key "
-                                 "and an absent one not found";
+            std::string(table) +
+            ": the other keys found with their first value, the reserved key "
+            "and an absent one not found";
         expect(lookups.c_str(), found.to_host() == want);
     }
 }
@@ -151,7 +152,8 @@ void reserved_key() {
 }  // namespace
 
 int main(int argc, char** argv) {
-    common::Cli cli("atomics_copy_test", "the appendix's kernels, copied and used as a reader would");
+    common::Cli cli("atomics_copy_test",
+                    "the appendix's kernels, copied and used as a reader would");
     cli.parse_or_exit(argc, argv);
     common::require_gpu();
     lost_product();

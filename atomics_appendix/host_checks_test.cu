@@ -89,8 +89,9 @@ void chained_table_cases() {
     atomics::Table table;
     atomics::build_cpu_table(table, keys, keys.size());
     expect("a table built by A2", atomics::verify_table(table, keys), true);
-    std::fprintf(stderr, "8 corrupted chained tables follow; each FAIL line below is a rejection "
-                         "expected\n");
+    std::fprintf(stderr,
+                 "8 corrupted chained tables follow; each FAIL line below is a rejection "
+                 "expected\n");
     // The first bucket with at least two entries: its head and its head's `next` get corrupted.
     std::size_t bucket = 0;
     while (table.entries[bucket] == nullptr || table.entries[bucket]->next == nullptr) ++bucket;
@@ -154,8 +155,9 @@ void open_table_cases() {
     std::size_t slot7 = atomics::home_slot(key7, num_slots);
     while (atomics::key_of(good[slot7]) != key7) slot7 = (slot7 + 1) % num_slots;
 
-    std::fprintf(stderr, "5 corrupted open tables follow; each FAIL line below is a rejection "
-                         "expected\n");
+    std::fprintf(stderr,
+                 "5 corrupted open tables follow; each FAIL line below is a rejection "
+                 "expected\n");
     auto bad = good;
     bad[slot7] = atomics::pack(key7, 2000);
     expect("a later occurrence's value", atomics::verify_open_table(bad, keys, ref), false);
@@ -186,14 +188,12 @@ void open_table_cases() {
            true);
     std::fprintf(stderr, "2 wrong lookups follow; each FAIL line below is a rejection expected\n");
     got[2000] = 2000;  // keys[2000] is keys[7]: its first occurrence is 7
-    expect("a hit with a later occurrence", atomics::check_open_lookups(keys, ref, queries,
-                                                                        keys.size(), got),
-           false);
+    expect("a hit with a later occurrence",
+           atomics::check_open_lookups(keys, ref, queries, keys.size(), got), false);
     got[2000] = 7;
     got[keys.size() + 5] = 5;
-    expect("a miss that finds something", atomics::check_open_lookups(keys, ref, queries,
-                                                                      keys.size(), got),
-           false);
+    expect("a miss that finds something",
+           atomics::check_open_lookups(keys, ref, queries, keys.size(), got), false);
 }
 
 // The fast references against slow, obvious ones.
@@ -240,14 +240,15 @@ void time_open_table(const char* which, std::int64_t load, const std::vector<uns
     const auto slots = host_open_table(keys, atomics::slots_for(keys.size(), load), Home);
     const std::string at = std::string(which) + " at load " + std::to_string(load) + "%";
     const std::string check = "verify_open_table, " + at;
-    expect(check.c_str(), timed(check.c_str(), [&] {
-               return atomics::verify_open_table<Home>(slots, keys, ref);
-           }), true);
+    expect(check.c_str(),
+           timed(check.c_str(), [&] { return atomics::verify_open_table<Home>(slots, keys, ref); }),
+           true);
     const auto got = host_lookups(slots, queries, Home);
     const std::string lookups = "check_open_lookups, " + at;
-    expect(lookups.c_str(), timed(lookups.c_str(), [&] {
-               return atomics::check_open_lookups(keys, ref, queries, keys.size(), got);
-           }), true);
+    expect(lookups.c_str(),
+           timed(lookups.c_str(),
+                 [&] { return atomics::check_open_lookups(keys, ref, queries, keys.size(), got); }),
+           true);
 }
 
 // Every reference and check a default run computes, at n keys, timed.
@@ -255,24 +256,22 @@ void time_checks(std::size_t n, std::uint64_t seed) {
     std::printf("host references and checks at %zu keys, %u cores:\n", n,
                 std::thread::hardware_concurrency());
     const auto keys = timed("random keys", [&] { return atomics::random_keys(n, seed); });
-    const auto ref = timed("map reference (A5, A6, A99)", [&] { return atomics::MapReference(keys); });
-    const auto absent = timed("n absent keys (A5, A6, A99)", [&] {
-        return atomics::absent_keys(ref.sorted_keys(), n, seed);
-    });
+    const auto ref =
+        timed("map reference (A5, A6, A99)", [&] { return atomics::MapReference(keys); });
+    const auto absent = timed("n absent keys (A5, A6, A99)",
+                              [&] { return atomics::absent_keys(ref.sorted_keys(), n, seed); });
     const std::size_t sample = std::min<std::size_t>(n, 65536);
-    timed("sorted keys and 65536 absent keys (A4)", [&] {
-        return atomics::absent_keys(atomics::sorted_copy(keys), sample, seed);
-    });
+    timed("sorted keys and 65536 absent keys (A4)",
+          [&] { return atomics::absent_keys(atomics::sorted_copy(keys), sample, seed); });
     atomics::Table table;
-    timed("a chained table built on the host (test input)", [&] {
-        return atomics::build_cpu_table(table, keys, n);
-    });
-    expect("verify_table at n", timed("verify_table (A2, A3, A4, A99)", [&] {
-               return atomics::verify_table(table, keys);
-           }), true);
-    timed("walk_depths of 65536 keys (A4, A99)", [&] {
-        return atomics::walk_depths(table, atomics::walk_sample(keys, sample));
-    });
+    timed("a chained table built on the host (test input)",
+          [&] { return atomics::build_cpu_table(table, keys, n); });
+    expect(
+        "verify_table at n",
+        timed("verify_table (A2, A3, A4, A99)", [&] { return atomics::verify_table(table, keys); }),
+        true);
+    timed("walk_depths of 65536 keys (A4, A99)",
+          [&] { return atomics::walk_depths(table, atomics::walk_sample(keys, sample)); });
     std::vector<unsigned int> queries(keys);
     queries.insert(queries.end(), absent.begin(), absent.end());
     for (std::int64_t load : {50, 80}) {

@@ -16,10 +16,23 @@
 namespace atomics {
 
 // Random unsigned ints (splitmix64), never kEmptyKey, which A5 and A6 reserve for an empty slot;
-// duplicates occur (about n^2 / 2^33 of them).
+// duplicates occur (about n^2 / 2^33 of them). Key i is draw i of the generator, a draw that
+// gives kEmptyKey (one in 2^32) being skipped; the draws are independent of each other
+// (splitmix64's state only counts), so the host's cores make them in pieces, and the rare
+// skipped draw is put right afterwards, in order.
 inline std::vector<unsigned int> random_keys(std::size_t n, std::uint64_t seed) {
+    constexpr std::uint64_t kStep = 0x9E3779B97F4A7C15ull;  // splitmix64's increment
     std::vector<unsigned int> keys(n);
-    std::uint64_t state = seed;
+    std::vector<std::uint8_t> skipped(parallel_parts(n), 0);
+    parallel_for(n, [&](unsigned int part, std::size_t first, std::size_t last) {
+        std::uint64_t state = seed + first * kStep;
+        for (std::size_t i = first; i < last; ++i) {
+            keys[i] = static_cast<unsigned int>(common::splitmix64(state) >> 32);
+            skipped[part] |= keys[i] == kEmptyKey;
+        }
+    });
+    if (std::find(skipped.begin(), skipped.end(), 1) == skipped.end()) return keys;
+    std::uint64_t state = seed;  // a draw was kEmptyKey: the keys again, one by one
     for (unsigned int& k : keys) {
         do {
             k = static_cast<unsigned int>(common::splitmix64(state) >> 32);
@@ -91,7 +104,8 @@ inline std::vector<unsigned int> absent_keys(const std::vector<unsigned int>& so
             while (k + step < sorted_keys.size() && sorted_keys[k + step] < key) step *= 2;
             k = static_cast<std::size_t>(
                 std::lower_bound(sorted_keys.begin() + k,
-                                 sorted_keys.begin() + std::min(k + step, sorted_keys.size()), key) -
+                                 sorted_keys.begin() + std::min(k + step, sorted_keys.size()),
+                                 key) -
                 sorted_keys.begin());
             if (k < sorted_keys.size() && sorted_keys[k] == key)
                 present.push_back(static_cast<std::uint32_t>(p));
@@ -129,7 +143,8 @@ class MapReference {
                 sorted_keys_.push_back(key);
                 continue;
             }
-            // A later occurrence: few (about n^2 / 2^33), so the bits are set here, not all of them.
+            // A later occurrence: few (about n^2 / 2^33), so the bits are set here, not all of
+            // them.
             const std::uint32_t index = static_cast<std::uint32_t>(pairs[i]);
             later_bits_[index / 64] |= std::uint64_t{1} << (index % 64);
         }
