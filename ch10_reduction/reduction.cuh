@@ -1,6 +1,6 @@
 // reduction.cuh: how every chapter-10 program runs its kernel: OperatorRunner checks it against
 // the sequential reference for each operator and then times the float sum; the COARSE_FACTORs
-// compiled in. The inputs, references and tolerances are reduction.h; what the kernels themselves
+// compiled in. The inputs, references and checks are reduction.h; what the kernels themselves
 // need is reduction_kernels.cuh.
 #pragma once
 
@@ -42,16 +42,16 @@ bool with_coarse_factor(std::int64_t factor, F&& f) {
 
 // Makes the input of --n and --seed for one operator, puts it on the device with its reference,
 // and: verify() runs a kernel once on a poisoned output and checks the result; median_ms() then
-// times it. Kernels that reduce in place (Figs 10.6 and 10.9) need `in_place` at construction:
-// they get a fresh copy of the input before every run, outside the timed region.
+// times it (and, in a graded run, checks every timed launch too). Kernels that reduce in place
+// (Figs 10.6 and 10.9) need `in_place` at construction: they get a fresh copy of the input before
+// every run, outside the timed region.
 template <class Op>
 class OperatorRunner {
   public:
     using T = typename Op::value_type;
 
-    OperatorRunner(const common::Device& dev, const common::Options& opt, bool in_place,
-                   std::FILE* text)
-        : n_(opt.n), text_(text), timer_(dev, opt.reps) {
+    OperatorRunner(const common::Device& dev, const common::Options& opt, bool in_place)
+        : n_(opt.n), timer_(dev, opt.reps) {
         const double bytes = (in_place ? 2.0 : 1.0) * sizeof(T) * n_;
         common::require_device_bytes(bytes, "the input");
         const std::vector<T> input = operator_input<Op>(n_, opt.seed);
@@ -61,22 +61,24 @@ class OperatorRunner {
     }
 
     // launch(T* input, T* output) runs the whole reduction, setting *output to the identity first
-    // if it combines into it. `height` bounds the float sum's rounding error (reduction.h).
+    // if it combines into it.
     template <class Launch>
-    bool verify(const std::string& what, std::int64_t height, bool in_place, Launch launch) {
+    bool verify(const std::string& what, bool in_place, Launch launch) {
+        label_ = what + " (" + Op::name + ", " + type_name() + ")";
         prepare(in_place);
-        output_
-            .poison();  // NaN for float, 0xffffffff for the integer sum: an unwritten output fails
-        launch(data(in_place), output_.get());
+        common::checked_launch([&] { launch(data(in_place), output_.get()); });
         CUDA_CHECK(cudaDeviceSynchronize());
-        const std::string label = what + " (" + Op::name + ", " + type_name() + ")";
-        return check_result<Op>(label.c_str(), output_.to_host()[0], reference_, height, text_);
+        return check_result<Op>(label_.c_str(), output_.to_host()[0], reference_);
     }
 
+    // A graded run checks every timed launch as verify() checked its own (common::Timer).
     template <class Launch>
     common::TimeStats time_stats(bool in_place, Launch launch) {
-        return timer_.measure([&] { launch(data(in_place), output_.get()); },
-                              [&] { prepare(in_place); });
+        return timer_.measure(
+            [&] { launch(data(in_place), output_.get()); }, [&] { prepare(in_place); },
+            [&] {
+                return check_result<Op>(label_.c_str(), output_.to_host_ungraded()[0], reference_);
+            });
     }
     template <class Launch>
     double median_ms(bool in_place, Launch launch) {
@@ -86,15 +88,18 @@ class OperatorRunner {
   private:
     static const char* type_name() { return std::is_same_v<T, float> ? "float" : "uint32"; }
     T* data(bool in_place) const { return in_place ? scratch_->get() : input_->get(); }
+    // Before every launch: a fresh input for a kernel that reduces in place, and a poisoned
+    // output (NaN for float, 0xffffffff for the integer sum), so that an unwritten one fails.
     void prepare(bool in_place) {
         if (in_place) {
             CUDA_CHECK(cudaMemcpyAsync(scratch_->get(), input_->get(), n_ * sizeof(T),
                                        cudaMemcpyDeviceToDevice));
         }
+        output_.poison();
     }
 
     std::int64_t n_;
-    std::FILE* text_;
+    std::string label_;
     double reference_ = 0.0;
     std::unique_ptr<common::DeviceBuffer<T>> input_, scratch_;
     common::DeviceBuffer<T> output_{1};
@@ -103,9 +108,8 @@ class OperatorRunner {
 
 // What a program reports about its kernel.
 struct KernelInfo {
-    std::string what;     // "Fig 10.6"
-    bool in_place;        // reduces its input in place
-    std::int64_t height;  // rounding bound of its float sum (reduction.h)
+    std::string what;  // "Fig 10.6"
+    bool in_place;     // reduces its input in place
 };
 
 // Verifies launch(op, input, output) for the integer sum, max and the float sum, each on its own
@@ -113,23 +117,22 @@ struct KernelInfo {
 template <class Launch>
 std::unique_ptr<OperatorRunner<Sum<float>>> verify_operators(const common::Device& dev,
                                                              const common::Options& opt,
-                                                             std::FILE* text, const KernelInfo& k,
-                                                             Launch launch) {
+                                                             const KernelInfo& k, Launch launch) {
     {
-        OperatorRunner<Sum<unsigned int>> runner(dev, opt, k.in_place, text);
-        if (!runner.verify(k.what, 0, k.in_place, [&](unsigned int* in, unsigned int* out) {
+        OperatorRunner<Sum<unsigned int>> runner(dev, opt, k.in_place);
+        if (!runner.verify(k.what, k.in_place, [&](unsigned int* in, unsigned int* out) {
                 launch(Sum<unsigned int>{}, in, out);
             }))
             return nullptr;
     }
     {
-        OperatorRunner<Max> runner(dev, opt, k.in_place, text);
-        if (!runner.verify(k.what, 0, k.in_place,
+        OperatorRunner<Max> runner(dev, opt, k.in_place);
+        if (!runner.verify(k.what, k.in_place,
                            [&](float* in, float* out) { launch(Max{}, in, out); }))
             return nullptr;
     }
-    auto runner = std::make_unique<OperatorRunner<Sum<float>>>(dev, opt, k.in_place, text);
-    if (!runner->verify(k.what, k.height, k.in_place,
+    auto runner = std::make_unique<OperatorRunner<Sum<float>>>(dev, opt, k.in_place);
+    if (!runner->verify(k.what, k.in_place,
                         [&](float* in, float* out) { launch(Sum<float>{}, in, out); }))
         return nullptr;
     return runner;
@@ -141,7 +144,7 @@ template <class Launch>
 bool verify_then_time(const common::Device& dev, const common::Options& opt,
                       common::Reporter& report, const char* program, const std::string& variant,
                       const KernelInfo& k, Launch launch) {
-    auto runner = verify_operators(dev, opt, report.text(), k, launch);
+    auto runner = verify_operators(dev, opt, k, launch);
     if (!runner) return false;
     const double ms = runner->median_ms(
         k.in_place, [&](float* in, float* out) { launch(Sum<float>{}, in, out); });
