@@ -48,6 +48,8 @@ cudaError_t group_sums(const int* keys, const F* values, F* sums, unsigned int n
 }
 
 #ifndef WARP_KERNELS_ONLY  // the compile_alone test takes the kernel and launcher alone
+#include <bitset>
+
 #include "common.cuh"
 #include "warp_agg.h"
 
@@ -112,7 +114,7 @@ void trace_first_warp(const std::vector<int>& keys, const std::vector<F>& values
     for (int r = 0; r < rounds; ++r) std::fprintf(text, "  round %d", r);
     std::fprintf(text, "  result\n");
     for (unsigned int l = 0; l < lanes; ++l) {
-        const int rel_pos = __builtin_popcount(peers[l] & ((1u << l) - 1u));
+        const int rel_pos = static_cast<int>(std::bitset<32>(peers[l] & ((1u << l) - 1u)).count());
         std::fprintf(text, "  %4u %4d %8d %6.2f", l, keys[l], rel_pos,
                      static_cast<double>(values[l]));
         for (int r = 0; r < rounds; ++r)
