@@ -71,19 +71,6 @@ struct ReduceRecorder {
     }
 };
 
-// The CPU reference: every element's group sum within its warp, in double.
-template <class F>
-std::vector<double> cpu_group_sums(const std::vector<int>& keys, const std::vector<F>& values) {
-    const std::vector<unsigned int> peers = warp_agg::cpu_peers(keys);
-    std::vector<double> sums(keys.size(), 0.0);
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-        const std::size_t warp = i / kWarp * kWarp;
-        for (int l = 0; l < kWarp; ++l)
-            if ((peers[i] >> l) & 1u) sums[i] += values[warp + l];
-    }
-    return sums;
-}
-
 // Runs reduce_peers on the first warp with the recorder and prints a lane per line to `text`
 // (stdout, or stderr with --csv, so that stdout holds nothing but CSV): its key, its position among
 // its peers, its value, and its partial sum after each round.
@@ -142,7 +129,7 @@ bool run_precision(const common::Device& dev, const common::Options& opt, bool t
         CUDA_CHECK(group_sums(d_keys.get(), d_values.get(), d_sums.get(), n));
         CUDA_CHECK(cudaDeviceSynchronize());
         const std::vector<F> got = d_sums.to_host();
-        const std::vector<double> want = cpu_group_sums(keys, values);
+        const std::vector<double> want = warp_agg::cpu_group_sums(keys, values);
         // Exact: a group holds at most 32 multiples of 1/4 (warp_agg.h).
         const std::string what =
             std::string("reduce_peers/") + precision + "/" + warp_agg::pattern_name(p);
