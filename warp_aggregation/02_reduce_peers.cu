@@ -22,8 +22,8 @@
 //
 // Build: cmake --build build --target 02_reduce_peers
 // Run:   build/bin/02_reduce_peers [--n 1000003] [--seed 1234] [--reps 20] [--csv] [--trace]
-//        --trace prints every lane's partial sum after every round, for the first warp of each
-//        pattern, in float only (the double run is not traced); with --csv it goes to stderr.
+//        --trace prints every partial sum still held after each round, for the first warp of
+//        each pattern, in float only (the double run is not traced); with --csv it goes to stderr.
 #include "warp_peers.cuh"
 
 constexpr unsigned int kBlock = 256;
@@ -73,7 +73,9 @@ struct ReduceRecorder {
 
 // Runs reduce_peers on the first warp with the recorder and prints a lane per line to `text`
 // (stdout, or stderr with --csv, so that stdout holds nothing but CSV): its key, its position among
-// its peers, its value, and its partial sum after each round.
+// its peers, its value, and its partial sum after each round while it holds one. After round r
+// that is the lanes whose rel_pos is a multiple of 2^(r+1); the others have been reduced away (a
+// dot: they go on adding, but nobody reads their x again).
 template <class F>
 void trace_first_warp(const std::vector<int>& keys, const std::vector<F>& values,
                       warp_agg::Pattern p, std::FILE* text) {
@@ -104,8 +106,13 @@ void trace_first_warp(const std::vector<int>& keys, const std::vector<F>& values
         const int rel_pos = static_cast<int>(std::bitset<32>(peers[l] & ((1u << l) - 1u)).count());
         std::fprintf(text, "  %4u %4d %8d %6.2f", l, keys[l], rel_pos,
                      static_cast<double>(values[l]));
-        for (int r = 0; r < rounds; ++r)
-            std::fprintf(text, "  %7.2f", static_cast<double>(x[r * kWarp + l]));
+        for (int r = 0; r < rounds; ++r) {
+            if (rel_pos % (2 << r) == 0) {
+                std::fprintf(text, "  %7.2f", static_cast<double>(x[r * kWarp + l]));
+            } else {
+                std::fprintf(text, "  %7s", ".");
+            }
+        }
         std::fprintf(text, "  %6.2f%s\n", static_cast<double>(sums[l]),
                      rel_pos == 0 ? "  <- first" : "");
     }
@@ -154,8 +161,8 @@ int main(int argc, char** argv) {
                     "the blog's reduce_peers: every peer group of a warp summed in parallel");
     cli.add_standard(opt, 1, std::int64_t{1} << 28);
     cli.add_flag("--trace", &trace,
-                 "print every lane's partial sum after each round, one warp per pattern, in float "
-                 "only (to stderr with --csv)");
+                 "print every partial sum still held after each round, one warp per pattern, in "
+                 "float only (to stderr with --csv)");
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
