@@ -11,7 +11,7 @@ The files (a GPU run writes them; the commands are in RESULTS.md):
   get_peers.csv     01 --csv at its default size
   benchmark.csv     03 --csv (benchmark_log.txt: what it printed besides)
   sweep.csv         03 --order sweep --precision double --csv
-  filter.csv        04 --csv
+  filter.csv        04 --csv (filter_log.txt: what it printed besides)
 The results table itself, the plots and RESULTS.md's tables come from plot_benchmark.py and
 plot_sweep.py.
 """
@@ -134,6 +134,23 @@ def prints_03():
              if not line.endswith(": checking, then timing, every variant")]
     return "\n".join(["```", "$ build/bin/03_reduction_by_key_benchmark --csv > benchmark.csv"]
                      + lines + ["```", ""])
+
+
+def prints_04():
+    """04's result lines at 50% kept, as it prints them (from its CSV)."""
+    rows = [r for r in load("filter.csv") or [] if r["variant"].endswith("/50%")]
+    if not rows:
+        return missing("04 at its default size", "filter.csv")
+    peak = report.peak_gbps(rows, path("filter.csv"), path("env.txt"))
+    out = ["```", "$ build/bin/04_warp_aggregated_increment", "..."]
+    for r in rows:
+        name = f"{r['program']} {r['variant']}"
+        line = (f"{name:<40} n={r['n']:<11} {float(r['ms']):10.4f} ms "
+                f"{float(r['gb_per_s']):9.1f} GB/s")
+        if peak:
+            line += f"  {float(r['pct_of_peak']):5.1f}% of peak {peak} GB/s"
+        out.append(line)
+    return "\n".join(out + ["...", "```", ""])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,7 +313,7 @@ def sweep_table():
 BLOCKS = {"prints-01": prints_01, "number-01": number_01, "prints-02": prints_02,
           "number-02": number_02, "prints-03": prints_03, "number-03": number_03,
           "number-cg": number_cg, "sweep-table": sweep_table, "number-scan": number_scan,
-          "number-library": number_library, "number-04": number_04,
+          "number-library": number_library, "prints-04": prints_04, "number-04": number_04,
           "number-04-cub": number_04_cub, "blog-table": blog_table}
 
 
