@@ -154,6 +154,14 @@ std::vector<double> cpu_group_sums(const std::vector<int>& keys, const std::vect
     return sums;
 }
 
+// The i-th number (from 0) that common::splitmix64 draws from `seed`. SplitMix64's state only
+// grows by a constant at every draw, so any draw can be made alone, and a long sequence in slices
+// on several cores.
+inline std::uint64_t splitmix64_at(std::uint64_t seed, std::uint64_t i) {
+    std::uint64_t state = seed + i * 0x9E3779B97F4A7C15ull;
+    return common::splitmix64(state);
+}
+
 // Random multiples of 1/4 in [0.25, 4] (as in chapter 10): never 0, so a dropped value changes a
 // sum, and every sum of up to 2^20 of them is a multiple of 1/4 below 2^22, an integer of at most
 // 24 bits times 2^-2: exact in float and in double whatever the order of the additions. The checks
@@ -161,8 +169,10 @@ std::vector<double> cpu_group_sums(const std::vector<int>& keys, const std::vect
 template <class T>
 std::vector<T> quarter_values(std::size_t n, std::uint64_t seed) {
     std::vector<T> v(n);
-    std::uint64_t state = seed;
-    for (T& x : v) x = T(0.25) * static_cast<T>(1 + common::splitmix64(state) % 16);
+    parallel_slices(n, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i)
+            v[i] = T(0.25) * static_cast<T>(1 + splitmix64_at(seed, i) % 16);
+    });
     return v;
 }
 
@@ -213,11 +223,12 @@ inline std::vector<int> make_keys(Order order, unsigned int n, unsigned int per_
     std::uint64_t state = seed;
     if (order == Order::kPartial) {
         std::vector<std::uint32_t> target(n);  // i + offset
+        parallel_slices(n, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i)
+                target[i] = static_cast<std::uint32_t>(i + splitmix64_at(seed, i) % displacement);
+        });
         std::vector<std::uint32_t> start(std::size_t{n} + displacement + 1, 0);
-        for (unsigned int i = 0; i < n; ++i) {
-            target[i] = i + static_cast<std::uint32_t>(common::splitmix64(state) % displacement);
-            ++start[target[i] + 1];
-        }
+        for (unsigned int i = 0; i < n; ++i) ++start[target[i] + 1];
         for (std::size_t t = 1; t < start.size(); ++t) start[t] += start[t - 1];
         std::vector<int> moved(n);
         for (unsigned int i = 0; i < n; ++i) moved[start[target[i]]++] = keys[i];
