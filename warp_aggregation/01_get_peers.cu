@@ -21,7 +21,7 @@
 //        --csv, so that stdout holds nothing but CSV).
 #include "warp_peers.cuh"
 
-constexpr unsigned int kBlock = 256;
+constexpr unsigned int kBlock = 256;  // whole warps: the kernels vote on the full mask
 
 // Every thread of a warp votes on whether it holds a key, so that the partial last warp knows
 // which lanes exist; then the lanes past the end leave and the rest search for their peers.

@@ -26,7 +26,7 @@
 //        each pattern, in float only (the double run is not traced); with --csv it goes to stderr.
 #include "warp_peers.cuh"
 
-constexpr unsigned int kBlock = 256;
+constexpr unsigned int kBlock = 256;  // whole warps: the kernels vote on the full mask
 
 // One element per thread: find the peers (the blog's loop), sum each group, every lane writes its
 // group's sum.

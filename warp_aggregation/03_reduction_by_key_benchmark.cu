@@ -68,7 +68,7 @@
 
 namespace cg = cooperative_groups;
 
-constexpr unsigned int kBlock = 256;
+constexpr unsigned int kBlock = 256;  // whole warps: the kernels vote on the full mask
 
 // ---------------------------------------------------------------------------------------------
 // The two ways to add into a bin.

@@ -33,7 +33,7 @@
 
 namespace cg = cooperative_groups;
 
-constexpr unsigned int kBlock = 256;
+constexpr unsigned int kBlock = 256;  // whole warps: the kernels vote on the full mask
 constexpr int kKeyRange = 1000000;
 
 // One element per thread; the threads past the end take part in the warp's vote with a false
