@@ -47,7 +47,11 @@ cudaError_t convolution_2D_basic(const float* N, const float* F, float* P, int r
 }
 
 #ifndef CH07_KERNELS_ONLY  // 07_99_benchmark takes the kernel and launcher alone
+// Fig 7.7's kernel does not read F_c, but the runner every 2D program shares fills it: this
+// program is F_c's home too, defined here, below the part a reader copies.
+#define CH07_DEFINE_FILTERS
 #include "conv.cuh"
+#include "conv_kernels.cuh"
 
 int main(int argc, char** argv) {
     return ch07::run_2d_program(argc, argv, "07_07_conv2d_basic",

@@ -11,6 +11,7 @@
 // Build: cmake --build build --target 07_12_conv2d_tiled
 // Run:   build/bin/07_12_conv2d_tiled [--n 2048 | --width W --height H] [--radius 2] [--seed 1234]
 //        [--reps 20] [--csv]
+#define CH07_DEFINE_FILTERS  // this file is F_c's home (conv_kernels.cuh: one per program)
 #include "conv_kernels.cuh"
 
 constexpr int IN_TILE_DIM = 32;

@@ -18,6 +18,7 @@
 // Build: cmake --build build --target 07_91_conv2d_register_tiled
 // Run:   build/bin/07_91_conv2d_register_tiled [--n 2048 | --width W --height H] [--radius 2]
 //        [--seed 1234] [--reps 20] [--csv]
+#define CH07_DEFINE_FILTERS  // this file is F_c's home (conv_kernels.cuh: one per program)
 #include "conv_kernels.cuh"
 
 constexpr int RT_BLOCK_X = 64, RT_BLOCK_Y = 4, RT_ROWS = 16;

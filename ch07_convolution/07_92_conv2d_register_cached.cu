@@ -15,6 +15,7 @@
 // Build: cmake --build build --target 07_92_conv2d_register_cached
 // Run:   build/bin/07_92_conv2d_register_cached [--n 2048 | --width W --height H] [--radius 2]
 //        [--seed 1234] [--reps 20] [--csv]
+#define CH07_DEFINE_FILTERS  // this file is F_c's home (conv_kernels.cuh: one per program)
 #include "conv_kernels.cuh"
 
 constexpr int RC_BLOCK_X = 32, RC_BLOCK_Y = 8, RC_ROWS = 16;

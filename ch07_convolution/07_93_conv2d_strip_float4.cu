@@ -34,6 +34,7 @@
 //        [--seed 1234] [--reps 20] [--csv]
 #include <cstdint>
 
+#define CH07_DEFINE_FILTERS  // this file is F_c's home (conv_kernels.cuh: one per program)
 #include "conv_kernels.cuh"
 
 constexpr int SF_BLOCK_X = 32, SF_BLOCK_Y = 4;

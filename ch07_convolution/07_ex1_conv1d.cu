@@ -14,6 +14,13 @@
 
 __constant__ float F1_c[ch07::kMaxFilterDim];
 
+// The host side of F1_c: the 2r+1 weights, copied with cudaMemcpyToSymbol. Defined beside F1_c so
+// that a file holding the kernels is F1_c's one home, and any other file that calls this fills it
+// (cudaMemcpyToSymbol fills the copy of the file it is called from: conv_kernels.cuh says more).
+cudaError_t upload_filter_1d(const float* f, int r) {
+    return cudaMemcpyToSymbol(F1_c, f, (2 * r + 1) * sizeof(float));
+}
+
 __global__ void convolution_1D_basic_kernel(const float* N, const float* F, float* P, int r,
                                             int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -70,7 +77,7 @@ cudaError_t convolution_1D_basic(const float* N, const float* F, float* P, int r
     return cudaGetLastError();
 }
 
-// F1_c must hold the filter (cudaMemcpyToSymbol) before the launch.
+// F1_c must hold the filter (upload_filter_1d) before the launch.
 template <int FILTER_RADIUS>
 cudaError_t convolution_1D_const_mem(const float* N, float* P, int n) {
     convolution_1D_const_mem_kernel<FILTER_RADIUS>
@@ -107,7 +114,7 @@ int main(int argc, char** argv) {
     const std::vector<float> f = ch07::random_values(ch07::filter_dim(r), opt.seed + 1);
     const std::vector<double> want = ch07::conv1d_sequential(x, f, r);
     common::DeviceBuffer<float> d_x(x), d_f(f), d_y(n);
-    CUDA_CHECK(cudaMemcpyToSymbol(F1_c, f.data(), f.size() * sizeof(float)));
+    CUDA_CHECK(upload_filter_1d(f.data(), r));
     const float* in = d_x.get();
     float* out = d_y.get();
 

@@ -10,6 +10,7 @@
 // Build: cmake --build build --target 07_ex2_conv2d_output_tiled
 // Run:   build/bin/07_ex2_conv2d_output_tiled [--n 2048 | --width W --height H] [--radius 2]
 //        [--seed 1234] [--reps 20] [--csv]
+#define CH07_DEFINE_FILTERS  // this file is F_c's home (conv_kernels.cuh: one per program)
 #include "conv_kernels.cuh"
 
 constexpr int EX2_OUT_TILE_DIM = 32;

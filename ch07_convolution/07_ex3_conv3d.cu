@@ -1,14 +1,17 @@
-// 07_ex3_conv3d: the exercise of Sections 7.2 and 7.6: the chapter's kernels in three dimensions.
+// 07_ex3_conv3d: the exercise of Sections 7.2 and 7.6, and end-of-chapter exercises 8-10: the
+// chapter's kernels in three dimensions.
 //
-//   basic            Fig 7.7 in 3D: one thread per output voxel on a 3D grid, filter through a
-//                    pointer, ghost cells skipped
-//   constant memory  Fig 7.9 in 3D: the (2r+1)^3 filter in __constant__ F3_c (at most 9^3 = 729
-//                    floats, 2.9 KB of the 64 KB)
-//   tiled            Fig 7.15 in 3D: 8 x 8 x 8 blocks load their own tile into shared memory and
-//                    read the halo through the caches. Fig 7.12's organisation does not carry over:
-//                    its input tile must fit one block (at most 1024 threads, 10^3), which for
-//                    r = 4 leaves a 2 x 2 x 2 output tile, 8 outputs per 1000 loads, the small-tile
-//                    trap Section 7.4 warns about. The cached-halo tile is the same for every r.
+//   basic            Fig 7.7 in 3D (exercise 8): one thread per output voxel on a 3D grid, filter
+//                    through a pointer, ghost cells skipped
+//   constant memory  Fig 7.9 in 3D (exercise 9): the (2r+1)^3 filter in __constant__ F3_c (at
+//                    most 9^3 = 729 floats, 2.9 KB of the 64 KB)
+//   tiled            Fig 7.12 in 3D (exercise 10): the block is the input tile, IN_TILE_3D^3
+//                    threads that each load one voxel (a ghost cell as 0), and the inner
+//                    (IN_TILE_3D - 2r)^3 compute. A block holds at most 1024 threads, so the input
+//                    tile is at most 10^3, and the output tile 8^3 at r = 1 but 2^3 at r = 4:
+//                    8 outputs per 1000 loads, the small-tile trap Section 7.4 warns about.
+//   cached halo      Fig 7.15 in 3D: 8 x 8 x 8 blocks load their own tile into shared memory and
+//                    read the halo through the caches; the same tile for every r.
 // Each is checked exactly against conv3d_sequential (conv.h), then timed.
 //
 // Build: cmake --build build --target 07_ex3_conv3d
@@ -17,6 +20,18 @@
 #include "conv_kernels.cuh"
 
 __constant__ float F3_c[ch07::kMaxFilterDim][ch07::kMaxFilterDim][ch07::kMaxFilterDim];
+
+// The host side of F3_c: the (2r+1)^3 weights f (f[(z * dim + y) * dim + x]) placed in its first
+// 2r+1 planes, rows and columns, copied with cudaMemcpyToSymbol. Defined beside F3_c so that the
+// file holding the kernels is F3_c's one home, and any other file that calls this fills it
+// (cudaMemcpyToSymbol fills the copy of the file it is called from: conv_kernels.cuh says more).
+cudaError_t upload_filter_3d(const float* f, int r) {
+    const int dim = 2 * r + 1;
+    float padded[ch07::kMaxFilterDim][ch07::kMaxFilterDim][ch07::kMaxFilterDim] = {};
+    for (int i = 0; i < dim * dim * dim; ++i)
+        padded[i / (dim * dim)][i / dim % dim][i % dim] = f[i];
+    return cudaMemcpyToSymbol(F3_c, padded, sizeof(padded));
+}
 
 __global__ void convolution_3D_basic_kernel(const float* N, const float* F, float* P, int r,
                                             int width, int height, int depth) {
@@ -67,6 +82,45 @@ __global__ void convolution_3D_const_mem_kernel(const float* N, float* P, int wi
     // END SOLUTION
 }
 
+// Fig 7.12 in 3D. As there, x, y and z are computed in unsigned arithmetic and assigned to int,
+// which gives the outer ring of the first tiles -FILTER_RADIUS .. -1 back, so the `>= 0` tests are
+// signed.
+constexpr int IN_TILE_3D = 10;
+template <int FILTER_RADIUS>
+constexpr int OUT_TILE_3D = IN_TILE_3D - 2 * FILTER_RADIUS;
+
+// 1000 threads a block, 32 warps: __launch_bounds__ holds the compiler to the 64 registers a
+// thread may have when 32 warps share an SM's 65536, so that no launch fails for lack of them.
+template <int FILTER_RADIUS>
+__global__ void __launch_bounds__(IN_TILE_3D* IN_TILE_3D* IN_TILE_3D)
+    convolution_3D_tiled_kernel(const float* N, float* P, int width, int height, int depth) {
+    int x = blockIdx.x * OUT_TILE_3D<FILTER_RADIUS> + threadIdx.x - FILTER_RADIUS;
+    int y = blockIdx.y * OUT_TILE_3D<FILTER_RADIUS> + threadIdx.y - FILTER_RADIUS;
+    int z = blockIdx.z * OUT_TILE_3D<FILTER_RADIUS> + threadIdx.z - FILTER_RADIUS;
+    __shared__ float N_s[IN_TILE_3D][IN_TILE_3D][IN_TILE_3D];
+    // BEGIN SOLUTION
+    bool inside = x >= 0 && x < width && y >= 0 && y < height && z >= 0 && z < depth;
+    N_s[threadIdx.z][threadIdx.y][threadIdx.x] = inside ? N[(z * height + y) * width + x] : 0.0f;
+    __syncthreads();
+    int tileX = threadIdx.x - FILTER_RADIUS;
+    int tileY = threadIdx.y - FILTER_RADIUS;
+    int tileZ = threadIdx.z - FILTER_RADIUS;
+    if (inside && tileX >= 0 && tileX < OUT_TILE_3D<FILTER_RADIUS> && tileY >= 0 &&
+        tileY < OUT_TILE_3D<FILTER_RADIUS> && tileZ >= 0 && tileZ < OUT_TILE_3D<FILTER_RADIUS>) {
+        float Pvalue = 0.0f;
+        for (int fz = 0; fz < 2 * FILTER_RADIUS + 1; fz++) {
+            for (int fy = 0; fy < 2 * FILTER_RADIUS + 1; fy++) {
+                for (int fx = 0; fx < 2 * FILTER_RADIUS + 1; fx++) {
+                    Pvalue += F3_c[fz][fy][fx] * N_s[tileZ + fz][tileY + fy][tileX + fx];
+                }
+            }
+        }
+        P[(z * height + y) * width + x] = Pvalue;
+    }
+    // END SOLUTION
+}
+
+// Fig 7.15 in 3D.
 constexpr int TILE_3D = 8;
 
 template <int FILTER_RADIUS>
@@ -107,8 +161,9 @@ __global__ void convolution_3D_cached_tiled_kernel(const float* N, float* P, int
     // END SOLUTION
 }
 
-// Every kernel on the same grid: one thread per voxel in TILE_DIM^3 blocks. A bad launch
-// configuration is reported here; a fault inside the kernel, by the next call that waits for it.
+// Every kernel but the tiled one on the same grid: one thread per voxel in TILE_3D^3 blocks. A bad
+// launch configuration is reported here; a fault inside the kernel, by the next call that waits
+// for it.
 inline dim3 grid_3d(int width, int height, int depth) {
     return dim3(ch07::ceil_div(width, TILE_3D), ch07::ceil_div(height, TILE_3D),
                 ch07::ceil_div(depth, TILE_3D));
@@ -121,12 +176,24 @@ cudaError_t convolution_3D_basic(const float* N, const float* F, float* P, int r
     return cudaGetLastError();
 }
 
-// F3_c must hold the filter (cudaMemcpyToSymbol) before the launch, as for the next one.
+// F3_c must hold the filter (upload_filter_3d) before the launch, as for the next two.
 template <int FILTER_RADIUS>
 cudaError_t convolution_3D_const_mem(const float* N, float* P, int width, int height, int depth) {
     convolution_3D_const_mem_kernel<FILTER_RADIUS>
         <<<grid_3d(width, height, depth), dim3(TILE_3D, TILE_3D, TILE_3D)>>>(N, P, width, height,
                                                                              depth);
+    return cudaGetLastError();
+}
+
+// One block of IN_TILE_3D^3 threads per output tile of OUT_TILE_3D^3 voxels; F3_c must hold the
+// filter.
+template <int FILTER_RADIUS>
+cudaError_t convolution_3D_tiled(const float* N, float* P, int width, int height, int depth) {
+    constexpr int out = OUT_TILE_3D<FILTER_RADIUS>;
+    convolution_3D_tiled_kernel<FILTER_RADIUS>
+        <<<dim3(ch07::ceil_div(width, out), ch07::ceil_div(height, out),
+                ch07::ceil_div(depth, out)),
+           dim3(IN_TILE_3D, IN_TILE_3D, IN_TILE_3D)>>>(N, P, width, height, depth);
     return cudaGetLastError();
 }
 
@@ -147,7 +214,8 @@ int main(int argc, char** argv) {
     opt.n = 64;
     // Sides of at most 1024: every voxel index (at most 2^30) fits the kernels' int.
     std::int64_t width = 0, height = 0, depth = 0, radius = 2;  // sides 0: not given, --n
-    common::Cli cli("07_ex3_conv3d", "exercise: 3D convolution, basic / constant memory / tiled");
+    common::Cli cli("07_ex3_conv3d",
+                    "exercise: 3D convolution, basic / constant memory / tiled / cached halo");
     cli.add_standard(opt, 1, 1024);
     cli.add_int("--width", &width, 1, 1024, "volume width", "--n");
     cli.add_int("--height", &height, 1, 1024, "volume height", "--n");
@@ -167,10 +235,7 @@ int main(int argc, char** argv) {
     const std::vector<float> f = ch07::random_values(dim * dim * dim, opt.seed + 1);
     const std::vector<double> want = ch07::conv3d_sequential(in, f, r, w, h, d);
     common::DeviceBuffer<float> d_in(in), d_f(f), d_out(voxels);
-    float padded[ch07::kMaxFilterDim][ch07::kMaxFilterDim][ch07::kMaxFilterDim] = {};
-    for (int i = 0; i < dim * dim * dim; ++i)
-        padded[i / (dim * dim)][i / dim % dim][i % dim] = f[i];
-    CUDA_CHECK(cudaMemcpyToSymbol(F3_c, padded, sizeof(padded)));
+    CUDA_CHECK(upload_filter_3d(f.data(), r));
 
     const float* d_in_ptr = d_in.get();
     float* d_out_ptr = d_out.get();
@@ -184,7 +249,9 @@ int main(int argc, char** argv) {
             {"constant memory",
              [&] { CUDA_CHECK(convolution_3D_const_mem<R>(d_in_ptr, d_out_ptr, w, h, d)); }});
         kernels.push_back(
-            {"tiled",
+            {"tiled", [&] { CUDA_CHECK(convolution_3D_tiled<R>(d_in_ptr, d_out_ptr, w, h, d)); }});
+        kernels.push_back(
+            {"cached halo",
              [&] { CUDA_CHECK(convolution_3D_cached_tiled<R>(d_in_ptr, d_out_ptr, w, h, d)); }});
     });
 
@@ -202,7 +269,8 @@ int main(int argc, char** argv) {
         CUDA_CHECK(cudaDeviceSynchronize());
         if (!check(name, d_out.to_host())) return common::kExitWrong;
     }
-    std::fprintf(report.text(), "verified: basic, constant memory and tiled, %dx%dx%d, r = %d\n", w,
+    std::fprintf(report.text(),
+                 "verified: basic, constant memory, tiled and cached halo, %dx%dx%d, r = %d\n", w,
                  h, d, r);
     for (const auto& kernel : kernels) {
         const std::string& name = kernel.first;

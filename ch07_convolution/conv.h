@@ -56,8 +56,9 @@ void parallel_rows(std::int64_t count, Body body) {
 }
 
 // Fig 7.3: y[i] = sum_j f[j] * x[i - r + j], ghost cells (indices outside x) are 0.
-inline std::vector<double> conv1d_sequential(const std::vector<float>& x,
-                                             const std::vector<float>& f, int r) {
+// T: float for the programs' inputs, double for 07_01's own examples (--x, --f).
+template <class T>
+std::vector<double> conv1d_sequential(const std::vector<T>& x, const std::vector<T>& f, int r) {
     const std::int64_t n = static_cast<std::int64_t>(x.size());
     std::vector<double> y(x.size());
     for (std::int64_t i = 0; i < n; ++i) {
@@ -73,9 +74,9 @@ inline std::vector<double> conv1d_sequential(const std::vector<float>& x,
 
 // Fig 7.4: P[y][x] = sum over the (2r+1)^2 window of F[fRow][fCol] * N[y - r + fRow][x - r + fCol],
 // ghost cells 0, F stored row-major. Every 2D GPU program is checked against this.
-inline std::vector<double> conv2d_sequential(const std::vector<float>& in,
-                                             const std::vector<float>& f, int r, int width,
-                                             int height) {
+template <class T>
+std::vector<double> conv2d_sequential(const std::vector<T>& in, const std::vector<T>& f, int r,
+                                      int width, int height) {
     std::vector<double> out(in.size());
     const int dim = filter_dim(r);
     parallel_rows(height, [&](std::int64_t first, std::int64_t last) {

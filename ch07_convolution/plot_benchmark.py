@@ -3,22 +3,24 @@
 image figure.
 
     build/bin/07_99_benchmark --csv > ch07_convolution/data/benchmark.csv
-    build/bin/07_98_image_filter --out-dir images
+    build/bin/07_98_image_filter --n 1024 --out-dir images
     python3 ch07_convolution/plot_benchmark.py ch07_convolution/data/benchmark.csv \
         --env ch07_convolution/data/env.txt --png ch07_convolution/benchmark.png \
+        --compare ch07_convolution/data/h100/benchmark.csv \
         --readme ch07_convolution/README.md --results ch07_convolution/RESULTS.md \
         --images images --images-png ch07_convolution/image_filter.png
 
---readme rewrites the README's results table (each kernel's median time and % of the roofline floor
-at every radius, and its speed against "cuDNN fastest" at 5x5 where the CSV has cuDNN rows) between
-its results-table markers, and its provenance line between the provenance markers; --results
-rewrites RESULTS.md's full tables (one per radius: median, fastest and slowest run, GB/s, GFLOP/s,
-% of the floor, speed against both cuDNN rows and the algorithm cuDNN ran) between its spread-table
-markers and its provenance line. --env names the run's env.txt (date, nvidia-smi and nvcc output, as
-scripts/gpu_check.sh writes it): the provenance gives the GPU, driver, CUDA version and date. The
-plots need matplotlib (and numpy for the images); without them they are skipped with a message and
-the tables are still written. The image figure's title names the kernel that 07_98 records in its
-PGMs (a "# kernel: ..." comment line).
+--readme rewrites the README's results table (each kernel's % of the roofline floor at every radius)
+between its results-table markers, and its provenance lines between the provenance markers;
+--compare adds a second GPU's columns beside the first's (its env.txt beside its CSV; '–' while
+its CSV is not committed). --results rewrites RESULTS.md's full tables (one per radius: median,
+fastest and slowest run, GB/s, GFLOP/s, % of the floor, speed against both cuDNN rows and the
+algorithm cuDNN ran) between its spread-table markers and its provenance line. --env names the
+run's env.txt (date, nvidia-smi and nvcc output, as scripts/gpu_check.sh writes it): the
+provenance gives the GPU, driver, CUDA version and date. The plots need matplotlib (and numpy
+for the images); without them they are skipped with a message and the tables are still written.
+The image figure shows crops of 07_98's PGMs at 1:1, one image pixel per pixel, and its title
+names the kernel that 07_98 records in its PGMs (a "# kernel: ..." comment line).
 
 % of floor is computed here from the CSV's floor_ms and ms, as 07_99 computes the percentage its log
 prints: rounding the CSV's two-decimal pct_of_floor a second time could differ from the log by 0.1.
@@ -68,29 +70,35 @@ def ratio(row, column):
     return f"{float(value):.2f}" if value and float(value) > 0 else "–"
 
 
-def has_cudnn(rows):
-    return any(float(row.get("speed_vs_cudnn_fastest") or 0) > 0 for row in rows.values())
+def gpu_label(env_path, csv_path):
+    """'H200' from an env.txt naming 'NVIDIA H200'; else the CSV's folder's name ('H100' for
+    data/h100/benchmark.csv), for a GPU whose run is not committed yet."""
+    env = report.describe_env(env_path) if env_path and os.path.isfile(env_path) else ""
+    if env:
+        return env.split(",")[0].replace("NVIDIA ", "")
+    return os.path.basename(os.path.dirname(os.path.abspath(csv_path))).upper()
 
 
-def readme_table(rows, radii, kernels):
-    cudnn = has_cudnn(rows) and 2 in radii
-    head = "| kernel | " + " | ".join(f"{filt(r)}: ms · % of floor" for r in radii) + " |"
-    head += " × cuDNN fastest at 5×5 |" if cudnn else ""
-    floors = [f"{float(rows[(kernels[0], r)]['floor_ms']):.4f} · "
-              f"{floor_kind(rows[(kernels[0], r)], r)}" for r in radii]
-    lines = [head, "|---" * (len(radii) + 1 + cudnn) + "|",
-             "| *roofline floor* | " + " | ".join(floors) + " |" + (" |" if cudnn else "")]
+def readme_table(gpus):
+    """% of the roofline floor, one column per radius and GPU: gpus is [(label, rows, radii,
+    kernels)], rows None for a GPU without a committed run (its cells '–'). The kernels and radii
+    are the first GPU's."""
+    _, _, radii, kernels = gpus[0]
+    head = "| kernel |" + "".join(f" {label} {filt(r)} |" for label, _, _, _ in gpus for r in radii)
+    lines = [head, "|---" * (1 + len(gpus) * len(radii)) + "|"]
+    floor_cells = []
+    for _, rows, _, ks in gpus:
+        for r in radii:
+            row = rows.get((ks[0], r)) if rows else None
+            floor_cells.append(floor_kind(row, r) if row else "–")
+    lines.append("| *the floor is* | " + " | ".join(floor_cells) + " |")
     for k in kernels:
         cells = []
-        for r in radii:
-            row = rows.get((k, r))
-            cells.append("–" if row is None else
-                         f"{float(row['ms']):.4f} · {pct_of_floor(row):.1f}%")
-        line = f"| {k} | " + " | ".join(cells) + " |"
-        if cudnn:
-            row = rows.get((k, 2))
-            line += f" {ratio(row, 'speed_vs_cudnn_fastest') if row else '–'} |"
-        lines.append(line)
+        for _, rows, _, _ in gpus:
+            for r in radii:
+                row = rows.get((k, r)) if rows else None
+                cells.append("–" if row is None else f"{pct_of_floor(row):.1f}%")
+        lines.append(f"| {k} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -186,37 +194,67 @@ def read_pgm(path, comments=None):
     return np.frombuffer(data[pos + 1:pos + 1 + w * h], dtype=np.uint8).reshape(h, w)
 
 
+# The image figure's crops, as fractions of 07_98's test pattern (x0, y0 of the top-left corner):
+# what the README's caption describes, each shown pixel for pixel.
+CROP = 160
+CROPS = [("the left edge", 0.0, 0.1),
+         ("small letters", 0.04, 0.66),
+         ("the finest stripes", 1.0, 0.8)]
+
+
 def plot_images(folder, png, env):
+    """07_98's input and its three filtered images side by side, as CROP x CROP crops shown at 1:1
+    (one image pixel per pixel of the PNG), one row per crop."""
     plt = pyplot()
     if plt is None:
         return
     names = [("input.pgm", "input"), ("blur.pgm", "Gaussian blur 5×5"),
              ("sharpen.pgm", "sharpen 3×3"), ("sobel.pgm", "Sobel |∇| (3×3 x and y)")]
-    fig, axes = plt.subplots(1, 4, figsize=(20, 4.4))
     comments = []
-    for ax, (name, title) in zip(axes, names):
-        ax.imshow(read_pgm(os.path.join(folder, name), comments), cmap="gray", vmin=0, vmax=255,
-                  interpolation="nearest")
-        ax.set_title(title)
-        ax.axis("off")
+    images = [read_pgm(os.path.join(folder, name), comments) for name, _ in names]
+    h, w = images[0].shape
+    side = min(CROP, h, w)
+    left, top, gap, foot = 130, 70, 14, 10
+    fig_w = left + len(names) * (side + gap)
+    fig_h = top + len(CROPS) * (side + gap) + foot
+    dpi = 100
+    fig = plt.figure(figsize=(fig_w / dpi, fig_h / dpi), dpi=dpi)
+    for row, (label, fx, fy) in enumerate(CROPS):
+        x0 = min(max(0, int(fx * w)), w - side)
+        y0 = min(max(0, int(fy * h)), h - side)
+        bottom = fig_h - top - (row + 1) * side - row * gap
+        fig.text((left - gap) / fig_w, (bottom + side / 2) / fig_h,
+                 f"{label}\nx {x0}–{x0 + side - 1}\ny {y0}–{y0 + side - 1}", ha="right",
+                 va="center", fontsize=9)
+        for col, (img, (_, title)) in enumerate(zip(images, names)):
+            ax = fig.add_axes([(left + col * (side + gap)) / fig_w, bottom / fig_h, side / fig_w,
+                               side / fig_h])
+            ax.imshow(img[y0:y0 + side, x0:x0 + side], cmap="gray", vmin=0, vmax=255,
+                      interpolation="nearest")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if row == 0:
+                ax.set_title(title, fontsize=9)
     # The kernel as 07_98 recorded it ("# kernel: 07_94_conv2d_strip_fma (...)"); PGMs from a
     # 07_98 that did not record it give a title without one.
     kernels = {c.split()[1] for c in comments if c.startswith("kernel:") and len(c.split()) > 1}
     through = f" through {', '.join(sorted(kernels))}" if kernels else ""
-    fig.suptitle(f"07_98_image_filter{through}, every pixel checked" + (f" — {env}" if env else ""))
-    fig.tight_layout()
-    fig.savefig(png, dpi=90)
+    fig.suptitle(f"07_98_image_filter{through}, every pixel checked; {w}×{h} test pattern, "
+                 f"crops at 1:1" + (f"\n{env}" if env else ""), fontsize=10)
+    fig.savefig(png, dpi=dpi)
     print(f"wrote {png}")
 
 
 def main():
     parser = report.parser(__doc__, csv_optional=True)
     parser.add_argument("--results", help="rewrite the spread tables of this RESULTS.md")
+    parser.add_argument("--compare", help="a second GPU's benchmark CSV (its env.txt beside it): "
+                        "its columns in the README's table, '–' while the file is missing")
     parser.add_argument("--images", help="folder with 07_98's input/blur/sharpen/sobel PGMs")
     parser.add_argument("--images-png", help="write the side-by-side image figure here")
     args = report.parse_args(parser, outputs=("png", "images_png"))
-    if (args.png or args.readme or args.results) and not args.csv:
-        parser.error("--png, --readme and --results need the benchmark's CSV")
+    if (args.png or args.readme or args.results or args.compare) and not args.csv:
+        parser.error("--png, --readme, --results and --compare need the benchmark's CSV")
     if bool(args.images) != bool(args.images_png):
         parser.error("--images and --images-png go together: the PGMs' folder and the figure")
     if args.images and not os.path.isdir(args.images):
@@ -224,14 +262,30 @@ def main():
     env = report.describe_env(args.env)
     if args.csv:
         rows, radii, kernels = load(args.csv)
-        table = readme_table(rows, radii, kernels)
+        gpus = [(gpu_label(args.env, args.csv), rows, radii, kernels)]
+        if args.compare:
+            compare_env = os.path.join(os.path.dirname(args.compare), "env.txt")
+            there = os.path.isfile(args.compare)
+            gpus.append((gpu_label(compare_env, args.compare),
+                         *(load(args.compare) if there else (None, radii, kernels))))
+        table = readme_table(gpus)
         print(table)
         spreads = spread_table(rows, radii, kernels)
-        for doc, marker, text in ((args.readme, "results-table", table),
-                                  (args.results, "spread-table", spreads)):
-            if doc:
-                report.update_readme(doc, text, marker)
-                report.update_provenance(doc, args.env, args.csv)
+        if args.readme:
+            report.update_readme(args.readme, table, "results-table")
+            lines = [f"{gpus[0][0]}: " + report.provenance(args.env, args.csv, args.readme)]
+            if args.compare:
+                label = gpus[1][0]
+                data = os.path.relpath(args.compare,
+                                       os.path.dirname(os.path.abspath(args.readme)))
+                lines.append(f"{label}: " + (
+                    report.provenance(compare_env, args.compare, args.readme)
+                    if os.path.isfile(args.compare) else
+                    f"no run committed yet; its columns come from `{data}`."))
+            report.update_readme(args.readme, "\n\n".join(lines) + "\n", "provenance")
+        if args.results:
+            report.update_readme(args.results, spreads, "spread-table")
+            report.update_provenance(args.results, args.env, args.csv)
         if args.png:
             plot(rows, radii, kernels, args.png, env)
     if args.images and args.images_png:

@@ -13,10 +13,13 @@
 // What it costs (sections 10.4 and 10.5): the active threads spread further apart every step, so
 // warps stay busy with ever fewer useful lanes (control divergence), and neighbouring threads
 // touch elements 2*stride apart (no coalescing). The program prints both counts for its N before
-// it looks for a GPU, and with --trace (N <= 64) the active threads of every step, as in Fig 10.7.
+// it looks for a GPU, with the warps that diverge at each step (exercise 1 asks for N = 1024).
+// --trace (N <= 64) replays the book's loop on the host and prints every step, as in Fig 10.7;
+// --values 6,2,7,4,5,8,3,1 traces those numbers (exercise 6).
 //
 // Build: cmake --build build --target 10_06_simple_sum
-// Run:   build/bin/10_06_simple_sum [--n 2048] [--trace] [--seed 1234] [--reps 20] [--csv]
+// Run:   build/bin/10_06_simple_sum [--n 2048] [--trace] [--values a,b,...] [--seed 1234]
+//        [--reps 20] [--csv]
 #include "reduction_kernels.cuh"
 
 // Fig 10.6 as a block-level routine: reduces input[0 .. n) in place, n <= 2 * blockDim.x; the
@@ -66,24 +69,30 @@ int main(int argc, char** argv) {
     common::Cli cli("10_06_simple_sum",
                     "Fig 10.6: one block, owner 2*threadIdx.x, stride doubling");
     cli.add_standard(opt, 1, 2048);
-    cli.add_flag("--trace", &trace, "print the active threads of every step (N <= 64)");
+    std::string values;
+    cli.add_flag("--trace", &trace, "replay the book's loop on the host, every step (N <= 64)");
+    cli.add_string("--values", &values,
+                   "trace these numbers, comma-separated (sets N; implies --trace)", "random");
     cli.parse_or_exit(argc, argv);
-    ch10::require_traceable(cli, trace, opt.n);
+    const std::vector<float> traced = ch10::trace_input(cli, values, &opt, &trace);
     common::Reporter report(opt.csv);
 
     // The book's analysis is host arithmetic: it needs no GPU.
-    const ch10::Counts book = {ch10::book_committed(opt.n), ch10::book_simple_consumed(opt.n),
-                               ch10::book_simple_requests(opt.n)};
-    ch10::print_counts(report.text(), "Fig 10.6", opt.n, ch10::count_simple_sum(opt.n), book);
-    if (trace) ch10::trace_simple_sum(report.text(), ch10::reduction_input(opt.n, opt.seed));
+    const ch10::Counts book = {ch10::book_committed(opt.n),
+                               ch10::book_simple_consumed(opt.n),
+                               ch10::book_simple_requests(opt.n),
+                               {}};
+    ch10::print_counts(report.text(), "Fig 10.6", opt.n, ch10::count_simple_sum(opt.n), &book);
+    if (trace)
+        ch10::print_trace(report.text(), "Fig 10.6", "input[2t]", traced,
+                          ch10::replay_simple_sum(traced), 0);
 
     const common::Device dev = common::require_gpu(report.text());
     const unsigned int n = static_cast<unsigned int>(opt.n);
     auto launch = [n](auto op, auto* input, auto* output) {
         CUDA_CHECK(simple_sum(input, output, n, op));
     };
-    // Rounding: each input passes through at most ceil(log2 n) additions.
-    const ch10::KernelInfo info = {"Fig 10.6", /*in_place=*/true, ch10::ceil_log2(n)};
+    const ch10::KernelInfo info = {"Fig 10.6", /*in_place=*/true};
     return ch10::verify_then_time(dev, opt, report, "10_06_simple_sum", "", info, launch)
                ? common::kExitOk
                : common::kExitWrong;

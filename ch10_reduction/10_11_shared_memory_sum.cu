@@ -65,24 +65,26 @@ int main(int argc, char** argv) {
     common::Cli cli("10_11_shared_memory_sum",
                     "Fig 10.11: one block, partial results in shared memory");
     cli.add_standard(opt, 1, 2048);
-    cli.add_flag("--trace", &trace, "print the active threads of every step (N <= 64)");
+    std::string values;
+    cli.add_flag("--trace", &trace, "replay the book's loop on the host, every step (N <= 64)");
+    cli.add_string("--values", &values,
+                   "trace these numbers, comma-separated (sets N; implies --trace)", "random");
     cli.parse_or_exit(argc, argv);
-    ch10::require_traceable(cli, trace, opt.n);
+    const std::vector<float> traced = ch10::trace_input(cli, values, &opt, &trace);
     common::Reporter report(opt.csv);
 
     // The book's analysis is host arithmetic: it needs no GPU.
-    const ch10::Counts counted = {0, 0, ch10::count_shared_memory_requests(opt.n)};
-    const ch10::Counts book = {0, 0, ch10::book_shared_memory_requests(opt.n)};
-    ch10::print_counts(report.text(), "Fig 10.11", opt.n, counted, book);
-    if (trace) ch10::trace_shared_memory_sum(report.text(), ch10::reduction_input(opt.n, opt.seed));
+    const ch10::Counts counted = {0, 0, ch10::count_shared_memory_requests(opt.n), {}};
+    const ch10::Counts book = {0, 0, ch10::book_shared_memory_requests(opt.n), {}};
+    ch10::print_counts(report.text(), "Fig 10.11", opt.n, counted, &book);
+    if (trace) ch10::trace_shared_memory_sum(report.text(), traced);
 
     const common::Device dev = common::require_gpu(report.text());
     const unsigned int n = static_cast<unsigned int>(opt.n);
     auto launch = [n](auto op, auto* input, auto* output) {
         CUDA_CHECK(shared_memory_sum(input, output, n, op));
     };
-    // Rounding: each input passes through at most ceil(log2 n) additions.
-    const ch10::KernelInfo info = {"Fig 10.11", /*in_place=*/false, ch10::ceil_log2(n)};
+    const ch10::KernelInfo info = {"Fig 10.11", /*in_place=*/false};
     return ch10::verify_then_time(dev, opt, report, "10_11_shared_memory_sum", "", info, launch)
                ? common::kExitOk
                : common::kExitWrong;

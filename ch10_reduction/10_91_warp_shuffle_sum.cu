@@ -25,16 +25,19 @@ __device__ T warp_reduce(T value, Op op) {
     return value;
 }
 
+// As Fig 10.15: every offset from blockDim.x, which must be a power of two from 64 (the shuffle
+// stage takes 64 partial results) up to BLOCK_DIM.
 template <unsigned int COARSE_FACTOR, class T, class Op>
 __global__ void warp_shuffle_sum_kernel(const T* input, T* output, unsigned int n, Op op) {
+    if (!ch10::tree_block_ok(64)) return;
     __shared__ T input_s[BLOCK_DIM];
     unsigned int segment = COARSE_FACTOR * 2 * blockDim.x * blockIdx.x;
     unsigned int i = segment + threadIdx.x;
     unsigned int t = threadIdx.x;
     T sum = i < n ? input[i] : Op::identity();
     for (unsigned int tile = 1; tile < COARSE_FACTOR * 2; ++tile) {
-        if (i + tile * BLOCK_DIM < n) {
-            sum = op(sum, input[i + tile * BLOCK_DIM]);
+        if (i + tile * blockDim.x < n) {
+            sum = op(sum, input[i + tile * blockDim.x]);
         }
     }
     input_s[t] = sum;
@@ -69,14 +72,6 @@ cudaError_t warp_shuffle_sum(const T* input, T* output, unsigned int n, Op op) {
     return cudaGetLastError();
 }
 
-// Rounding: as Fig 10.15, 2*COARSE_FACTOR - 1 additions in the thread, log2(BLOCK_DIM) levels of
-// tree and shuffles, then one atomicAdd per block.
-template <unsigned int COARSE_FACTOR>
-std::int64_t warp_shuffle_sum_height(unsigned int n) {
-    return 2 * COARSE_FACTOR - 1 + ch10::ceil_log2(BLOCK_DIM) +
-           warp_shuffle_sum_blocks<COARSE_FACTOR>(n);
-}
-
 #ifndef CH10_KERNELS_ONLY  // 10_99_benchmark takes the kernel and launcher alone
 #include "reduction.cuh"
 
@@ -99,8 +94,7 @@ int main(int argc, char** argv) {
         auto launch = [n](auto op, auto* input, auto* output) {
             CUDA_CHECK(warp_shuffle_sum<CF>(input, output, n, op));
         };
-        const ch10::KernelInfo info = {"warp shuffle", /*in_place=*/false,
-                                       warp_shuffle_sum_height<CF>(n)};
+        const ch10::KernelInfo info = {"warp shuffle", /*in_place=*/false};
         return ch10::verify_then_time(dev, opt, report, "10_91_warp_shuffle_sum",
                                       "COARSE_FACTOR=" + std::to_string(CF), info, launch);
     });

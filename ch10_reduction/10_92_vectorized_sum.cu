@@ -73,13 +73,6 @@ cudaError_t vectorized_sum(const T* input, T* output, unsigned int n, unsigned i
     return cudaGetLastError();
 }
 
-// Rounding: a thread's running sum takes one float4 group per loop trip (ceil(n / 4 / threads)
-// trips), each element passing 2 levels inside its float4 first, plus the tail; then 10 shuffle
-// levels and one atomicAdd per block.
-std::int64_t vectorized_sum_height(unsigned int n, unsigned int blocks) {
-    return ch10::ceil_div(n, 4ll * blocks * VEC_BLOCK_DIM) + 3 + 10 + blocks;
-}
-
 #ifndef CH10_KERNELS_ONLY  // 10_99_benchmark and 10_94 take the kernel and launcher alone
 #include "reduction.cuh"
 
@@ -99,8 +92,7 @@ int main(int argc, char** argv) {
     auto launch = [n, blocks](auto op, auto* input, auto* output) {
         CUDA_CHECK(vectorized_sum(input, output, n, blocks, op));
     };
-    const ch10::KernelInfo info = {"vectorized", /*in_place=*/false,
-                                   vectorized_sum_height(n, blocks)};
+    const ch10::KernelInfo info = {"vectorized", /*in_place=*/false};
     return ch10::verify_then_time(dev, opt, report, "10_92_vectorized_sum",
                                   std::to_string(blocks) + " blocks", info, launch)
                ? common::kExitOk

@@ -20,9 +20,11 @@
 //     visibility on to them (the barrier orders the block's threads, and ordering is transitive).
 // Every addition happens in an order fixed by N alone, not by the GPU, its number of SMs or the
 // scheduling, so the bits depend on the input only. The program shows it: several runs of 10_94
-// and of 10_92 on an input whose sum rounds, with the bits of each. The last block also resets
-// the counter for the next launch and writes the output itself: one kernel, no memset, is the
-// whole timed region.
+// and of 10_92 on an input whose sum rounds, with the bits of each.
+// The count must start at 0 and serve one launch at a time. The partials and the count are a
+// workspace that belongs to one stream (DeterministicSumWorkspace), and the launcher zeroes the
+// count in that stream right before the kernel: a 4-byte memset, as 10_92 sets its output; the
+// last block writes the output itself.
 //
 // Build: cmake --build build --target 10_94_deterministic_sum
 // Run:   build/bin/10_94_deterministic_sum [--n 1000003] [--seed 1234] [--reps 20] [--csv]
@@ -79,7 +81,15 @@ __global__ void __launch_bounds__(DET_THREADS)
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = block_result;
         cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(*blocks_done);
-        is_last = done.fetch_add(1, cuda::memory_order_acq_rel) == gridDim.x - 1;
+        const unsigned int ticket = done.fetch_add(1, cuda::memory_order_acq_rel);
+        if (ticket >= gridDim.x) {  // more blocks than this grid: another launch counts here too
+            printf(
+                "10_94: block %u drew ticket %u of a grid of %u: *blocks_done was not 0 at the "
+                "launch, or another launch in flight shares it\n",
+                blockIdx.x, ticket, gridDim.x);
+            __trap();
+        }
+        is_last = ticket == gridDim.x - 1;
     }
     __syncthreads();
     if (!is_last) return;
@@ -89,31 +99,55 @@ __global__ void __launch_bounds__(DET_THREADS)
         result = op(result, partials[b]);
     }
     result = ch10::block_reduce(result, op);
-    if (threadIdx.x == 0) {
-        *output = result;
-        *blocks_done = 0;  // for the next launch, which the end of this kernel orders after it
+    if (threadIdx.x == 0) *output = result;
+}
+
+// What the launches of one stream share: room for the blocks' partial results and the count of
+// blocks done. The count works only if it is 0 when a launch starts and no other launch counts in
+// it meanwhile: the launcher zeroes it in the workspace's stream right before each kernel, and
+// every launch through the workspace runs in that stream, after the one before. So nothing a
+// previous launch left (one stopped half-way, a count never zeroed) reaches the next, and two
+// streams need two workspaces, which is all they need. A kernel launched by hand must keep both
+// rules itself; one that breaks them is usually stopped (a block that draws a ticket beyond the
+// grid traps), but not always.
+struct DeterministicSumWorkspace {
+    void* partials = nullptr;  // 4-byte results, one per block
+    unsigned int* blocks_done = nullptr;
+    unsigned int max_blocks = 0;
+    cudaStream_t stream = nullptr;
+
+    DeterministicSumWorkspace() = default;
+    DeterministicSumWorkspace(const DeterministicSumWorkspace&) = delete;
+    DeterministicSumWorkspace& operator=(const DeterministicSumWorkspace&) = delete;
+    ~DeterministicSumWorkspace() {
+        cudaFree(partials);
+        cudaFree(blocks_done);
     }
-}
 
-// partials: room for deterministic_sum_blocks(n) results; *blocks_done: 0 before the first launch
-// (every launch leaves it 0 again). One kernel, no memset: the last block writes *output itself.
-// An input that is not 16-byte aligned is refused (cudaErrorInvalidValue) before anything runs.
+    // Room for inputs of up to max_n elements, for launches in `s`.
+    cudaError_t allocate(unsigned int max_n, cudaStream_t s) {
+        max_blocks = deterministic_sum_blocks(max_n);
+        stream = s;
+        const cudaError_t err = cudaMalloc(&partials, max_blocks * sizeof(float));
+        return err != cudaSuccess ? err : cudaMalloc(&blocks_done, sizeof(unsigned int));
+    }
+};
+
+// One kernel in the workspace's stream, after the count's reset; the last block writes *output
+// itself. Refused before anything runs (cudaErrorInvalidValue): an input that is not 16-byte
+// aligned, or more blocks than the workspace has room for.
 template <class T, class Op>
-cudaError_t deterministic_sum(const T* input, T* partials, unsigned int* blocks_done, T* output,
-                              unsigned int n, Op op) {
-    if (reinterpret_cast<std::uintptr_t>(input) % 16 != 0) return cudaErrorInvalidValue;
-    deterministic_sum_kernel<<<deterministic_sum_blocks(n), DET_THREADS>>>(
-        input, partials, blocks_done, output, n, op);
+cudaError_t deterministic_sum(const T* input, T* output, unsigned int n, Op op,
+                              const DeterministicSumWorkspace& ws) {
+    static_assert(sizeof(T) == sizeof(float), "the workspace holds 4-byte partial results");
+    const unsigned int blocks = deterministic_sum_blocks(n);
+    if (reinterpret_cast<std::uintptr_t>(input) % 16 != 0 || blocks > ws.max_blocks)
+        return cudaErrorInvalidValue;
+    const cudaError_t err = cudaMemsetAsync(ws.blocks_done, 0, sizeof(unsigned int), ws.stream);
+    if (err != cudaSuccess) return err;
+    deterministic_sum_kernel<<<blocks, DET_THREADS, 0, ws.stream>>>(
+        input, static_cast<T*>(ws.partials), ws.blocks_done, output, n, op);
     return cudaGetLastError();
-}
-
-// Rounding: 2 levels inside a float4, then one addition per vector into the thread's result
-// (DET_UNROLL per chunk it takes) plus the partial chunk, 10 shuffle levels in the block, then the
-// last block's loop over the partials (ceil(blocks / 512) each) and its 10 shuffle levels.
-std::int64_t deterministic_sum_height(unsigned int n, unsigned int blocks) {
-    const std::int64_t chunks_per_block = ch10::ceil_div(ch10::ceil_div(n, DET_CHUNK), blocks);
-    return 2 + DET_UNROLL * chunks_per_block + DET_CHUNK / DET_THREADS + 10 +
-           ch10::ceil_div(blocks, DET_THREADS) + 10;
 }
 
 #ifndef CH10_KERNELS_ONLY  // 10_99_benchmark takes the kernel and launcher alone
@@ -124,26 +158,6 @@ std::int64_t deterministic_sum_height(unsigned int n, unsigned int blocks) {
 #include <cstring>
 
 #include "reduction.cuh"
-
-// The partials and the counter, allocated once (the counter zeroed once: every launch leaves it
-// zero again). The partials are 4-byte elements for every operator.
-class DeterministicSum {
-  public:
-    explicit DeterministicSum(unsigned int n) : n_(n), partials_(deterministic_sum_blocks(n)) {
-        CUDA_CHECK(cudaMemset(done_.get(), 0, sizeof(unsigned int)));
-    }
-    template <class T, class Op>
-    void run(const T* input, T* output, Op op) {
-        static_assert(sizeof(T) == sizeof(float), "partials hold 4-byte elements");
-        CUDA_CHECK(deterministic_sum(input, reinterpret_cast<T*>(partials_.get()), done_.get(),
-                                     output, n_, op));
-    }
-
-  private:
-    unsigned int n_;
-    common::DeviceBuffer<float> partials_;
-    common::DeviceBuffer<unsigned int> done_{1};
-};
 
 // Runs `launch` `runs` times on the device input and prints the bits of each float result;
 // returns whether they were all the same.
@@ -177,13 +191,15 @@ int main(int argc, char** argv) {
     const common::Device dev = common::require_gpu(report.text());
 
     const unsigned int n = static_cast<unsigned int>(opt.n);
-    const unsigned int det_blocks = deterministic_sum_blocks(n);
-    DeterministicSum det(n);
-    auto launch = [&det](auto op, auto* input, auto* output) { det.run(input, output, op); };
-    const ch10::KernelInfo info = {"deterministic", /*in_place=*/false,
-                                   deterministic_sum_height(n, det_blocks)};
+    DeterministicSumWorkspace ws;
+    CUDA_CHECK(ws.allocate(n, nullptr));
+    auto launch = [&ws, n](auto op, auto* input, auto* output) {
+        CUDA_CHECK(deterministic_sum(input, output, n, op, ws));
+    };
+    const ch10::KernelInfo info = {"deterministic", /*in_place=*/false};
     if (!ch10::verify_then_time(dev, opt, report, "10_94_deterministic_sum",
-                                std::to_string(det_blocks) + " blocks", info, launch))
+                                std::to_string(deterministic_sum_blocks(n)) + " blocks", info,
+                                launch))
         return common::kExitWrong;
 
     // The bits, on 24-bit random floats in [0, 1), whose sum rounds at every size: 10_94 must give
@@ -196,8 +212,9 @@ int main(int argc, char** argv) {
     std::fprintf(report.text(), "bits of the float sum of %u random floats in [0, 1), %d runs:\n",
                  n, kRuns);
     const bool deterministic =
-        same_bits_every_run(report.text(), "10_94 deterministic", kRuns,
-                            [&](float* out) { det.run(input.get(), out, ch10::Sum<float>{}); });
+        same_bits_every_run(report.text(), "10_94 deterministic", kRuns, [&](float* out) {
+            CUDA_CHECK(deterministic_sum(input.get(), out, n, ch10::Sum<float>{}, ws));
+        });
     same_bits_every_run(report.text(), "10_92 atomicAdd", kRuns, [&](float* out) {
         CUDA_CHECK(vectorized_sum(input.get(), out, n, blocks, ch10::Sum<float>{}));
     });

@@ -7,9 +7,9 @@
 //                       Fig 10.13 applies Fig 10.11 (so 10_11 per segment is Fig 10.13's kernel)
 //   10_13, 10_15 (COARSE_FACTOR 1..64, the sweep), 10_91 (warp shuffle), 10_92 (vectorized),
 //   10_94 (deterministic), 10_93 (CUB cub::DeviceReduce::Sum, the baseline)
-// Every kernel is checked before it is timed, at every size, as an integer sum and a max (both
-// exact, so a dropped or doubled element fails at 2^28 too) and as the float sum; the float sum is
-// then timed (median of --reps, L2 flushed before every run). Columns: time, GB/s (4 bytes per
+// Every kernel is checked before it is timed, at every size, as an integer sum, a max and the
+// float sum, each exactly (reduction.h), so a dropped or doubled element fails at 2^28 too; the
+// float sum is then timed (median of --reps, L2 flushed before every run). Columns: time, GB/s (4 bytes per
 // input, read once), % of the device's peak bandwidth, % of the read ceiling, speed relative to
 // CUB (CUB time / time), and the fastest and slowest of the timed runs (the spread).
 // --csv writes the same as CSV; plot_benchmark.py turns that into the README table and the plot.
@@ -61,17 +61,14 @@ __global__ void __launch_bounds__(VEC_BLOCK_DIM)
 // A kernel of the chapter as the three operators' launchers.
 struct Kernel {
     std::string name;
-    bool in_place;        // reduces its input in place (needs a fresh copy per run)
-    std::int64_t height;  // rounding bound of the float sum (reduction.h)
+    bool in_place;  // reduces its input in place (needs a fresh copy per run)
     std::function<void(unsigned int*, unsigned int*)> uint_sum;
     std::function<void(float*, float*)> max, sum;
 };
 
 template <class Launch>
-Kernel make_kernel(std::string name, bool in_place, std::int64_t height, Launch launch) {
-    return {std::move(name),
-            in_place,
-            height,
+Kernel make_kernel(std::string name, bool in_place, Launch launch) {
+    return {std::move(name), in_place,
             [launch](unsigned int* in, unsigned int* out) {
                 launch(ch10::Sum<unsigned int>{}, in, out);
             },
@@ -81,44 +78,37 @@ Kernel make_kernel(std::string name, bool in_place, std::int64_t height, Launch 
 
 std::vector<Kernel> chapter_kernels(const common::Device& dev, unsigned int n) {
     using ch10::Sum;
-    const std::int64_t per_segment_height =
-        ch10::ceil_log2(2 * ch10::BLOCK_DIM) + segmented_sum_blocks(n);
     unsigned int vec_blocks = 0;
     CUDA_CHECK(vectorized_sum_blocks(dev.sm_count, n, &vec_blocks));
-    // 10_94's partials (4-byte elements for every operator) and its counter, zeroed once.
-    const unsigned int det_blocks = deterministic_sum_blocks(n);
-    auto det_partials = std::make_shared<common::DeviceBuffer<float>>(det_blocks);
-    auto det_done = std::make_shared<common::DeviceBuffer<unsigned int>>(1);
-    CUDA_CHECK(cudaMemset(det_done->get(), 0, sizeof(unsigned int)));
+    auto det_workspace = std::make_shared<DeterministicSumWorkspace>();
+    CUDA_CHECK(det_workspace->allocate(n, nullptr));
     auto cub_uint = std::make_shared<CubReduce<Sum<unsigned int>>>(n);
     auto cub_max = std::make_shared<CubReduce<ch10::Max>>(n);
     auto cub_sum = std::make_shared<CubReduce<Sum<float>>>(n);
     std::vector<Kernel> kernels = {
-        make_kernel("10_06 per segment", true, per_segment_height,
+        make_kernel("10_06 per segment", true,
                     [n](auto op, auto* in, auto* out) {
                         using T = std::remove_pointer_t<decltype(in)>;
                         per_segment<simple_sum_block<T, decltype(op)>>(in, out, n, op);
                     }),
-        make_kernel("10_09 per segment", true, per_segment_height,
+        make_kernel("10_09 per segment", true,
                     [n](auto op, auto* in, auto* out) {
                         using T = std::remove_pointer_t<decltype(in)>;
                         per_segment<convergent_sum_block<T, decltype(op)>>(in, out, n, op);
                     }),
-        make_kernel("10_11 per segment", false, per_segment_height,
+        make_kernel("10_11 per segment", false,
                     [n](auto op, auto* in, auto* out) {
                         using T = std::remove_pointer_t<decltype(in)>;
                         per_segment<shared_memory_sum_block<T, decltype(op)>>(in, out, n, op);
                     }),
         make_kernel(
             "10_13_segmented_sum", false,
-            1 + ch10::ceil_log2(ch10::BLOCK_DIM) + segmented_sum_blocks(n),
             [n](auto op, auto* in, auto* out) { CUDA_CHECK(segmented_sum(in, out, n, op)); }),
     };
     for (std::int64_t factor : ch10::kCoarseFactors) {
         ch10::with_coarse_factor(factor, [&](auto cf) {
             constexpr unsigned int CF = decltype(cf)::value;
             kernels.push_back(make_kernel("10_15 COARSE_FACTOR=" + std::to_string(CF), false,
-                                          coarsened_sum_height<CF>(coarsened_sum_blocks<CF>(n)),
                                           [n](auto op, auto* in, auto* out) {
                                               CUDA_CHECK(coarsened_sum<CF>(in, out, n, op));
                                           }));
@@ -126,23 +116,18 @@ std::vector<Kernel> chapter_kernels(const common::Device& dev, unsigned int n) {
         });
     }
     kernels.push_back(make_kernel(
-        "10_91_warp_shuffle_sum", false, warp_shuffle_sum_height<8>(n),
+        "10_91_warp_shuffle_sum", false,
         [n](auto op, auto* in, auto* out) { CUDA_CHECK(warp_shuffle_sum<8>(in, out, n, op)); }));
-    kernels.push_back(make_kernel("10_92_vectorized_sum", false,
-                                  vectorized_sum_height(n, vec_blocks),
-                                  [n, vec_blocks](auto op, auto* in, auto* out) {
-                                      CUDA_CHECK(vectorized_sum(in, out, n, vec_blocks, op));
-                                  }));
     kernels.push_back(
-        make_kernel("10_94_deterministic_sum", false, deterministic_sum_height(n, det_blocks),
-                    [n, det_partials, det_done](auto op, auto* in, auto* out) {
-                        using T = std::remove_pointer_t<decltype(in)>;
-                        CUDA_CHECK(deterministic_sum(in, reinterpret_cast<T*>(det_partials->get()),
-                                                     det_done->get(), out, n, op));
-                    }));
+        make_kernel("10_92_vectorized_sum", false, [n, vec_blocks](auto op, auto* in, auto* out) {
+            CUDA_CHECK(vectorized_sum(in, out, n, vec_blocks, op));
+        }));
+    kernels.push_back(make_kernel("10_94_deterministic_sum", false,
+                                  [n, det_workspace](auto op, auto* in, auto* out) {
+                                      CUDA_CHECK(deterministic_sum(in, out, n, op, *det_workspace));
+                                  }));
     // CUB last: the ratios refer to it.
-    Kernel cub =
-        make_kernel("10_93_cub_sum", false, cub_sum_height(dev, n), [](auto, auto*, auto*) {});
+    Kernel cub = make_kernel("10_93_cub_sum", false, [](auto, auto*, auto*) {});
     cub.uint_sum = [cub_uint](unsigned int* in, unsigned int* out) { cub_uint->run(in, out); };
     cub.max = [cub_max](float* in, float* out) { cub_max->run(in, out); };
     cub.sum = [cub_sum](float* in, float* out) { cub_sum->run(in, out); };
@@ -162,18 +147,18 @@ bool run_size(const common::Device& dev, const common::Options& opt, bool csv, s
     const unsigned int n = static_cast<unsigned int>(opt.n);
     std::vector<Kernel> kernels = chapter_kernels(dev, n);
     {
-        ch10::OperatorRunner<ch10::Sum<unsigned int>> runner(dev, opt, true, text);
+        ch10::OperatorRunner<ch10::Sum<unsigned int>> runner(dev, opt, true);
         for (const Kernel& k : kernels)
-            if (!runner.verify(k.name, 0, k.in_place, k.uint_sum)) return false;
+            if (!runner.verify(k.name, k.in_place, k.uint_sum)) return false;
     }
     {
-        ch10::OperatorRunner<ch10::Max> runner(dev, opt, true, text);
+        ch10::OperatorRunner<ch10::Max> runner(dev, opt, true);
         for (const Kernel& k : kernels)
-            if (!runner.verify(k.name, 0, k.in_place, k.max)) return false;
+            if (!runner.verify(k.name, k.in_place, k.max)) return false;
     }
-    ch10::OperatorRunner<ch10::Sum<float>> runner(dev, opt, true, text);
+    ch10::OperatorRunner<ch10::Sum<float>> runner(dev, opt, true);
     for (const Kernel& k : kernels)
-        if (!runner.verify(k.name, k.height, k.in_place, k.sum)) return false;
+        if (!runner.verify(k.name, k.in_place, k.sum)) return false;
 
     common::DeviceBuffer<float> sink(1);
     int per_sm = 0;
@@ -223,8 +208,7 @@ bool run_size(const common::Device& dev, const common::Options& opt, bool csv, s
 int main(int argc, char** argv) {
     common::Options opt;  // opt.n 0: no --n, the three sizes
     common::Cli cli("10_99_benchmark", "every chapter-10 kernel on one input");
-    cli.add_n(opt, 1, INT32_MAX, "one size (at most CUB's int count, 10_93)",
-              "2^20, 2^24 and 2^28 in turn");
+    cli.add_n(opt, 1, kCubMaxN, "one size", "2^20, 2^24 and 2^28 in turn");
     cli.add_seed(opt);
     cli.add_reps(opt);
     cli.add_csv(opt);

@@ -5,14 +5,19 @@
 //    (with the bounds guard the programs add for N that is not 2 * blockDim.x).
 // Execution-resource efficiency = results committed by active threads / warp lanes consumed
 // (32 for every warp with at least one active thread in an iteration). Global memory requests =
-// distinct 128-byte segments each warp touches per load or store instruction.
-// And Fig 10.16's count of the steps a coarsened block saves (section 10.8), at the end.
-// divergence_analysis_test checks both against every number the book gives.
+// distinct 128-byte segments each warp touches per load or store instruction. A warp diverges in
+// an iteration when some of its threads are active and some are not (end-of-chapter exercises 1
+// and 2 ask for that count).
+// Then --trace and --values: each figure's loop replayed on the host, step by step (Figs 10.7 and
+// 10.8, exercise 6), and Fig 10.16's count of the steps a coarsened block saves (section 10.8).
+// divergence_analysis_test checks all of it against every number the book gives.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,9 +27,10 @@
 namespace ch10 {
 
 struct Counts {
-    std::int64_t committed = 0;  // additions done by active threads
-    std::int64_t consumed = 0;   // warp lanes occupied while doing them
-    std::int64_t requests = 0;   // global memory requests
+    std::int64_t committed = 0;           // additions done by active threads
+    std::int64_t consumed = 0;            // warp lanes occupied while doing them
+    std::int64_t requests = 0;            // global memory requests
+    std::vector<std::int64_t> divergent;  // warps with active and idle threads, per iteration
 };
 
 // ---- The book's closed forms (W = N/64 warps) -------------------------------------------------
@@ -70,22 +76,26 @@ inline std::int64_t segments(const std::set<std::int64_t>& indices) {
 }
 
 // Walks one iteration of a tree loop: active(t) says whether thread t adds, owner(t) which element
-// it owns; it reads input[owner] and input[owner + stride] and writes input[owner].
-template <class Active, class Owner>
-void count_iteration(std::int64_t threads, std::int64_t stride, Active active, Owner owner,
-                     Counts* c) {
+// it owns; it reads input[owner] and input[partner(t)] and writes input[owner].
+template <class Active, class Owner, class Partner>
+void count_iteration(std::int64_t threads, Active active, Owner owner, Partner partner, Counts* c) {
+    std::int64_t divergent = 0;
     for (std::int64_t warp = 0; warp * 32 < threads; ++warp) {
-        std::set<std::int64_t> own, partner;
-        for (std::int64_t t = warp * 32; t < std::min(threads, warp * 32 + 32); ++t) {
+        const std::int64_t end = std::min(threads, warp * 32 + 32);
+        std::set<std::int64_t> own, partners;
+        for (std::int64_t t = warp * 32; t < end; ++t) {
             if (!active(t)) continue;
             own.insert(owner(t));
-            partner.insert(owner(t) + stride);
+            partners.insert(partner(t));
         }
         if (own.empty()) continue;
-        c->committed += static_cast<std::int64_t>(own.size());
+        const auto active_threads = static_cast<std::int64_t>(own.size());
+        divergent += active_threads < end - warp * 32;
+        c->committed += active_threads;
         c->consumed += 32;
-        c->requests += 2 * segments(own) + segments(partner);  // read own, write own, read partner
+        c->requests += 2 * segments(own) + segments(partners);  // read own, write own, read partner
     }
+    c->divergent.push_back(divergent);
 }
 
 // Fig 10.6: i = 2*threadIdx.x; stride = 1, 2, 4, ... <= blockDim.x; active if t % stride == 0.
@@ -94,8 +104,9 @@ inline Counts count_simple_sum(std::int64_t n) {
     const std::int64_t threads = single_block_threads(n);
     for (std::int64_t stride = 1; stride <= threads; stride *= 2) {
         count_iteration(
-            threads, stride, [&](std::int64_t t) { return t % stride == 0 && 2 * t + stride < n; },
-            [](std::int64_t t) { return 2 * t; }, &c);
+            threads, [&](std::int64_t t) { return t % stride == 0 && 2 * t + stride < n; },
+            [](std::int64_t t) { return 2 * t; }, [&](std::int64_t t) { return 2 * t + stride; },
+            &c);
     }
     return c;
 }
@@ -106,8 +117,22 @@ inline Counts count_convergent_sum(std::int64_t n) {
     const std::int64_t threads = single_block_threads(n);
     for (std::int64_t stride = threads; stride >= 1; stride /= 2) {
         count_iteration(
-            threads, stride, [&](std::int64_t t) { return t < stride && t + stride < n; },
-            [](std::int64_t t) { return t; }, &c);
+            threads, [&](std::int64_t t) { return t < stride && t + stride < n; },
+            [](std::int64_t t) { return t; }, [&](std::int64_t t) { return t + stride; }, &c);
+    }
+    return c;
+}
+
+// Exercise 3, Fig 10.9 mirrored: i = n - blockDim.x + threadIdx.x; stride = blockDim.x, ..., 1;
+// active if t >= blockDim.x - stride, and it adds input[i - stride].
+inline Counts count_mirrored_sum(std::int64_t n) {
+    Counts c;
+    const std::int64_t threads = single_block_threads(n);
+    const auto owner = [&](std::int64_t t) { return n - threads + t; };
+    for (std::int64_t stride = threads; stride >= 1; stride /= 2) {
+        count_iteration(
+            threads, [&](std::int64_t t) { return t >= threads - stride && owner(t) >= stride; },
+            owner, [&](std::int64_t t) { return owner(t) - stride; }, &c);
     }
     return c;
 }
@@ -134,11 +159,12 @@ inline bool book_formulas_apply(std::int64_t n) {
     return n >= 64 && (n & (n - 1)) == 0;
 }
 
-// The counted values for this N, with the book's closed form beside each where it applies.
-// A zero `consumed` means the figure has no efficiency analysis (Fig 10.11).
+// The counted values for this N, with the book's closed form beside each where it applies (a book
+// with no formulas: nullptr). A zero `consumed` means the figure has no efficiency analysis (Fig
+// 10.11).
 inline void print_counts(std::FILE* out, const char* figure, std::int64_t n, const Counts& counted,
-                         const Counts& book) {
-    const bool with_book = book_formulas_apply(n);
+                         const Counts* book) {
+    const bool with_book = book != nullptr && book_formulas_apply(n);
     std::fprintf(out,
                  "%s analysis for N = %lld (%lld threads), counted from the kernel's loop%s:\n",
                  figure, static_cast<long long>(n), static_cast<long long>(single_block_threads(n)),
@@ -149,21 +175,29 @@ inline void print_counts(std::FILE* out, const char* figure, std::int64_t n, con
                      static_cast<long long>(counted.consumed),
                      100.0 * counted.committed / counted.consumed);
         if (with_book)
-            std::fprintf(out, "   book: %lld/%lld = %.1f%%", static_cast<long long>(book.committed),
-                         static_cast<long long>(book.consumed),
-                         100.0 * book.committed / book.consumed);
+            std::fprintf(
+                out, "   book: %lld/%lld = %.1f%%", static_cast<long long>(book->committed),
+                static_cast<long long>(book->consumed), 100.0 * book->committed / book->consumed);
         std::fprintf(out, "\n");
     }
     std::fprintf(out, "  global memory requests        %lld",
                  static_cast<long long>(counted.requests));
-    if (with_book) std::fprintf(out, "   book: %lld", static_cast<long long>(book.requests));
+    if (with_book) std::fprintf(out, "   book: %lld", static_cast<long long>(book->requests));
     std::fprintf(out, "\n");
+    if (!counted.divergent.empty()) {
+        std::fprintf(out, "  warps that diverge, by step  ");
+        for (std::int64_t d : counted.divergent)
+            std::fprintf(out, " %lld", static_cast<long long>(d));
+        std::fprintf(out, "   (of %lld; step 1 first)\n",
+                     static_cast<long long>((single_block_threads(n) + 31) / 32));
+    }
 }
 
-// ---- --trace: the active threads of every step (Figs 10.7 and 10.8) ---------------------------
-// Each trace replays its kernel's loop on the host, step by step, with the kernel's own condition
-// for an active thread, and prints the threads that combine and the array after the step. It needs
-// no GPU; the GPU run that follows checks the same loop's result.
+// ---- --trace and --values: the active threads of every step (Figs 10.7 and 10.8) -------------
+// Each trace replays a figure's loop on the host, step by step, with the book's condition for an
+// active thread (and the programs' bounds guard), and prints the threads that combine and the
+// array after the step. It needs no GPU, and it is the worked example's loop, not whatever kernel
+// the program then runs on the GPU (in the homework, the student's).
 
 constexpr std::int64_t kMaxTraceN = 64;
 
@@ -173,83 +207,167 @@ inline void require_traceable(const common::Cli& cli, bool trace, std::int64_t n
         cli.usage_error("--trace needs --n <= " + std::to_string(kMaxTraceN));
 }
 
-inline void print_values(std::FILE* out, const char* label, const std::vector<float>& v,
-                         std::size_t count) {
-    std::fprintf(out, "  %-26s", label);
-    for (std::size_t k = 0; k < count; ++k) std::fprintf(out, " %5g", v[k]);
-    std::fprintf(out, "\n");
+// The input of a trace: the numbers of --values (which set N, unless --n says the same, and imply
+// --trace), else opt->n random ones of the seed.
+inline std::vector<float> trace_input(const common::Cli& cli, const std::string& values,
+                                      common::Options* opt, bool* trace) {
+    if (values.empty()) {
+        require_traceable(cli, *trace, opt->n);
+        return *trace ? reduction_input(opt->n, opt->seed) : std::vector<float>{};
+    }
+    std::vector<float> v;
+    const char* p = values.c_str();
+    bool ok = true;
+    while (ok) {
+        char* end = nullptr;
+        const float x = std::strtof(p, &end);
+        ok = end != p && std::isfinite(x) && (*end == ',' || *end == '\0') &&
+             v.size() < static_cast<std::size_t>(kMaxTraceN);
+        if (ok) v.push_back(x);
+        if (!ok || *end == '\0') break;
+        p = end + 1;
+    }
+    if (!ok)
+        cli.usage_error("--values needs a comma-separated list of 1 to " +
+                        std::to_string(kMaxTraceN) + " numbers, got '" + values + "'");
+    const auto count = static_cast<std::int64_t>(v.size());
+    if (cli.given("--n") && opt->n != count)
+        cli.usage_error("--values gives " + std::to_string(count) + " numbers but --n says " +
+                        std::to_string(opt->n));
+    opt->n = count;
+    *trace = true;
+    return v;
 }
 
-// One step: every thread t with active(t) does data[owner(t)] op= data[owner(t) + stride].
-template <class Active, class Owner>
-void trace_step(std::FILE* out, int step, std::int64_t threads, std::int64_t stride,
-                std::vector<float>& data, std::size_t shown, Active active, Owner owner) {
-    std::string who;
-    for (std::int64_t t = 0; t < threads; ++t) {
-        if (!active(t)) continue;
-        who += " " + std::to_string(t);
-        data[owner(t)] += data[owner(t) + stride];
+// One step of a replay: the stride, the threads that combined, the array after it.
+struct TraceStep {
+    std::int64_t stride = 0;
+    std::vector<std::int64_t> threads;
+    std::vector<float> after;
+};
+
+// Runs the loop: every thread t with active(t, stride) does data[owner(t)] op= data[partner(t,
+// stride)], for each stride in turn.
+template <class Active, class Owner, class Partner>
+std::vector<TraceStep> replay(std::vector<float> data, const std::vector<std::int64_t>& strides,
+                              std::int64_t threads, Active active, Owner owner, Partner partner) {
+    std::vector<TraceStep> steps;
+    for (std::int64_t stride : strides) {
+        TraceStep step;
+        step.stride = stride;
+        for (std::int64_t t = 0; t < threads; ++t) {
+            if (!active(t, stride)) continue;
+            step.threads.push_back(t);
+            data[owner(t)] += data[partner(t, stride)];
+        }
+        step.after = data;
+        steps.push_back(step);
     }
-    char label[64];
-    std::snprintf(label, sizeof label, "step %d (stride %lld):", step,
-                  static_cast<long long>(stride));
-    std::fprintf(out, "  %s threads%s\n", label, who.empty() ? " (none)" : who.c_str());
-    print_values(out, "", data, shown);
+    return steps;
+}
+
+inline std::vector<std::int64_t> doubling_strides(std::int64_t threads) {
+    std::vector<std::int64_t> s;
+    for (std::int64_t stride = 1; stride <= threads; stride *= 2) s.push_back(stride);
+    return s;
+}
+inline std::vector<std::int64_t> halving_strides(std::int64_t threads) {
+    std::vector<std::int64_t> s;
+    for (std::int64_t stride = threads; stride >= 1; stride /= 2) s.push_back(stride);
+    return s;
 }
 
 // Fig 10.6: i = 2*threadIdx.x; stride = 1, 2, 4, ... <= blockDim.x; active if t % stride == 0.
-inline void trace_simple_sum(std::FILE* out, std::vector<float> input) {
-    const std::int64_t n = static_cast<std::int64_t>(input.size());
+inline std::vector<TraceStep> replay_simple_sum(const std::vector<float>& input) {
+    const auto n = static_cast<std::int64_t>(input.size());
     const std::int64_t threads = single_block_threads(n);
-    std::fprintf(out, "Fig 10.6 trace, N = %lld, %lld threads; thread t owns input[2t]:\n",
-                 static_cast<long long>(n), static_cast<long long>(threads));
-    print_values(out, "input:", input, input.size());
-    int step = 0;
-    for (std::int64_t stride = 1; stride <= threads; stride *= 2) {
-        trace_step(
-            out, ++step, threads, stride, input, input.size(),
-            [&](std::int64_t t) { return t % stride == 0 && 2 * t + stride < n; },
-            [](std::int64_t t) { return 2 * t; });
-    }
-    std::fprintf(out, "  result in input[0]: %g\n", input[0]);
+    return replay(
+        input, doubling_strides(threads), threads,
+        [n](std::int64_t t, std::int64_t s) { return t % s == 0 && 2 * t + s < n; },
+        [](std::int64_t t) { return 2 * t; },
+        [](std::int64_t t, std::int64_t s) { return 2 * t + s; });
 }
 
 // Fig 10.9: i = threadIdx.x; stride = blockDim.x, ..., 2, 1; active if t < stride.
-inline void trace_convergent_sum(std::FILE* out, std::vector<float> input) {
-    const std::int64_t n = static_cast<std::int64_t>(input.size());
+inline std::vector<TraceStep> replay_convergent_sum(const std::vector<float>& input) {
+    const auto n = static_cast<std::int64_t>(input.size());
     const std::int64_t threads = single_block_threads(n);
-    std::fprintf(out, "Fig 10.9 trace, N = %lld, %lld threads; thread t owns input[t]:\n",
-                 static_cast<long long>(n), static_cast<long long>(threads));
-    print_values(out, "input:", input, input.size());
-    int step = 0;
-    for (std::int64_t stride = threads; stride >= 1; stride /= 2) {
-        trace_step(
-            out, ++step, threads, stride, input, input.size(),
-            [&](std::int64_t t) { return t < stride && t + stride < n; },
-            [](std::int64_t t) { return t; });
+    return replay(
+        input, halving_strides(threads), threads,
+        [n](std::int64_t t, std::int64_t s) { return t < s && t + s < n; },
+        [](std::int64_t t) { return t; }, [](std::int64_t t, std::int64_t s) { return t + s; });
+}
+
+// Exercise 3: i = n - blockDim.x + threadIdx.x; active if t >= blockDim.x - stride; adds
+// input[i - stride].
+inline std::vector<TraceStep> replay_mirrored_sum(const std::vector<float>& input) {
+    const auto n = static_cast<std::int64_t>(input.size());
+    const std::int64_t threads = single_block_threads(n);
+    const auto owner = [n, threads](std::int64_t t) { return n - threads + t; };
+    return replay(
+        input, halving_strides(threads), threads,
+        [&](std::int64_t t, std::int64_t s) { return t >= threads - s && owner(t) >= s; }, owner,
+        [&](std::int64_t t, std::int64_t s) { return owner(t) - s; });
+}
+
+inline void print_values(std::FILE* out, const char* label, const std::vector<float>& v) {
+    std::fprintf(out, "  %-26s", label);
+    for (float x : v) std::fprintf(out, " %5g", x);
+    std::fprintf(out, "\n");
+}
+
+// A replay, printed: `figure` names the loop, `owns` what thread t owns, `result` where the result
+// ends.
+inline void print_trace(std::FILE* out, const char* figure, const char* owns,
+                        const std::vector<float>& input, const std::vector<TraceStep>& steps,
+                        std::size_t result) {
+    const auto n = static_cast<long long>(input.size());
+    std::fprintf(out,
+                 "%s trace, N = %lld, %lld threads; thread t owns %s. This is the book's loop "
+                 "replayed on the host, not the kernel the GPU runs below:\n",
+                 figure, n, static_cast<long long>(single_block_threads(n)), owns);
+    print_values(out, "input:", input);
+    int number = 0;
+    for (const TraceStep& step : steps) {
+        std::string who;
+        for (std::int64_t t : step.threads) who += " " + std::to_string(t);
+        std::fprintf(out, "  step %d (stride %lld): threads%s\n", ++number,
+                     static_cast<long long>(step.stride), who.empty() ? " (none)" : who.c_str());
+        print_values(out, "", step.after);
     }
-    std::fprintf(out, "  result in input[0]: %g\n", input[0]);
+    const std::vector<float>& last = steps.empty() ? input : steps.back().after;
+    std::fprintf(out, "  result in input[%zu]: %g\n", result, last[result]);
 }
 
 // Fig 10.11: input_s[t] = input[t] + input[t + blockDim.x] on the way in, then the convergent tree
 // in shared memory from stride blockDim.x / 2.
 inline void trace_shared_memory_sum(std::FILE* out, const std::vector<float>& input) {
-    const std::int64_t n = static_cast<std::int64_t>(input.size());
+    const auto n = static_cast<std::int64_t>(input.size());
     const std::int64_t threads = single_block_threads(n);
-    std::fprintf(out, "Fig 10.11 trace, N = %lld, %lld threads; input_s has %lld elements:\n",
+    std::fprintf(out,
+                 "Fig 10.11 trace, N = %lld, %lld threads; input_s has %lld elements. This is the "
+                 "book's loop replayed on the host, not the kernel the GPU runs below:\n",
                  static_cast<long long>(n), static_cast<long long>(threads),
                  static_cast<long long>(threads));
-    print_values(out, "input:", input, input.size());
+    print_values(out, "input:", input);
     std::vector<float> input_s(threads);
     for (std::int64_t t = 0; t < threads; ++t)
         input_s[t] = (t < n ? input[t] : 0.0f) + (t + threads < n ? input[t + threads] : 0.0f);
-    print_values(out, "load: input_s[t] =", input_s, input_s.size());
+    print_values(out, "load: input_s[t] =", input_s);
     std::fprintf(out, "  %26s (input[t] + input[t + blockDim.x], every thread)\n", "");
-    int step = 0;
-    for (std::int64_t stride = threads / 2; stride >= 1; stride /= 2) {
-        trace_step(
-            out, ++step, threads, stride, input_s, input_s.size(),
-            [&](std::int64_t t) { return t < stride; }, [](std::int64_t t) { return t; });
+    std::vector<std::int64_t> strides;
+    for (std::int64_t stride = threads / 2; stride >= 1; stride /= 2) strides.push_back(stride);
+    int number = 0;
+    for (const TraceStep& step : replay(
+             input_s, strides, threads, [](std::int64_t t, std::int64_t s) { return t < s; },
+             [](std::int64_t t) { return t; },
+             [](std::int64_t t, std::int64_t s) { return t + s; })) {
+        std::string who;
+        for (std::int64_t t : step.threads) who += " " + std::to_string(t);
+        std::fprintf(out, "  step %d (stride %lld): threads%s\n", ++number,
+                     static_cast<long long>(step.stride), who.empty() ? " (none)" : who.c_str());
+        print_values(out, "", step.after);
+        input_s = step.after;
     }
     std::fprintf(out, "  result in input_s[0]: %g\n", input_s[0]);
 }

@@ -1,6 +1,7 @@
 // divergence_analysis_test: the counts of sections 10.4-10.6 and of Fig 10.16 against every number
 // the book prints, and the counted values (walking each kernel's loop) against the book's closed
 // forms.
+#include <algorithm>
 #include <cstdio>
 
 #include "divergence_analysis.h"
@@ -57,6 +58,67 @@ int main() {
         expect_eq("Fig 10.6 committed", n, count_simple_sum(n).committed, n - 1);
         expect_eq("Fig 10.9 committed", n, count_convergent_sum(n).committed, n - 1);
     }
+
+    // The end-of-chapter exercises. 1 and 2: N = 1024 (512 threads, 16 warps), the warps that
+    // diverge in the fifth iteration: all 16 in Fig 10.6 (stride 16: two active threads in each),
+    // none in Fig 10.9 (stride 32: warp 0 whole, the others idle). Counting the iterations from 0,
+    // as the book's text does, the fifth would be the sixth (stride 32 and 16): 16 and 1.
+    const std::vector<std::int64_t> simple_1024 = {0, 16, 16, 16, 16, 16, 8, 4, 2, 1};
+    const std::vector<std::int64_t> convergent_1024 = {0, 0, 0, 0, 0, 1, 1, 1, 1, 1};
+    expect_eq("exercise 1: Fig 10.6 divergent warps, iteration 5", 1024,
+              count_simple_sum(1024).divergent.at(4), 16);
+    expect_eq("exercise 2: Fig 10.9 divergent warps, iteration 5", 1024,
+              count_convergent_sum(1024).divergent.at(4), 0);
+    expect_eq("Fig 10.6 divergent warps, every iteration", 1024,
+              count_simple_sum(1024).divergent == simple_1024, 1);
+    expect_eq("Fig 10.9 divergent warps, every iteration", 1024,
+              count_convergent_sum(1024).divergent == convergent_1024, 1);
+    // The number of iterations with divergence: Fig 10.6 from the second on, Fig 10.9 the last
+    // five. The book's "from ten to five" is N = 2048 (11 iterations); N = 256 has 8, 7 to 5.
+    auto diverging = [](const Counts& c) {
+        return std::count_if(c.divergent.begin(), c.divergent.end(),
+                             [](std::int64_t d) { return d > 0; });
+    };
+    expect_eq("iterations with divergence, Fig 10.6", 2048, diverging(count_simple_sum(2048)), 10);
+    expect_eq("iterations with divergence, Fig 10.9", 2048, diverging(count_convergent_sum(2048)),
+              5);
+    expect_eq("iterations with divergence, Fig 10.6", 256, diverging(count_simple_sum(256)), 7);
+    expect_eq("iterations with divergence, Fig 10.9", 256, diverging(count_convergent_sum(256)), 5);
+    // 3: the mirrored kernel adds N - 1 times with Fig 10.9's warps (the same lanes consumed, the
+    // same warps diverging) at every N. Its requests are Fig 10.9's where N is a multiple of 32;
+    // elsewhere its warps, which own the array's last elements, straddle 128-byte segments, and
+    // it needs more.
+    for (std::int64_t n = 1; n <= 2048; n += (n < 70 ? 1 : 97)) {
+        const Counts mirrored = count_mirrored_sum(n), convergent = count_convergent_sum(n);
+        expect_eq("exercise 3 committed", n, mirrored.committed, n - 1);
+        expect_eq("exercise 3 consumed (Fig 10.9's)", n, mirrored.consumed, convergent.consumed);
+        expect_eq("exercise 3 divergent warps (Fig 10.9's)", n,
+                  mirrored.divergent == convergent.divergent, 1);
+        if (n % 32 == 0)
+            expect_eq("exercise 3 requests (Fig 10.9's)", n, mirrored.requests,
+                      convergent.requests);
+        else
+            expect_eq("exercise 3 requests, at least Fig 10.9's", n,
+                      mirrored.requests >= convergent.requests, 1);
+    }
+    // 6: the array 6 2 7 4 5 8 3 1 after each iteration of Fig 10.6 and of Fig 10.9, and of the
+    // mirrored kernel of exercise 3.
+    const std::vector<float> ex6 = {6, 2, 7, 4, 5, 8, 3, 1};
+    const std::vector<std::vector<float>> simple_ex6 = {
+        {8, 2, 11, 4, 13, 8, 4, 1}, {19, 2, 11, 4, 17, 8, 4, 1}, {36, 2, 11, 4, 17, 8, 4, 1}};
+    const std::vector<std::vector<float>> convergent_ex6 = {
+        {11, 10, 10, 5, 5, 8, 3, 1}, {21, 15, 10, 5, 5, 8, 3, 1}, {36, 15, 10, 5, 5, 8, 3, 1}};
+    const std::vector<std::vector<float>> mirrored_ex6 = {
+        {6, 2, 7, 4, 11, 10, 10, 5}, {6, 2, 7, 4, 11, 10, 21, 15}, {6, 2, 7, 4, 11, 10, 21, 36}};
+    const auto after = [](const std::vector<TraceStep>& steps) {
+        std::vector<std::vector<float>> a;
+        for (const TraceStep& s : steps) a.push_back(s.after);
+        return a;
+    };
+    expect_eq("exercise 6a, Fig 10.6", 8, after(replay_simple_sum(ex6)) == simple_ex6, 1);
+    expect_eq("exercise 6b, Fig 10.9", 8, after(replay_convergent_sum(ex6)) == convergent_ex6, 1);
+    expect_eq("exercise 3 on exercise 6's array", 8,
+              after(replay_mirrored_sum(ex6)) == mirrored_ex6, 1);
 
     // Fig 10.16: two blocks of 8 threads (Fig 10.10's example) one after another take 8 steps, 2
     // with every thread busy and 6 in the tree; one block coarsened by 2 takes 6, 3 and 3.

@@ -4,19 +4,24 @@
     build/bin/10_99_benchmark --csv > ch10_reduction/data/benchmark.csv
     python3 ch10_reduction/plot_benchmark.py ch10_reduction/data/benchmark.csv \
         --env ch10_reduction/data/env.txt --png ch10_reduction/benchmark.png \
-        --readme ch10_reduction/README.md --results ch10_reduction/RESULTS.md
+        --readme ch10_reduction/README.md --results ch10_reduction/RESULTS.md \
+        [--second ch10_reduction/data/h100/benchmark.csv --second-env ch10_reduction/data/h100/env.txt]
 
---readme rewrites the README's results table (GB/s per size, % of the read ceiling and speed
-against CUB at the largest size) between its results-table markers, and its provenance line
-between the provenance markers; --results rewrites the full table (median, fastest and slowest
-run, GB/s and speed against CUB at every size) between RESULTS.md's spread-table markers and its
-provenance line. --env names the run's env.txt (date, nvidia-smi and nvcc output, as
-scripts/gpu_check.sh writes it): the provenance gives the GPU, driver, CUDA version and date. The
-plot needs matplotlib; without it the plot is skipped with a message and the tables are still
-written.
+The CSV is the first GPU's run (the H200's), --second the second GPU's (an H100's), each with the
+env.txt of its run (date, nvidia-smi and nvcc output, as scripts/gpu_check.sh writes it).
+--readme rewrites, in the README: the results table between its results-table markers (% of the
+read ceiling of every kernel at every size, the two GPUs side by side; a GPU without a run shows
+dashes), the provenance lines between its provenance markers (one per GPU), and every number
+written inline between <!--ceiling KERNEL[ @2^K]-->...<!--/--> (that kernel's % of the read
+ceiling on the first GPU, at the largest size or at 2^K) or <!--ratio KERNEL A / KERNEL B[ @2^K]-->
+...<!--/--> (A's speed over B's). --results rewrites RESULTS.md's spread tables (median, fastest and
+slowest run, GB/s and speed against CUB at every size), one per GPU, with their provenance lines.
+The plot (the first GPU's run) needs matplotlib; without it the plot is skipped with a message and
+the tables are still written.
 """
 import csv
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
@@ -49,18 +54,47 @@ def size_label(n):
     return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
 
 
-def readme_table(rows, sizes, kernels):
-    last = sizes[-1]
-    head = ("| kernel | " + " | ".join(f"GB/s at {size_label(n)}" for n in sizes) +
-            f" | % of read ceiling at {size_label(last)} | × CUB at {size_label(last)} |")
-    lines = [head, "|---" * (len(sizes) + 3) + "|"]
+def readme_table(runs, labels):
+    """% of the read ceiling, the GPUs side by side; `runs` holds (rows, sizes, kernels) or None."""
+    sizes = sorted({n for run in runs if run for n in run[1]}) or [1 << 20, 1 << 24, 1 << 28]
+    kernels = []
+    for run in runs:
+        for k in (run[2] if run else []):
+            if k not in kernels:
+                kernels.append(k)
+    head = "| kernel | " + " | ".join(f"{label}: {size_label(n)}" for label in labels
+                                       for n in sizes) + " |"
+    lines = [head, "|---" * (1 + len(sizes) * len(labels)) + "|"]
     for k in kernels:
-        cells = [f"{float(rows[(k, n)]['gb_per_s']):.0f}" if (k, n) in rows else "–" for n in sizes]
-        r = rows.get((k, last))
-        cells.append(f"{float(r['pct_of_read_ceiling']):.1f}%" if r else "–")
-        cells.append(f"{float(r['speed_vs_cub']):.2f}" if r else "–")
+        cells = []
+        for run in runs:
+            for n in sizes:
+                r = run[0].get((k, n)) if run else None
+                cells.append(f"{float(r['pct_of_read_ceiling']):.1f}%" if r else "–")
         lines.append(f"| {k} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+INLINE = re.compile(r"<!--(ceiling|ratio) ([^@>]+?)(?: @2\^(\d+))?-->.*?<!--/-->")
+
+
+def inline_numbers(text, rows, sizes, path):
+    """Rewrites every inline number of the README from the first GPU's rows."""
+    def value(match):
+        kind, what, power = match.groups()
+        n = (1 << int(power)) if power else sizes[-1]
+        names = [w.strip() for w in what.split(" / ")] if kind == "ratio" else [what.strip()]
+        missing = [k for k in names if (k, n) not in rows]
+        if missing:
+            sys.exit(f"{path}: {match.group(0)!r}: no row for {missing[0]} at n = {n}")
+        if kind == "ceiling":
+            number = f"{float(rows[(names[0], n)]['pct_of_read_ceiling']):.1f}%"
+        else:
+            a, b = (float(rows[(k, n)]["gb_per_s"]) for k in names)
+            number = f"{a / b:.1f}×"
+        head = match.group(0)[:match.group(0).index("-->") + 3]
+        return f"{head}{number}<!--/-->"
+    return INLINE.sub(value, text)
 
 
 def spread_table(rows, sizes, kernels):
@@ -118,21 +152,51 @@ def plot(rows, sizes, png, title):
     print(f"wrote {png}")
 
 
+def provenance_lines(args, doc, labels):
+    lines = []
+    for label, csv_path, env in ((labels[0], args.csv, args.env),
+                                 (labels[1], args.second, args.second_env)):
+        if csv_path:
+            lines.append(f"{label}: " + report.provenance(env, csv_path, doc))
+        else:
+            lines.append(f"{label}: no run committed yet.")
+    return "\n\n".join(lines) + "\n"
+
+
 def main():
     parser = report.parser(__doc__)
-    parser.add_argument("--results", help="rewrite the spread table of this RESULTS.md")
+    parser.add_argument("--results", help="rewrite the spread tables of this RESULTS.md")
+    parser.add_argument("--second", help="the second GPU's benchmark CSV")
+    parser.add_argument("--second-env", help="the second GPU's env.txt")
     args = report.parse_args(parser)
-    rows, sizes, kernels = load(args.csv)
-    table = readme_table(rows, sizes, kernels)
+    for name, path in (("--second", args.second), ("--second-env", args.second_env)):
+        if path and not os.path.isfile(path):
+            parser.error(f"{name} {path}: no such file")
+    first = load(args.csv)
+    second = load(args.second) if args.second else None
+    labels = [gpu_label(args.env, "H200"), gpu_label(args.second_env, "H100")]
+    table = readme_table([first, second], labels)
     print(table)
-    for doc, marker, text in ((args.readme, "results-table", table),
-                              (args.results, "spread-table", spread_table(rows, sizes, kernels))):
-        if doc:
-            report.update_readme(doc, text, marker)
-            report.update_provenance(doc, args.env, args.csv)
+    if args.readme:
+        report.update_readme(args.readme, table, "results-table")
+        report.update_readme(args.readme, provenance_lines(args, args.readme, labels), "provenance")
+        text = open(args.readme).read()
+        open(args.readme, "w").write(inline_numbers(text, first[0], first[1], args.readme))
+    if args.results:
+        for marker, run in (("spread-table", first), ("spread-table-second", second)):
+            report.update_readme(args.results,
+                                 spread_table(*run) if run else "No run committed yet.\n", marker)
+        report.update_readme(args.results, provenance_lines(args, args.results, labels),
+                             "provenance")
     if args.png:
         env = report.describe_env(args.env)
-        plot(rows, sizes, args.png, env or "10_99_benchmark")
+        plot(first[0], first[1], args.png, env or "10_99_benchmark")
+
+
+def gpu_label(env, default):
+    """'H200' from the env.txt's 'NVIDIA H200 ...' line, or the default."""
+    found = re.search(r"NVIDIA ([A-Za-z0-9]+)", open(env).read()) if env else None
+    return found.group(1) if found else default
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 // reduction.cuh: how every chapter-10 program runs its kernel: OperatorRunner checks it against
 // the sequential reference for each operator and then times the float sum; the COARSE_FACTORs
-// compiled in. The inputs, references and tolerances are reduction.h; what the kernels themselves
+// compiled in. The inputs, references and checks are reduction.h; what the kernels themselves
 // need is reduction_kernels.cuh.
 #pragma once
 
@@ -50,9 +50,8 @@ class OperatorRunner {
   public:
     using T = typename Op::value_type;
 
-    OperatorRunner(const common::Device& dev, const common::Options& opt, bool in_place,
-                   std::FILE* text)
-        : n_(opt.n), text_(text), timer_(dev, opt.reps) {
+    OperatorRunner(const common::Device& dev, const common::Options& opt, bool in_place)
+        : n_(opt.n), timer_(dev, opt.reps) {
         const double bytes = (in_place ? 2.0 : 1.0) * sizeof(T) * n_;
         common::require_device_bytes(bytes, "the input");
         const std::vector<T> input = operator_input<Op>(n_, opt.seed);
@@ -62,15 +61,14 @@ class OperatorRunner {
     }
 
     // launch(T* input, T* output) runs the whole reduction, setting *output to the identity first
-    // if it combines into it. `height` bounds the float sum's rounding error (reduction.h).
+    // if it combines into it.
     template <class Launch>
-    bool verify(const std::string& what, std::int64_t height, bool in_place, Launch launch) {
+    bool verify(const std::string& what, bool in_place, Launch launch) {
         label_ = what + " (" + Op::name + ", " + type_name() + ")";
-        height_ = height;
         prepare(in_place);
         common::checked_launch([&] { launch(data(in_place), output_.get()); });
         CUDA_CHECK(cudaDeviceSynchronize());
-        return check_result<Op>(label_.c_str(), output_.to_host()[0], reference_, height_, text_);
+        return check_result<Op>(label_.c_str(), output_.to_host()[0], reference_);
     }
 
     // A graded run checks every timed launch as verify() checked its own (common::Timer).
@@ -79,8 +77,7 @@ class OperatorRunner {
         return timer_.measure(
             [&] { launch(data(in_place), output_.get()); }, [&] { prepare(in_place); },
             [&] {
-                return check_result<Op>(label_.c_str(), output_.to_host_ungraded()[0], reference_,
-                                        height_, text_);
+                return check_result<Op>(label_.c_str(), output_.to_host_ungraded()[0], reference_);
             });
     }
     template <class Launch>
@@ -102,9 +99,7 @@ class OperatorRunner {
     }
 
     std::int64_t n_;
-    std::FILE* text_;
     std::string label_;
-    std::int64_t height_ = 0;
     double reference_ = 0.0;
     std::unique_ptr<common::DeviceBuffer<T>> input_, scratch_;
     common::DeviceBuffer<T> output_{1};
@@ -113,9 +108,8 @@ class OperatorRunner {
 
 // What a program reports about its kernel.
 struct KernelInfo {
-    std::string what;     // "Fig 10.6"
-    bool in_place;        // reduces its input in place
-    std::int64_t height;  // rounding bound of its float sum (reduction.h)
+    std::string what;  // "Fig 10.6"
+    bool in_place;     // reduces its input in place
 };
 
 // Verifies launch(op, input, output) for the integer sum, max and the float sum, each on its own
@@ -123,23 +117,22 @@ struct KernelInfo {
 template <class Launch>
 std::unique_ptr<OperatorRunner<Sum<float>>> verify_operators(const common::Device& dev,
                                                              const common::Options& opt,
-                                                             std::FILE* text, const KernelInfo& k,
-                                                             Launch launch) {
+                                                             const KernelInfo& k, Launch launch) {
     {
-        OperatorRunner<Sum<unsigned int>> runner(dev, opt, k.in_place, text);
-        if (!runner.verify(k.what, 0, k.in_place, [&](unsigned int* in, unsigned int* out) {
+        OperatorRunner<Sum<unsigned int>> runner(dev, opt, k.in_place);
+        if (!runner.verify(k.what, k.in_place, [&](unsigned int* in, unsigned int* out) {
                 launch(Sum<unsigned int>{}, in, out);
             }))
             return nullptr;
     }
     {
-        OperatorRunner<Max> runner(dev, opt, k.in_place, text);
-        if (!runner.verify(k.what, 0, k.in_place,
+        OperatorRunner<Max> runner(dev, opt, k.in_place);
+        if (!runner.verify(k.what, k.in_place,
                            [&](float* in, float* out) { launch(Max{}, in, out); }))
             return nullptr;
     }
-    auto runner = std::make_unique<OperatorRunner<Sum<float>>>(dev, opt, k.in_place, text);
-    if (!runner->verify(k.what, k.height, k.in_place,
+    auto runner = std::make_unique<OperatorRunner<Sum<float>>>(dev, opt, k.in_place);
+    if (!runner->verify(k.what, k.in_place,
                         [&](float* in, float* out) { launch(Sum<float>{}, in, out); }))
         return nullptr;
     return runner;
@@ -151,7 +144,7 @@ template <class Launch>
 bool verify_then_time(const common::Device& dev, const common::Options& opt,
                       common::Reporter& report, const char* program, const std::string& variant,
                       const KernelInfo& k, Launch launch) {
-    auto runner = verify_operators(dev, opt, report.text(), k, launch);
+    auto runner = verify_operators(dev, opt, k, launch);
     if (!runner) return false;
     const double ms = runner->median_ms(
         k.in_place, [&](float* in, float* out) { launch(Sum<float>{}, in, out); });

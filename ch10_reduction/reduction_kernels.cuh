@@ -10,12 +10,15 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <type_traits>
 
 namespace ch10 {
 
-// Threads per block of the multi-block kernels (Figs 10.13 onwards), a compile-time constant
-// because it sizes the shared-memory array, as in the book.
+// Threads per block the launchers of the multi-block kernels (Figs 10.13 onwards) use, and the size
+// of their shared array input_s: a compile-time constant because it sizes that array, as in the
+// book. Inside the kernels blockDim.x is the block's size, so a block of fewer threads works too
+// (tree_block_ok below).
 constexpr unsigned int BLOCK_DIM = 1024;
 
 // ---- Operators and identities (section 10.1, Fig 10.2) ------------------------------------------
@@ -98,6 +101,26 @@ cudaError_t set_identity(T* output, Op) {
     }
 }
 
+// The tree kernels (Figs 10.13, 10.15, 10_91) take their segment and their strides from
+// blockDim.x and keep one partial result per thread in input_s[BLOCK_DIM], so they work for any
+// one-dimensional block of a power of two threads from min_threads up to BLOCK_DIM. Any other
+// block would drop or double elements without a sign (a stride that stops halving evenly, a thread
+// beyond input_s); such a launch stops here with an error instead (the launch fails, and block 0
+// says why). The kernels call it first: `if (!ch10::tree_block_ok(1)) return;`.
+__device__ inline bool tree_block_ok(unsigned int min_threads) {
+    const unsigned int b = blockDim.x;
+    if (b >= min_threads && b <= BLOCK_DIM && (b & (b - 1)) == 0 && blockDim.y * blockDim.z == 1)
+        return true;
+    if (blockIdx.x == 0 && threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+        printf(
+            "ch10: a block of %u x %u x %u threads; this kernel needs a 1-D block of a power "
+            "of two from %u to %u threads\n",
+            blockDim.x, blockDim.y, blockDim.z, min_threads, BLOCK_DIM);
+        __trap();
+    }
+    return false;
+}
+
 // ---- Beyond the book: 16-byte loads and a shuffle reduction (10_92, 10_94) ---------------------
 
 // The 16-byte vector of four T: float4 for float, uint4 for unsigned int.
@@ -118,6 +141,9 @@ __device__ auto combine4(const V& v, Op op) {
 }
 
 // op over the block, valid in thread 0: shuffles within each warp, then warp 0 over the warps.
+// The block must be one-dimensional and whole warps (blockDim.x a multiple of 32), and every
+// thread must call it: it holds two barriers. The first makes it safe to call back to back (a sum,
+// then a sum of squares): no warp writes warp_results before warp 0 has read the previous call's.
 template <class T, class Op>
 __device__ T block_reduce(T value, Op op) {
     __shared__ T warp_results[32];
@@ -125,6 +151,7 @@ __device__ T block_reduce(T value, Op op) {
     for (unsigned int offset = 16; offset >= 1; offset /= 2) {
         value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
     }
+    __syncthreads();
     if (lane == 0) warp_results[warp] = value;
     __syncthreads();
     if (warp == 0) {

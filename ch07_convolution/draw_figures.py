@@ -1,0 +1,462 @@
+#!/usr/bin/env python3
+"""Draws the chapter's teaching pictures at the book's sizes, and the roofline of the GPU the
+results come from.
+
+    python3 ch07_convolution/draw_figures.py --out-dir ch07_convolution
+
+  conv1d.png       Figs 7.1-7.3: x = [8 2 5 4 1 7 3] and f = [1 3 5 3 1] (r = 2): y[2], y[3] one
+                   element further (the sliding window), and y[1] with its ghost cell x[-1] = 0
+  tile_7_11.png    Fig 7.11: the 16 x 16 toy image, a 4 x 4 output tile and its 8 x 8 input tile
+                   (5 x 5 filter): the halo makes the input tile 4 times the output tile
+  tile_7_13.png    Fig 7.13: an 8 x 8 block that is its input tile, r = 1: the ring of threads
+                   that only load, the 6 x 6 that compute, and the patches of threads (1, 1) and
+                   (5, 5) in N_s
+  memory.png       Figs 7.8 and 7.10: where F_c, N and P live, and the caches between DRAM and the
+                   SMs, with the sizes of the GPU of the committed data (see below)
+  roofline.png     that GPU's roofline: the OP/B the book counts for Figs 7.7, 7.9 and 7.12 and its
+                   5x5 bound, the OP/B measured for each kernel at 5x5, and the ridge point
+
+Every number comes from a committed file in data/ (none needs a GPU to draw):
+  - the device's attributes (SMs, registers, shared memory and L2 per SM or device, constant
+    memory, DRAM size, memory clock and bus width) from the device__attribute_* columns that
+    Nsight Compute wrote into data/ncu_5x5_07_09_conv2d_constant_memory.csv;
+  - the copy bandwidth and the FP32 FMA peak of the roofline, and each kernel's GFLOP/s at 5x5,
+    from data/benchmark.csv (07_99_benchmark --csv);
+  - each kernel's DRAM bytes at 5x5 (read + written) from data/ncu_5x5_<program>.csv, over the
+    2 * 25 FLOP per pixel the book counts: the measured OP/B;
+  - the GPU's name, driver and CUDA version from data/env.txt.
+"""
+import argparse
+import csv
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, os.pardir, "scripts"))
+import report  # noqa: E402  (scripts/report.py: the run's description from env.txt)
+
+# The palette of draw_tiles.py, so that a colour means the same in every picture.
+DARK, LIGHT, GHOST, HALO, ACCENT, ACCENT2 = ("#4e79a7", "#a0cbe8", "#bab0ac", "#f28e2b",
+                                             "#e15759", "#59a14f")
+
+
+def pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def cell(ax, x, y, text="", face="white", edge="#555555", dashed=False, size=10, weight=None,
+         w=1.0, h=1.0, colour="black"):
+    from matplotlib.patches import Rectangle
+    ax.add_patch(Rectangle((x, y), w, h, facecolor=face, edgecolor=edge, linewidth=1.0,
+                           linestyle="--" if dashed else "-"))
+    if text != "":
+        ax.text(x + w / 2, y + h / 2, str(text), ha="center", va="center", fontsize=size,
+                fontweight=weight, color=colour)
+
+
+# --- Figs 7.1-7.3 ---------------------------------------------------------------------------
+
+def conv1d(png):
+    plt = pyplot()
+    from matplotlib.patches import Rectangle
+    x = [8, 2, 5, 4, 1, 7, 3]
+    f = [1, 3, 5, 3, 1]
+    r = 2
+    y = [sum(f[j] * (x[i - r + j] if 0 <= i - r + j < len(x) else 0) for j in range(2 * r + 1))
+         for i in range(len(x))]
+    assert y[2] == 52 and y[3] == 47 and y[1] == 53 and y[0] == 51, y
+    cases = [(2, "Fig 7.1: y[2], the inner product of f with x[0..4]"),
+             (3, "Fig 7.2: y[3], the same f one element further: x[1..5]"),
+             (1, "Fig 7.3: y[1] needs x[−1], outside x: a ghost cell, 0")]
+    fig, axes = plt.subplots(len(cases), 1, figsize=(11, 3.1 * len(cases)))
+    for ax, (i, title) in zip(axes, cases):
+        lo, hi = -r, len(x) - 1 + r
+        # x, with the ghost cells on both sides dashed (shown as 0 where the window uses them)
+        ax.text(lo - 0.7, 3.5, "x", ha="right", va="center", fontsize=12, style="italic")
+        for k in range(lo, hi + 1):
+            inside = 0 <= k < len(x)
+            used = i - r <= k <= i + r
+            cell(ax, k, 3, x[k] if inside else ("0" if used else ""),
+                 face=(LIGHT if used else "white") if inside else (GHOST if used else "white"),
+                 dashed=not inside)
+            ax.text(k + 0.5, 4.25, f"x[{k}]".replace("-", "−"), ha="center", fontsize=8,
+                    color="#555555")
+        ax.add_patch(Rectangle((i - r, 3), 2 * r + 1, 1, fill=False, edgecolor=DARK,
+                               linewidth=2.5))
+        # f under the window, then the products
+        ax.text(i - r - 0.7, 1.9, "f", ha="right", va="center", fontsize=12, style="italic")
+        ax.text(i - r - 0.7, 0.7, "f·x", ha="right", va="center", fontsize=11)
+        for j in range(2 * r + 1):
+            k = i - r + j
+            xv = x[k] if 0 <= k < len(x) else 0
+            cell(ax, k, 1.4, f[j], face="#f1f1f1")
+            cell(ax, k, 0.2, f[j] * xv, face="white", edge="#999999")
+        terms = " + ".join(
+            f"{f[j]}·{x[i - r + j] if 0 <= i - r + j < len(x) else 0}" for j in range(2 * r + 1))
+        ax.annotate("", xy=(hi + 2.1, 0.7), xytext=(i + r + 1.1, 0.7),
+                    arrowprops=dict(arrowstyle="->", color=DARK))
+        cell(ax, hi + 2.2, 0.2, y[i], face=DARK, edge=DARK, weight="bold", colour="white")
+        ax.text(hi + 2.7, 1.55, f"y[{i}]", ha="center", fontsize=10, color=DARK)
+        ax.set_title(f"{title}:   y[{i}] = {terms} = {y[i]}", fontsize=11, loc="left")
+        ax.set_xlim(lo - 1.6, hi + 3.6)
+        ax.set_ylim(-0.2, 4.7)
+        ax.set_aspect("equal")
+        ax.axis("off")
+    fig.suptitle("Figs 7.1–7.3: a 5-element filter (r = 2) slides over x; "
+                 "dashed: ghost cells outside x, 0 where used", fontsize=12)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    fig.savefig(png, dpi=100)
+    print(f"wrote {png}: y = {y}")
+
+
+# --- Fig 7.11 -------------------------------------------------------------------------------
+
+def tile_7_11(png):
+    plt = pyplot()
+    from matplotlib.patches import Rectangle
+    n, out_tile, r = 16, 4, 2
+    by, bx = 1, 1  # the block whose tiles are drawn
+    in_tile = out_tile + 2 * r
+    r0, c0 = by * out_tile, bx * out_tile
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 6.6))
+    for ax, name in ((left, "N (input)"), (right, "P (output)")):
+        for yy in range(n):
+            for xx in range(n):
+                in_out = r0 <= yy < r0 + out_tile and c0 <= xx < c0 + out_tile
+                in_in = r0 - r <= yy < r0 - r + in_tile and c0 - r <= xx < c0 - r + in_tile
+                face = "white"
+                if ax is left and in_in:
+                    face = DARK if in_out else LIGHT
+                if ax is right and in_out:
+                    face = DARK
+                ax.add_patch(Rectangle((xx, yy), 1, 1, facecolor=face, edgecolor="#cccccc",
+                                       linewidth=0.6))
+        # the 4 x 4 output tiles of the toy example
+        for k in range(0, n + 1, out_tile):
+            ax.axhline(k, color="#888888", linewidth=1.2)
+            ax.axvline(k, color="#888888", linewidth=1.2)
+        ax.set_xlim(-0.2, n + 0.2)
+        ax.set_ylim(n + 0.2, -0.2)
+        ax.set_aspect("equal")
+        ax.set_xticks([k + 0.5 for k in range(0, n, 4)] + [n - 0.5])
+        ax.set_xticklabels([str(k) for k in range(0, n, 4)] + [str(n - 1)])
+        ax.set_yticks([k + 0.5 for k in range(0, n, 4)] + [n - 0.5])
+        ax.set_yticklabels([str(k) for k in range(0, n, 4)] + [str(n - 1)])
+        ax.set_title(name, fontsize=12)
+    left.add_patch(Rectangle((c0 - r, r0 - r), in_tile, in_tile, fill=False, edgecolor=DARK,
+                             linewidth=2.5))
+    right.add_patch(Rectangle((c0, r0), out_tile, out_tile, fill=False, edgecolor=DARK,
+                              linewidth=2.5))
+    left.text(c0 - r + in_tile / 2, r0 - r + in_tile + 0.8,
+              f"input tile {in_tile}×{in_tile} = {in_tile ** 2} N elements", ha="center",
+              va="top", fontsize=10, color=DARK)
+    right.text(c0 + out_tile / 2, r0 + out_tile + 0.8,
+               f"output tile {out_tile}×{out_tile} = {out_tile ** 2} P elements", ha="center",
+               va="top", fontsize=10, color=DARK)
+    big = 16
+    fig.suptitle(f"Fig 7.11: block ({bx}, {by})'s output tile and the input tile it needs, "
+                 f"{2 * r + 1}×{2 * r + 1} filter (r = {r}). Light: the halo, r cells wide.\n"
+                 f"Input tile / output tile = {in_tile ** 2}/{out_tile ** 2} = "
+                 f"{in_tile ** 2 / out_tile ** 2:g}×; with {big}×{big} output tiles, "
+                 f"{(big + 2 * r) ** 2}/{big ** 2} = {(big + 2 * r) ** 2 / big ** 2:.2f}× "
+                 f"(the book rounds to 1.6)", fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1, 0.92))
+    fig.savefig(png, dpi=100)
+    print(f"wrote {png}")
+
+
+# --- Fig 7.13 -------------------------------------------------------------------------------
+
+def tile_7_13(png):
+    plt = pyplot()
+    from matplotlib.patches import Rectangle, ConnectionPatch
+    in_tile, r = 8, 1
+    out_tile = in_tile - 2 * r
+    threads = [((1, 1), ACCENT2), ((5, 5), HALO)]  # (tx, ty) of the two the text follows
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 6.9),
+                                      gridspec_kw={"width_ratios": [in_tile, out_tile + 1]})
+    for ty in range(in_tile):
+        for tx in range(in_tile):
+            ring = not (r <= tx < in_tile - r and r <= ty < in_tile - r)
+            left.add_patch(Rectangle((tx, ty), 1, 1, facecolor=LIGHT if ring else DARK,
+                                     edgecolor="white", linewidth=1.2,
+                                     hatch="///" if ring else None))
+    left.add_patch(Rectangle((r, r), out_tile, out_tile, fill=False, edgecolor="black",
+                             linewidth=2.5))
+    for (tx, ty), colour in threads:
+        tr, tc = ty - r, tx - r  # tileRow, tileCol: the patch's top-left corner in N_s
+        left.add_patch(Rectangle((tc + 0.06, tr + 0.06), 2 * r + 1 - 0.12, 2 * r + 1 - 0.12,
+                                 fill=False, edgecolor=colour, linewidth=3, linestyle="--"))
+        left.plot(tx + 0.5, ty + 0.5, "o", color=colour, markersize=12)
+        left.text(tc + 0.08, tr + 0.32, f"N_s[{tr}][{tc}]", fontsize=9, color="black",
+                  fontweight="bold")
+    left.set_xlim(0, in_tile)
+    left.set_ylim(in_tile, 0)
+    left.set_aspect("equal")
+    left.set_xticks([k + 0.5 for k in range(in_tile)])
+    left.set_xticklabels(range(in_tile))
+    left.set_yticks([k + 0.5 for k in range(in_tile)])
+    left.set_yticklabels(range(in_tile))
+    left.set_xlabel("threadIdx.x (= column of N_s)")
+    left.set_ylabel("threadIdx.y (= row of N_s)")
+    left.set_title(f"block = input tile N_s, {in_tile}×{in_tile} threads, each loads one element",
+                   fontsize=11)
+    for ty in range(out_tile):
+        for tx in range(out_tile):
+            right.add_patch(Rectangle((tx, ty), 1, 1, facecolor="white", edgecolor="#999999"))
+    for (tx, ty), colour in threads:
+        tr, tc = ty - r, tx - r
+        right.add_patch(Rectangle((tc, tr), 1, 1, facecolor=colour, edgecolor="#999999"))
+        right.text(tc + 0.5, tr + 0.5, f"({tc},{tr})", ha="center", va="center", fontsize=9)
+        fig.add_artist(ConnectionPatch(xyA=(tx + 0.5, ty + 0.5), coordsA=left.transData,
+                                       xyB=(tc, tr + 0.5), coordsB=right.transData,
+                                       arrowstyle="->", color=colour, linewidth=1.8))
+    right.set_xlim(0, out_tile)
+    right.set_ylim(out_tile, 0)
+    right.set_aspect("equal")
+    right.set_xticks([k + 0.5 for k in range(out_tile)])
+    right.set_xticklabels(range(out_tile))
+    right.set_yticks([k + 0.5 for k in range(out_tile)])
+    right.set_yticklabels(range(out_tile))
+    right.set_xlabel("tileCol = threadIdx.x − FILTER_RADIUS")
+    right.set_ylabel("tileRow = threadIdx.y − FILTER_RADIUS")
+    right.set_title(f"output tile, {out_tile}×{out_tile}: one thread computes each", fontsize=11)
+    from matplotlib.patches import Patch
+    handles = [Patch(facecolor=DARK, label=f"active: loads, then computes ({out_tile ** 2})"),
+               Patch(facecolor=LIGHT, hatch="///",
+                     label=f"outer ring, FILTER_RADIUS = {r} wide: only loads "
+                           f"({in_tile ** 2 - out_tile ** 2})"),
+               Patch(fill=False, edgecolor=ACCENT2, linestyle="--", linewidth=2,
+                     label="thread (1, 1): patch at N_s[0][0], output (0, 0)"),
+               Patch(fill=False, edgecolor=HALO, linestyle="--", linewidth=2,
+                     label="thread (5, 5): patch at N_s[4][4], output (4, 4)")]
+    fig.legend(handles=handles, loc="lower center", ncol=2, fontsize=10, frameon=False)
+    fig.suptitle(f"Fig 7.13: a 3×3 filter (FILTER_RADIUS = {r}), {in_tile}×{in_tile} input tile "
+                 f"= {in_tile}×{in_tile} block, {out_tile}×{out_tile} output tile", fontsize=12)
+    fig.tight_layout(rect=(0, 0.1, 1, 0.95))
+    fig.savefig(png, dpi=100)
+    print(f"wrote {png}")
+
+
+# --- Figs 7.8 and 7.10 ----------------------------------------------------------------------
+
+def ncu_attributes(path):
+    """{'multiprocessor_count': 132, ...}: the device__attribute_* columns of an ncu raw CSV."""
+    rows = [line for line in open(path) if not line.startswith("==")]
+    header, _units, values = list(csv.reader(rows))[:3]
+    attrs = {}
+    for name, value in zip(header, values):
+        if name.startswith("device__attribute_"):
+            attrs[name[len("device__attribute_"):]] = value.replace(",", "")
+    return attrs
+
+
+def benchmark_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def memory(png, data, env):
+    plt = pyplot()
+    from matplotlib.patches import FancyBboxPatch
+    a = ncu_attributes(os.path.join(data, "ncu_5x5_07_09_conv2d_constant_memory.csv"))
+    rows = benchmark_rows(os.path.join(data, "benchmark.csv"))
+    sms = int(a["multiprocessor_count"])
+    regs_kb = int(a["max_registers_per_multiprocessor"]) * 4 // 1024
+    shared_kb = int(a["max_shared_memory_per_multiprocessor"]) // 1024
+    l2_mb = int(a["l2_cache_size"]) / 2 ** 20
+    const_kb = int(a["total_constant_memory"]) // 1024
+    dram_gb = int(a["total_memory"]) / 1e9
+    mem_khz, bus = int(a["memory_clock_rate"]), int(a["global_memory_bus_width"])
+    peak = 2 * mem_khz * 1e3 * bus / 8 / 1e9
+    copy = float(rows[0]["copy_gbps"])
+
+    fig, ax = plt.subplots(figsize=(13, 8))
+
+    def box(x, y, w, h, title, lines, face, size=10, container=False):
+        ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.02,rounding_size=0.12",
+                                    facecolor=face, edgecolor="#333333", linewidth=1.2))
+        if container:  # the title at the top, the lines under it
+            ax.text(x + w / 2, y + h - 0.15, title, ha="center", va="top", fontsize=size + 1,
+                    fontweight="bold")
+            ax.text(x + w / 2, y + h - 0.5, "\n".join(lines), ha="center", va="top",
+                    fontsize=size)
+            return
+        ax.text(x + w / 2, y + h / 2 + (0.03 if lines else 0), title, ha="center",
+                va="bottom" if lines else "center", fontsize=size + 1, fontweight="bold")
+        if lines:
+            ax.text(x + w / 2, y + h / 2 - 0.03, "\n".join(lines), ha="center", va="top",
+                    fontsize=size)
+
+    # DRAM: global memory (N, P) and constant memory (F_c); the host beside it
+    box(0.3, 0.2, 9.9, 2.4, f"DRAM (HBM), {dram_gb:.1f} GB",
+        [f"peak {peak:.0f} GB/s = 2 × {mem_khz / 1e3:.0f} MHz × {bus} bits / 8 bits per byte",
+         f"a copy reaches {copy:.0f} GB/s (07_99: the roofline floor's bandwidth)"], "#eeeeee",
+        container=True)
+    box(0.6, 0.35, 4.4, 0.95, "global memory", ["N, P and Fig 7.7's F: any kernel reads them"],
+        "white", size=9)
+    box(5.3, 0.35, 4.6, 0.95, f"constant memory, {const_kb} KB",
+        ["F_c: read-only while a kernel runs"], "white", size=9)
+    box(10.7, 0.35, 2.0, 0.95, "host memory", ["F_h"], "white", size=9)
+    ax.annotate("", xy=(9.9, 0.83), xytext=(10.7, 0.83),
+                arrowprops=dict(arrowstyle="->", color=ACCENT, linewidth=1.8))
+    ax.text(10.3, 1.45, "cudaMemcpy-\nToSymbol", ha="center", fontsize=8, color=ACCENT)
+    # L2
+    box(0.3, 3.1, 12.4, 1.0, f"L2 cache, {l2_mb:.0f} MB, shared by all {sms} SMs",
+        ["every global load and store passes through it: the halo a neighbour read may still "
+         "be there"], "#d9e6f2")
+    # SMs
+    for k, x0 in enumerate((0.3, 4.55, 8.8)):
+        label = ["SM 0", "SM 1", f"…  SM {sms - 1}"][k]
+        box(x0, 4.6, 3.9, 3.1, label, [], "#f7f7f7", container=True)
+        box(x0 + 0.15, 6.6, 3.6, 0.7, f"registers, {regs_kb} KB", ["Pvalue: each thread's own"],
+            "white", size=8)
+        box(x0 + 0.15, 5.6, 3.6, 0.9, "L1 cache + shared memory",
+            [f"shared (N_s): up to {shared_kb} KB per SM", "the rest: L1, caches N"], LIGHT,
+            size=8)
+        box(x0 + 0.15, 4.75, 3.6, 0.75, "constant cache", ["F_c: one read serves a warp"],
+            "#fbe3c9", size=8)
+    for x0 in (2.25, 6.5, 10.75):
+        ax.annotate("", xy=(x0, 4.6), xytext=(x0, 4.1),
+                    arrowprops=dict(arrowstyle="<->", color="#333333"))
+    ax.annotate("", xy=(5.25, 3.1), xytext=(5.25, 2.6), arrowprops=dict(arrowstyle="<->",
+                                                                        color="#333333"))
+    ax.set_xlim(0, 13)
+    ax.set_ylim(0, 7.8)
+    ax.axis("off")
+    ax.set_title("Figs 7.8 and 7.10 on " + (env or "the GPU of the committed data") +
+                 ": where the chapter's arrays live, and the caches between DRAM and the SMs\n"
+                 "(KB, MB: 1024 and 1024² bytes; GB: 10⁹; the L1 and constant-cache sizes are "
+                 "not among the device's attributes)", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    print(f"wrote {png}: {sms} SMs, registers {regs_kb} KB and shared memory up to {shared_kb} KB "
+          f"per SM, L2 {l2_mb:.0f} MB, constant memory {const_kb} KB, DRAM {dram_gb:.1f} GB, "
+          f"peak {peak:.0f} GB/s, copy {copy:.0f} GB/s")
+
+
+# --- the roofline ---------------------------------------------------------------------------
+
+# The kernels of the 5x5 profiles: (program in the file name, benchmark.csv's kernel, the book's
+# OP/B where the book counts one).
+KERNELS = [("07_07_conv2d_basic", "07_07 basic", 0.25),
+           ("07_09_conv2d_constant_memory", "07_09 constant memory", 0.5),
+           ("07_12_conv2d_tiled", "07_12 tiled", 9.57),
+           ("07_15_conv2d_tiled_cached_halo", "07_15 cached halo", None),
+           ("07_ex2_conv2d_output_tiled", "07_ex2 output tiled", None),
+           ("07_91_conv2d_register_tiled", "07_91 register tiled", None),
+           ("07_92_conv2d_register_cached", "07_92 register cached", None),
+           ("07_93_conv2d_strip_float4", "07_93 8 rows/64 regs", None),
+           ("07_94_conv2d_strip_fma", "07_94 4x5/72 regs", None)]
+
+
+def ncu_metric(path, name):
+    rows = [line for line in open(path) if not line.startswith("==")]
+    header, _units, values = list(csv.reader(rows))[:3]
+    return float(values[header.index(name)].replace(",", ""))
+
+
+def roofline(png, data, env):
+    plt = pyplot()
+    rows = benchmark_rows(os.path.join(data, "benchmark.csv"))
+    at5 = {row["kernel"]: row for row in rows if row["radius"] == "2"}
+    first = next(iter(at5.values()))
+    copy, peak = float(first["copy_gbps"]), float(first["fp32_peak_gflops"])
+    pixels = int(first["width"]) * int(first["height"])
+    ridge = peak / copy
+    flop = 2 * 25 * pixels  # the book's count: a multiply and an add per filter element
+
+    points = []
+    for program, kernel, book in KERNELS:
+        path = os.path.join(data, f"ncu_5x5_{program}.csv")
+        dram = (ncu_metric(path, "dram__bytes_read.sum") +
+                ncu_metric(path, "dram__bytes_write.sum"))
+        points.append((kernel, flop / dram, float(at5[kernel]["gflop_per_s"]), book))
+
+    fig, ax = plt.subplots(figsize=(12, 7))
+    xs = [0.1 * 1.05 ** k for k in range(200)]
+    ax.plot(xs, [min(copy * x, peak) for x in xs], color="black", linewidth=2,
+            label=f"roof: min({copy:.0f} GB/s × OP/B, {peak / 1000:.1f} TFLOP/s)")
+    ax.axvline(ridge, color="#888888", linestyle=":", linewidth=1.5)
+    ax.text(ridge * 1.05, 9000, f"ridge point\n{ridge:.1f} OP/B", fontsize=10, color="#555555")
+    book_colour = ACCENT
+    for kernel, measured, gflops, book in points:
+        if book is not None:
+            ax.plot(book, copy * book, "s", color=book_colour, markersize=9, mfc="white", mew=2)
+            ax.annotate(f"{kernel[:5]}: the book's {book:g} OP/B,\nat most {copy * book:,.0f}"
+                        " GFLOP/s", (book, copy * book), textcoords="offset points",
+                        xytext=(8, -28) if book < 5 else (-150, 8), fontsize=9,
+                        color=book_colour)
+            ax.annotate("", xy=(measured, gflops), xytext=(book, copy * book),
+                        arrowprops=dict(arrowstyle="->", color=book_colour, alpha=0.5))
+    bound = 12.5
+    ax.plot(bound, min(copy * bound, peak), "s", color=book_colour, markersize=9, mfc="white",
+            mew=2)
+    ax.annotate("the book's 5×5 bound, 12.5 OP/B\n(infinitely large tiles)", (bound, copy * bound),
+                textcoords="offset points", xytext=(10, -30), fontsize=9, color=book_colour)
+    # Labels left of the points whose neighbours' labels would cover them.
+    left_labels = {"07_12 tiled", "07_93 8 rows/64 regs"}
+    for kernel, measured, gflops, _ in points:
+        ax.plot(measured, gflops, "o", color=DARK, markersize=7)
+        left = kernel in left_labels
+        ax.annotate(kernel, (measured, gflops), textcoords="offset points",
+                    xytext=(-8, -7) if left else (7, 0), ha="right" if left else "left",
+                    va="center", fontsize=8, color=DARK)
+    # The roof above them: what their measured traffic allows.
+    mean = sum(m for _, m, _, _ in points) / len(points)
+    ax.plot(mean, copy * mean, "D", color=DARK, markersize=8, mfc="white", mew=2)
+    ax.annotate(f"the roof at the measured {mean:.1f} OP/B:\n{copy * mean / 1000:.1f} TFLOP/s",
+                (mean, copy * mean), textcoords="offset points", xytext=(-175, 10), fontsize=9,
+                color=DARK)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(0.1, 100)
+    ax.set_ylim(200, 1.5 * peak)
+    ax.set_xlabel("OP/B: FLOP per byte of DRAM traffic (log)")
+    ax.set_ylabel("GFLOP/s (log)")
+    ax.grid(True, which="both", alpha=0.25)
+    from matplotlib.lines import Line2D
+    handles = [Line2D([], [], color="black", linewidth=2, label=ax.get_lines()[0].get_label()),
+               Line2D([], [], marker="s", color=book_colour, mfc="white", mew=2, linestyle="",
+                      label="the book's OP/B (requests counted as DRAM bytes), on the roof"),
+               Line2D([], [], marker="o", color=DARK, linestyle="",
+                      label="measured at 5×5: DRAM bytes from Nsight Compute, GFLOP/s from "
+                            "07_99")]
+    ax.legend(handles=handles, loc="lower right", fontsize=9)
+    ax.set_title(f"The roofline of {env or 'the GPU of the committed data'}, "
+                 f"5×5 filter on {first['width']}×{first['height']}: every kernel moves the "
+                 f"same DRAM bytes", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    print(f"wrote {png}: ridge {ridge:.2f} OP/B; measured OP/B at 5x5: " +
+          ", ".join(f"{k} {m:.2f}" for k, m, _, _ in points))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out-dir", required=True, help="write the pictures here")
+    parser.add_argument("--data", default=os.path.join(HERE, "data"),
+                        help="the committed data (default: data/ beside this script)")
+    args = parser.parse_args()
+    os.makedirs(args.out_dir, exist_ok=True)
+    env = report.describe_env(os.path.join(args.data, "env.txt"))
+    env = re.sub(r", driver.*", "", env)  # the GPU's name: the title's place for it
+    try:
+        pyplot()
+    except ImportError:
+        print("matplotlib is not installed: pictures skipped (pip install matplotlib)")
+        return
+    out = lambda name: os.path.join(args.out_dir, name)  # noqa: E731
+    conv1d(out("conv1d.png"))
+    tile_7_11(out("tile_7_11.png"))
+    tile_7_13(out("tile_7_13.png"))
+    memory(out("memory.png"), args.data, env)
+    roofline(out("roofline.png"), args.data, env)
+
+
+if __name__ == "__main__":
+    main()

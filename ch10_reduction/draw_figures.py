@@ -1,0 +1,386 @@
+#!/usr/bin/env python3
+"""Draws the chapter's pictures at the book's toy sizes, from the kernels' own index arithmetic.
+
+    python3 ch10_reduction/draw_figures.py --out ch10_reduction [--bin build/bin]
+
+Writes, into --out:
+  fig_10_05_sum_tree.png      Fig 10.5: the sum tree over 8 values, 3 steps of 4, 2 and 1 adders
+  fig_10_07_10_08.png         Figs 10.7 and 10.8 as data flow at N = 16 (8 threads), and below
+                              them, at N = 256 (4 warps), the 128-byte segments each warp's loads
+                              and stores touch at every step: the book's 141 and 36 requests
+  fig_10_12_segments.png      Fig 10.12: three blocks of 8 threads, a segment of 16 each, a tree
+                              per block, one atomicAdd per block into the output
+  fig_10_14_coarsening.png    Fig 10.14: one block of 8 threads coarsened by 2 (32 inputs): three
+                              steps in registers with every thread busy, then the tree
+  fig_10_16_timeline.png      Fig 10.16: two blocks of Fig 10.13 one after the other (8 steps)
+                              against one coarsened block doing the same work (6 steps)
+The loops are divergence_analysis.h's, line for line (single_block_threads, the active-thread
+conditions of Figs 10.6 and 10.9, count_tree_steps). With --bin, the script first runs the built
+programs (which print their counts before they look for a GPU) and stops if a count it draws
+differs from theirs: the requests of 10_06 and 10_09 at N = 256 and Fig 10.16's steps of 10_15.
+"""
+import argparse
+import os
+import re
+import subprocess
+
+WARP = 32
+SEGMENT = 32  # floats in a 128-byte segment
+COLOURS = ["#d95f02", "#1b9e77", "#7570b3", "#e7298a"]  # one per warp / block
+BUSY, TREE, IDLE, EDGE = "#1f6fb4", "#f4a582", "#eeeeee", "#444444"
+
+
+def single_block_threads(n):
+    threads = 1
+    while 2 * threads < n:
+        threads *= 2
+    return threads
+
+
+# ---- The loops (divergence_analysis.h) --------------------------------------------------------
+
+def simple_steps(n):
+    """Fig 10.6: (stride, [(thread, owner, partner), ...]) per step."""
+    threads, stride = single_block_threads(n), 1
+    while stride <= threads:
+        yield stride, [(t, 2 * t, 2 * t + stride) for t in range(threads)
+                       if t % stride == 0 and 2 * t + stride < n]
+        stride *= 2
+
+
+def convergent_steps(n):
+    """Fig 10.9: (stride, [(thread, owner, partner), ...]) per step."""
+    threads = single_block_threads(n)
+    stride = threads
+    while stride >= 1:
+        yield stride, [(t, t, t + stride) for t in range(threads) if t < stride and t + stride < n]
+        stride //= 2
+
+
+def requests(step):
+    """The book's global memory requests of one step: per warp, the 128-byte segments of its
+    owners (read, then written) and of its partners (read)."""
+    warps = {}
+    for t, own, partner in step:
+        w = warps.setdefault(t // WARP, (set(), set()))
+        w[0].add(own // SEGMENT)
+        w[1].add(partner // SEGMENT)
+    return {w: (own, partner, 2 * len(own) + len(partner)) for w, (own, partner) in warps.items()}
+
+
+def tree_steps(block):
+    """count_tree_steps: one per halving of the stride from block / 2."""
+    steps, stride = 0, block // 2
+    while stride >= 1:
+        steps, stride = steps + 1, stride // 2
+    return steps
+
+
+def check_against_programs(bin_dir):
+    for program, steps in (("10_06_simple_sum", simple_steps), ("10_09_convergent_sum",
+                                                                convergent_steps)):
+        out = subprocess.run([os.path.join(bin_dir, program), "--n", "256"],
+                             capture_output=True, text=True).stdout
+        printed = re.search(r"global memory requests +(\d+)", out)
+        drawn = sum(r[2] for step in steps(256) for r in requests(step[1]).values())
+        if not printed or int(printed.group(1)) != drawn:
+            raise SystemExit(f"{program} --n 256 prints {printed and printed.group(0)!r}, "
+                             f"the drawing counts {drawn} requests")
+        print(f"{program} --n 256: {drawn} requests, as drawn")
+    out = subprocess.run([os.path.join(bin_dir, "10_15_coarsened_sum")], capture_output=True,
+                         text=True).stdout
+    rows = re.findall(r"blocks? of Fig 10\.1[35].*?(\d+) +(\d+) +(\d+)\n", out)[:2]
+    drawn = [(2 * (1 + tree_steps(8)), 2, 2 * tree_steps(8)), (3 + tree_steps(8), 3, tree_steps(8))]
+    if [tuple(map(int, r)) for r in rows] != drawn:
+        raise SystemExit(f"10_15_coarsened_sum prints Fig 10.16's steps {rows}, drawn {drawn}")
+    print(f"10_15_coarsened_sum: Fig 10.16's steps {drawn}, as drawn")
+
+
+# ---- Drawing helpers ------------------------------------------------------------------------
+
+def setup():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def box(ax, x, y, text, face="white", w=0.9, h=0.7, size=8, colour="black"):
+    from matplotlib.patches import Rectangle
+    ax.add_patch(Rectangle((x - w / 2, y - h / 2), w, h, facecolor=face, edgecolor=EDGE,
+                           linewidth=0.8))
+    if text != "":
+        ax.text(x, y, str(text), ha="center", va="center", fontsize=size, color=colour)
+
+
+def arrow(ax, x0, y0, x1, y1, colour=EDGE, width=0.8):
+    ax.annotate("", xy=(x1, y1), xytext=(x0, y0),
+                arrowprops=dict(arrowstyle="->", color=colour, lw=width, shrinkA=0, shrinkB=0))
+
+
+def save(fig, out, name):
+    path = os.path.join(out, name)
+    fig.savefig(path, dpi=100)
+    print(f"wrote {path}")
+
+
+# ---- Fig 10.5 ---------------------------------------------------------------------------------
+
+def draw_sum_tree(out):
+    plt = setup()
+    values = [3, 1, 7, 0, 4, 1, 6, 3]
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    level = values
+    xs = [float(i) for i in range(len(values))]
+    for i, v in enumerate(values):
+        box(ax, xs[i], 0, v, size=10)
+    ax.text(-0.9, 0, "input", ha="right", va="center", fontsize=9)
+    step = 0
+    while len(level) > 1:
+        step += 1
+        nxt = [level[i] + level[i + 1] for i in range(0, len(level), 2)]
+        nx = [(xs[i] + xs[i + 1]) / 2 for i in range(0, len(level), 2)]
+        for j, v in enumerate(nxt):
+            arrow(ax, xs[2 * j], -step + 1 - 0.35, nx[j] - 0.1, -step + 0.35)
+            arrow(ax, xs[2 * j + 1], -step + 1 - 0.35, nx[j] + 0.1, -step + 0.35)
+            box(ax, nx[j], -step, v, face="#d9e8f5", size=10)
+        ax.text(-0.9, -step, f"step {step}: {len(nxt)} adder{'s' if len(nxt) > 1 else ''}",
+                ha="right", va="center", fontsize=9)
+        level, xs = nxt, nx
+    ax.set_title(f"A sum tree over {len(values)} values: log2 {len(values)} = {step} steps "
+                 f"(the sequential loop takes {len(values)}), {len(values) - 1} additions in all",
+                 fontsize=10)
+    ax.set_xlim(-3.6, len(values) - 0.4)
+    ax.set_ylim(-step - 0.6, 0.6)
+    ax.axis("off")
+    fig.tight_layout()
+    save(fig, out, "fig_10_05_sum_tree.png")
+
+
+# ---- Figs 10.7 and 10.8, with the segments ----------------------------------------------------
+
+def draw_flow(ax, title, steps, n):
+    """One row per step: the array after it; an arrow from each partner to its owner."""
+    for i in range(n):
+        box(ax, i, 0, i, size=7)
+    ax.text(-0.8, 0, "input[i]", ha="right", va="center", fontsize=8)
+    for row, (stride, step) in enumerate(steps, start=1):
+        written = {own: t for t, own, _ in step}
+        for i in range(n):
+            box(ax, i, -row, f"t{written[i]}" if i in written else "",
+                face=BUSY if i in written else "white", size=6.5, colour="white")
+        for t, own, partner in step:
+            arrow(ax, partner, -row + 1 - 0.35, own + 0.15, -row + 0.35, colour="#888888")
+        ax.text(-0.8, -row, f"stride {stride}", ha="right", va="center", fontsize=8)
+    ax.set_title(title, fontsize=10)
+    ax.set_xlim(-4, n)
+    ax.set_ylim(-len(steps) - 0.6, 0.6)
+    ax.axis("off")
+
+
+def draw_segments(ax, title, steps):
+    """N = 256: per step, the 8 segments of 128 bytes; a square per warp that touches one."""
+    from matplotlib.patches import Rectangle
+    segments = 256 // SEGMENT
+    total = 0
+    for row, (stride, step) in enumerate(steps):
+        y = -row
+        per_warp = requests(step)
+        count = sum(r[2] for r in per_warp.values())
+        total += count
+        for s in range(segments):
+            ax.add_patch(Rectangle((s, y - 0.45), 0.96, 0.9, facecolor="white", edgecolor=EDGE,
+                                   linewidth=0.6))
+            for w in range(4):
+                own, partner, _ = per_warp.get(w, (set(), set(), 0))
+                if s in own or s in partner:
+                    ax.add_patch(Rectangle((s + 0.06 + 0.225 * w, y - 0.3), 0.2, 0.6,
+                                           facecolor=COLOURS[w], linewidth=0))
+        ax.text(-0.2, y, f"stride {stride}", ha="right", va="center", fontsize=8)
+        ax.text(segments + 0.2, y, f"{count} requests", ha="left", va="center", fontsize=8)
+    for s in range(segments):
+        ax.text(s + 0.48, 0.75, f"{s * SEGMENT}-{s * SEGMENT + SEGMENT - 1}", ha="center",
+                fontsize=6.5)
+    ax.set_title(f"{title}: {total} requests", fontsize=10)
+    ax.set_xlim(-2.2, segments + 2.6)
+    ax.set_ylim(-len(steps) + 0.3, 1.2)
+    ax.axis("off")
+
+
+def draw_figs_7_8(out):
+    plt = setup()
+    from matplotlib.patches import Patch
+    fig = plt.figure(figsize=(15, 8.6))
+    grid = fig.add_gridspec(2, 2, height_ratios=[5, 8])
+    n = 16
+    draw_flow(fig.add_subplot(grid[0, 0]),
+              "Fig 10.7 (kernel of Fig 10.6), N = 16: thread t owns input[2t]",
+              list(simple_steps(n)), n)
+    draw_flow(fig.add_subplot(grid[0, 1]),
+              "Fig 10.8 (kernel of Fig 10.9), N = 16: thread t owns input[t]",
+              list(convergent_steps(n)), n)
+    draw_segments(fig.add_subplot(grid[1, 0]),
+                  "Fig 10.6 at N = 256: segments each warp touches", list(simple_steps(256)))
+    draw_segments(fig.add_subplot(grid[1, 1]),
+                  "Fig 10.9 at N = 256: segments each warp touches", list(convergent_steps(256)))
+    fig.legend(handles=[Patch(color=BUSY, label="element written in this step (by thread tK)")]
+               + [Patch(color=COLOURS[w], label=f"warp {w} touches this segment")
+                  for w in range(4)],
+               loc="lower center", ncol=5, fontsize=9, frameon=False)
+    fig.text(0.5, 0.045, "A request: one warp's load or store instruction, per 128-byte segment "
+             "(32 floats) it touches. Each step reads the owner's and the partner's element and "
+             "writes the owner's: 2 x (owners' segments) + (partners' segments) per warp.",
+             ha="center", fontsize=9)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    save(fig, out, "fig_10_07_10_08.png")
+
+
+# ---- Fig 10.12 --------------------------------------------------------------------------------
+
+def draw_fig_12(out):
+    plt = setup()
+    blocks, threads = 3, 8
+    seg = 2 * threads
+    fig, ax = plt.subplots(figsize=(14, 4.4))
+    for b in range(blocks):
+        x0 = b * (seg + 2)
+        for i in range(seg):
+            box(ax, x0 + i, 0, b * seg + i, face="#f7f7f7", size=7)
+        ax.text(x0 + seg / 2 - 0.5, 0.75, f"block {b}: segment = 2 x blockDim.x x {b} = {b * seg}",
+                ha="center", fontsize=9, color=COLOURS[b])
+        # The first step on the way into input_s: t adds i and i + blockDim.x.
+        for t in range(threads):
+            arrow(ax, x0 + t + threads, -0.35, x0 + t * 2 + 0.1, -1.65, colour=COLOURS[b], width=0.5)
+            arrow(ax, x0 + t, -0.35, x0 + t * 2 - 0.1, -1.65, colour=COLOURS[b], width=0.5)
+            box(ax, x0 + t * 2, -2, f"s[{t}]", face="#d9e8f5", size=7)
+        ax.text(x0 + seg / 2 - 0.5, -2.75, "tree in shared memory (input_s), log2 8 = 3 steps",
+                ha="center", fontsize=8)
+        box(ax, x0 + seg / 2 - 0.5, -3.5, "input_s[0]", face="#d9e8f5", w=2.4, size=8)
+        arrow(ax, x0 + seg / 2 - 0.5, -3.85, (blocks * (seg + 2) - 2) / 2 - 0.5, -4.95,
+              colour=COLOURS[b], width=1.2)
+    mid = (blocks * (seg + 2) - 2) / 2 - 0.5
+    box(ax, mid, -5.3, "*output", face="#fde0c5", w=2.4, size=9)
+    ax.text(mid + 1.6, -5.3, "thread 0 of each block: atomicAdd(output, input_s[0]), in any order",
+            fontsize=9, va="center")
+    ax.text(-1, 0, "input", ha="right", va="center", fontsize=9)
+    ax.set_title("Fig 10.12: segmented reduction, three blocks of 8 threads; no barrier between "
+                 "blocks, the atomicAdds combine them", fontsize=10)
+    ax.set_xlim(-3, blocks * (seg + 2))
+    ax.set_ylim(-5.8, 1.2)
+    ax.axis("off")
+    fig.tight_layout()
+    save(fig, out, "fig_10_12_segments.png")
+
+
+# ---- Fig 10.14 --------------------------------------------------------------------------------
+
+def draw_fig_14(out):
+    plt = setup()
+    threads, coarse = 8, 2
+    tiles = 2 * coarse
+    fig, ax = plt.subplots(figsize=(11, 6.8))
+    for tile in range(tiles):
+        for t in range(threads):
+            box(ax, t, -tile, tile * threads + t, face="#f7f7f7", size=8)
+        ax.text(-0.8, -tile, f"tile {tile}: input[{tile} x blockDim.x + t]", ha="right",
+                va="center", fontsize=8)
+    for t in range(threads):
+        ax.text(t, 0.7, f"t{t}", ha="center", fontsize=8)
+    ax.text(threads + 0.1, -(tiles - 1) / 2,
+            "thread t walks down its column:\neach row is one coalesced load\nby the block's "
+            "neighbouring threads", fontsize=9, va="center")
+    y = -tiles - 0.6
+    for k in range(1, tiles):
+        for t in range(threads):
+            box(ax, t, y, "", face=BUSY)
+        label = "sum = tile 0 + tile 1" if k == 1 else f"sum += tile {k}"
+        ax.text(-0.8, y, f"step {k}: {label}", ha="right", va="center", fontsize=8)
+        y -= 1
+    ax.text(threads + 0.1, y + (tiles - 1) / 2 + 0.5, "every thread adds, in its own register:\n"
+            "no barrier, no shared memory", fontsize=9, va="center")
+    stride, step, top = threads // 2, tiles, y
+    while stride >= 1:
+        for t in range(threads):
+            box(ax, t, y, "", face=TREE if t < stride else IDLE)
+        ax.text(-0.8, y, f"step {step}: stride {stride}", ha="right", va="center", fontsize=8)
+        y, stride, step = y - 1, stride // 2, step + 1
+    ax.text(threads + 0.1, (top + y + 1) / 2, "input_s[t] = sum, then the tree of Fig 10.13:\n"
+            "a barrier and shared memory each step,\nhalf the threads idle", fontsize=9,
+            va="center")
+    ax.set_title(f"Fig 10.14: one block of {threads} threads coarsened by {coarse}: "
+                 f"{tiles * threads} inputs in {tiles} tiles of blockDim.x, {tiles - 1} steps with "
+                 f"every thread busy, then {tree_steps(threads)} in the tree", fontsize=10)
+    ax.set_xlim(-5.6, threads + 4.2)
+    ax.set_ylim(y + 0.4, 1.2)
+    ax.axis("off")
+    fig.tight_layout()
+    save(fig, out, "fig_10_14_coarsening.png")
+
+
+# ---- Fig 10.16 --------------------------------------------------------------------------------
+
+def block_steps(threads, inputs_per_thread):
+    """(kind, threads busy) per step: the adds in registers or on the way in, then the tree."""
+    steps = [("busy", threads)] * (inputs_per_thread - 1)
+    stride = threads // 2
+    while stride >= 1:
+        steps.append(("tree", stride))
+        stride //= 2
+    return steps
+
+
+def draw_fig_16(out):
+    plt = setup()
+    from matplotlib.patches import Patch, Rectangle
+    threads, coarse = 8, 2
+    rows = [("A: 2 blocks of Fig 10.13,\none after the other",
+             block_steps(threads, 2) + block_steps(threads, 2)),
+            ("B: 1 block of Fig 10.15,\nCOARSE_FACTOR 2", block_steps(threads, 2 * coarse))]
+    fig, ax = plt.subplots(figsize=(11, 3.4))
+    for r, (label, steps) in enumerate(rows):
+        y = -r * 1.4
+        for s, (kind, busy) in enumerate(steps):
+            ax.add_patch(Rectangle((s, y), 0.94, 1.0, facecolor=IDLE, edgecolor=EDGE,
+                                   linewidth=0.6))
+            ax.add_patch(Rectangle((s, y), 0.94, busy / threads,
+                                   facecolor=BUSY if kind == "busy" else TREE, linewidth=0))
+            ax.text(s + 0.47, y + 1.08, f"{busy}/{threads}", ha="center", fontsize=7)
+        n_busy = sum(k == "busy" for k, _ in steps)
+        ax.text(-0.3, y + 0.5, label, ha="right", va="center", fontsize=9)
+        ax.text(len(steps) + 0.2, y + 0.5,
+                f"{len(steps)} steps: {n_busy} with every thread busy,\n"
+                f"{len(steps) - n_busy} in the tree (barrier, shared memory)", va="center",
+                fontsize=9)
+    ax.set_xlim(-3.2, 14)
+    ax.set_ylim(-1.6, 1.4)
+    ax.axis("off")
+    ax.legend(handles=[Patch(color=BUSY, label="step with every thread adding, no barrier"),
+                       Patch(color=TREE, label="tree step: threads adding (height) of 8"),
+                       Patch(color=IDLE, label="idle threads")],
+              loc="lower center", bbox_to_anchor=(0.5, -0.32), ncol=3, fontsize=8, frameon=False)
+    ax.set_title("Fig 10.16: the same 32 inputs, blocks of 8 threads; time goes right, one column "
+                 "per step", fontsize=10)
+    fig.tight_layout()
+    save(fig, out, "fig_10_16_timeline.png")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", required=True, help="folder for the pictures (made if missing)")
+    p.add_argument("--bin", help="folder of the built programs, to check the counts against")
+    args = p.parse_args()
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        p.error(f"cannot create the folder '{args.out}': {e.strerror}")
+    if args.bin:
+        check_against_programs(args.bin)
+    draw_sum_tree(args.out)
+    draw_figs_7_8(args.out)
+    draw_fig_12(args.out)
+    draw_fig_14(args.out)
+    draw_fig_16(args.out)
+
+
+if __name__ == "__main__":
+    main()
