@@ -266,6 +266,14 @@ if want warp; then
   step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --csv >'$DATA/benchmark.csv' 2>'$DATA/benchmark_log.txt'"
   step figures.log python3 warp_aggregation/plot_benchmark.py "$DATA/benchmark.csv" \
     --png "$OUT/warp_aggregation/benchmark.png" --env "$DATA/env.txt"
+  # The governing variable: sorted keys with 1 to 32 distinct keys per warp, in double (sweep.csv,
+  # sweep_log.txt) and its plot; the host's share of each default run (host_checks.txt).
+  step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --order sweep --precision double --csv >'$DATA/sweep.csv' 2>'$DATA/sweep_log.txt'"
+  step figures.log python3 warp_aggregation/plot_sweep.py "$DATA/sweep.csv" \
+    --png "$OUT/warp_aggregation/sweep.png" --env "$DATA/env.txt"
+  rm -f "$DATA/host_checks.txt"
+  record host_checks.txt build/bin/warp_host_checks --size-percent 100
+  record host_checks.txt build/bin/warp_host_checks --size-percent 1000
 fi
 
 if want ncu; then
