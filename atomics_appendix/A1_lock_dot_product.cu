@@ -210,10 +210,10 @@ inline DotProblem make_dot_problem(int n, std::uint64_t seed, bool book) {
 inline double largest_partial_sum(const DotProblem& p, int blocks) {
     const std::size_t threads = static_cast<std::size_t>(blocks) * kThreadsPerBlock;
     std::vector<double> chain(threads, 0.0), thread_sum(threads, 0.0);
-    for (std::size_t i = 0; i < p.a.size(); ++i) {
-        const double product = static_cast<double>(p.a[i]) * p.b[i];
-        chain[i % threads] += std::fabs(product);
-        thread_sum[i % threads] += product;
+    for (std::size_t i = 0, g = 0; i < p.a.size(); ++i, g = g + 1 == threads ? 0 : g + 1) {
+        const double product = static_cast<double>(p.a[i]) * p.b[i];  // element i: thread g
+        chain[g] += std::fabs(product);
+        thread_sum[g] += product;
     }
     double largest = 0, across_blocks = 0;
     for (int block = 0; block < blocks; ++block) {
@@ -240,10 +240,13 @@ inline double largest_partial_sum(const DotProblem& p, int blocks) {
 // ceil(N / 8192) = 4224 products a thread) h = 3 + 4224 + 8 + 32 = 4267 and gamma(h) = 2.54e-4
 // relative: a lost block (1/32 of the sum) always fails; a single lost product at the end of the
 // book's input (4e-8 of the sum) is below float resolution, and no float check could see it.
-inline bool dot_tolerance(const DotProblem& p, int blocks, common::Tolerance* tol) {
+// *largest (where given) becomes at least the largest partial sum of the integer inputs.
+inline bool dot_tolerance(const DotProblem& p, int blocks, common::Tolerance* tol,
+                          double* largest_seen = nullptr) {
     const int n = static_cast<int>(p.a.size());
     if (!p.book) {
         const double largest = largest_partial_sum(p, blocks);
+        if (largest_seen != nullptr) *largest_seen = std::max(*largest_seen, largest);
         if (largest > 16777216.0) {
             std::fprintf(stderr,
                          "FAIL: with %d blocks a partial sum could reach %.0f, past 2^24: the "
@@ -340,16 +343,15 @@ int main(int argc, char** argv) {
         std::min<std::int64_t>(std::int64_t{dev.sm_count} * (2048 / kThreadsPerBlock),
                                common::ceil_div(n, kThreadsPerBlock)));
     common::Tolerance tol, full_tol;
-    if (!dot_tolerance(problem, blocks, &tol) || !dot_tolerance(problem, full_grid, &full_tol))
+    double largest = 0;
+    if (!dot_tolerance(problem, blocks, &tol, &largest) ||
+        !dot_tolerance(problem, full_grid, &full_tol, &largest))
         return common::kExitWrong;
     if (!book_inputs)
         std::fprintf(report.text(),
                      "integer inputs: every partial sum below %.0f, exact in float: each result "
                      "must be the dot product, %.0f\n",
-                     std::max(largest_partial_sum(problem, blocks),
-                              largest_partial_sum(problem, full_grid)) +
-                         1,
-                     problem.exact);
+                     largest + 1, problem.exact);
 
     common::DeviceBuffer<float> dev_a(problem.a), dev_b(problem.b), dev_c(1);
     common::DeviceBuffer<double> dev_sum(1);
