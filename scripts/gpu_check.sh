@@ -236,12 +236,14 @@ fi
 
 if want atomics; then
   build
-  # atomics_appendix: the figures at the book's sizes (figures.txt: A1's dot product, A3's two GPU
-  # times beside the CPU's, A4's inserts and walks), then the benchmark (benchmark.csv, its text
+  # atomics_appendix: the figures at the book's sizes (figures.txt: A0's four locks, A1's dot
+  # product on exact and on the book's inputs, A3's two GPU times beside the CPU's and its lost
+  # pushes without locks, A4's inserts and walks), then the benchmark (benchmark.csv, its text
   # output benchmark_log.txt) and its plot.
   data_dir atomics_appendix
   rm -f "$DATA/figures.txt"
-  for p in A1_lock_dot_product A3_gpu_hash_table A4_lock_free_hash_table; do
+  for p in A0_lock_litmus A1_lock_dot_product "A1_lock_dot_product --book" A3_gpu_hash_table \
+    "A3_gpu_hash_table --no-lock" A4_lock_free_hash_table; do
     record figures.txt build/bin/$p
   done
   step figures.log sh -c "build/bin/A99_benchmark --csv >'$DATA/benchmark.csv' 2>'$DATA/benchmark_log.txt'"
@@ -277,6 +279,14 @@ if want warp; then
   step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --csv >'$DATA/benchmark.csv' 2>'$DATA/benchmark_log.txt'"
   step figures.log python3 warp_aggregation/plot_benchmark.py "$DATA/benchmark.csv" \
     --png "$OUT/warp_aggregation/benchmark.png" --env "$DATA/env.txt"
+  # The governing variable: sorted keys with 1 to 32 distinct keys per warp, in double (sweep.csv,
+  # sweep_log.txt) and its plot; the host's share of each default run (host_checks.txt).
+  step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --order sweep --precision double --csv >'$DATA/sweep.csv' 2>'$DATA/sweep_log.txt'"
+  step figures.log python3 warp_aggregation/plot_sweep.py "$DATA/sweep.csv" \
+    --png "$OUT/warp_aggregation/sweep.png" --env "$DATA/env.txt"
+  rm -f "$DATA/host_checks.txt"
+  record host_checks.txt build/bin/warp_host_checks --size-percent 100
+  record host_checks.txt build/bin/warp_host_checks --size-percent 1000
 fi
 
 if want ncu; then
