@@ -5,7 +5,8 @@
 
 The programs and their default arguments come from the list the build writes
 (<build>/examples_manifest.txt, the one `cmake --workflow --preset examples` runs). For each
-program, from one run:
+program, from one run (--gpu-time separate: the GPU seconds from a second run, so that CUPTI's
+start-up and tracing stay out of the other two):
 
   wall seconds       from start to exit, the CUDA context's creation included
   host seconds       CPU time of the program's process, user and system, all its threads
@@ -36,20 +37,20 @@ import threading
 import time
 from pathlib import Path
 
-COLUMNS = ["chapter", "program", "args", "status", "wall_s", "host_s", "gpu_s", "kernels",
-           "note"]
+COLUMNS = ["chapter", "program", "kind", "args", "status", "wall_s", "host_s", "gpu_s",
+           "kernels", "note"]
 
 
 def read_manifest(path, chapters):
-    """[(chapter, name, executable, [args])] in the build's order."""
+    """[(chapter, name, kind, executable, [args])] in the build's order."""
     rows = []
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
-        chapter, name, _kind, exe, args = (line.split("|") + [""] * 5)[:5]
+        chapter, name, kind, exe, args = (line.split("|") + [""] * 5)[:5]
         if chapters and chapter not in chapters:
             continue
-        rows.append((chapter, name, exe, shlex.split(args)))
+        rows.append((chapter, name, kind, exe, shlex.split(args)))
     return rows
 
 
@@ -147,12 +148,13 @@ def write_tables(rows, out, machine, gpu_note):
              "(CUPTI activity records).")
     lines = ["# Each program's default run", "", textwrap.fill(about, 100), ""]
     if gpu_note:
-        lines += [gpu_note, ""]
-    lines += ["| program | args | status | wall s | host s | GPU s | note |",
-              "| --- | --- | --- | ---: | ---: | ---: | --- |"]
+        lines += [textwrap.fill(gpu_note, 100), ""]
+    lines += ["| program | kind | args | status | wall s | host s | GPU s | note |",
+              "| --- | --- | --- | --- | ---: | ---: | ---: | --- |"]
     for r in rows:
-        lines.append("| {}/{} | {} | {} | {} | {} | {} | {} |".format(
-            r["chapter"], r["program"], r["args"] or "(default)", r["status"], r.get("wall_s", ""),
+        lines.append("| {}/{} | {} | {} | {} | {} | {} | {} | {} |".format(
+            r["chapter"], r["program"], r["kind"], r["args"] or "(default)", r["status"],
+            r.get("wall_s", ""),
             r.get("host_s", ""), r.get("gpu_s", ""), r.get("note", "").replace("|", "\\|")))
     (out / "times.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -167,6 +169,10 @@ def main():
     parser.add_argument("--timeout", type=float, default=600, help="seconds a program may take")
     parser.add_argument("--gpu-time-lib", help="the CUPTI injection library (default: the one "
                                                "<build>/gpu_time_library.txt names)")
+    parser.add_argument("--gpu-time", choices=("same", "separate", "off"), default="same",
+                        help="GPU seconds from the timed run itself (same; its wall and host "
+                             "seconds then include CUPTI's start-up and tracing), from a second "
+                             "run of each GPU program (separate), or not at all (off)")
     args = parser.parse_args()
     build = Path(args.build)
     args.out = args.out or str(build / "times")
@@ -179,7 +185,9 @@ def main():
     if gpu_lib is None and named.is_file():
         gpu_lib = named.read_text(encoding="utf-8").strip()
     gpu_note = ""
-    if not gpu_lib or not Path(gpu_lib).is_file():
+    if args.gpu_time == "off":
+        gpu_lib = None
+    elif not gpu_lib or not Path(gpu_lib).is_file():
         gpu_note = ("No GPU seconds: the CUPTI library was not built (the toolkit has no CUPTI) "
                     "or not found.")
         gpu_lib = None
@@ -187,16 +195,26 @@ def main():
     if not programs:
         parser.error(f"no program in {manifest} for chapters '{args.chapters}'")
     rows = []
-    width = max(len(name) for _, name, _, _ in programs)
+    width = max(len(p[1]) for p in programs)
     print(f"{'program':<{width}}  status    wall s  host s   GPU s  note", flush=True)
     with tempfile.TemporaryDirectory(prefix="time_programs_") as scratch:
-        for chapter, name, exe, prog_args in programs:
+        for chapter, name, kind, exe, prog_args in programs:
             print(f"{name:<{width}}  ", end="", flush=True)
-            r = time_one(exe, prog_args, args.timeout, gpu_lib, scratch)
-            r.update(chapter=chapter, program=name, args=" ".join(prog_args))
+            if gpu_lib and kind == "gpu" and args.gpu_time == "separate":
+                r = time_one(exe, prog_args, args.timeout, None, scratch)
+                traced = time_one(exe, prog_args, args.timeout, gpu_lib, scratch)
+                r.update({k: traced[k] for k in ("gpu_s", "kernels") if k in traced})
+            else:
+                r = time_one(exe, prog_args, args.timeout, gpu_lib if kind == "gpu" else None,
+                             scratch)
+            r.update(chapter=chapter, program=name, kind=kind, args=" ".join(prog_args))
             rows.append(r)
             print(f"{r['status']:<8} {r.get('wall_s', ''):>7} {r.get('host_s', ''):>7} "
                   f"{r.get('gpu_s', ''):>7}  {r.get('note', '')}", flush=True)
+    if gpu_lib and args.gpu_time == "same":
+        gpu_note = ("The wall and host seconds of the GPU programs include CUPTI's start-up and "
+                    "its tracing (a few microseconds a launch); `--gpu-time separate` measures "
+                    "them in a run without it.")
     write_tables(rows, Path(args.out), describe_machine(), gpu_note)
     counts = {s: sum(r["status"] == s for r in rows) for s in ("passed", "failed", "skipped",
                                                                "timeout")}

@@ -66,8 +66,14 @@ def main():
     h = rows["hanger"]
     check(h["status"] == "timeout" and float(h["wall_s"]) < 10, "hanger: stopped at its limit")
     md = (out / "times.md").read_text()
-    check("| ch/gpu | --n 3 | passed |" in md and "| 0.1250 |" in md,
+    check("| ch/gpu | gpu | --n 3 | passed |" in md and "| 0.1250 |" in md,
           "times.md: the same rows as a table")
+    # --gpu-time separate: the times from a run without the library, the GPU seconds from one with.
+    r = subprocess.run([sys.executable, SCRIPT, "--manifest", manifest, "--out", out,
+                        "--timeout", "3", "--gpu-time-lib", fake_lib, "--gpu-time", "separate",
+                        "--chapters", "ch"], capture_output=True, encoding="utf-8")
+    rows = {row["program"]: row for row in csv.DictReader(open(out / "times.csv"))}
+    check(rows["gpu"]["gpu_s"] == "0.1250", "--gpu-time separate: GPU seconds from the second run")
     return stubs.finish()
 
 
