@@ -29,7 +29,8 @@ MIN_NVCC = (12, 0)
 # Where NVIDIA's installers put the toolkit; CMake does not look there by itself (only on the
 # PATH and in $CUDA_PATH/bin), so an nvcc found only here needs the PATH extended.
 DEFAULT_CUDA_BINS = ["/usr/local/cuda/bin"]
-# The oldest Linux driver of each CUDA major version (NVIDIA's release notes, table 3).
+# The oldest Linux driver each CUDA major version runs on (its release notes: 525.60.13 for 12.x
+# by minor version compatibility, 580.65.06 for 13.0).
 MIN_DRIVER = {12: "525.60.13", 13: "580.65.06"}
 # The largest default-size tests (ch10 at 2^31 elements) hold 8 GiB on the device.
 LARGE_TEST_MIB = 9 * 1024
