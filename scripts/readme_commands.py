@@ -7,6 +7,8 @@
     ... --work DIR    where the clone goes (default: a temporary folder, kept on failure)
     ... --durations FILE    also write "seconds<TAB>exit<TAB>command" lines there
     ... --sections "Start here,Tests"    only these sections' commands (the rest are listed)
+    ... --commands 4-6 --work DIR --reuse    only these commands (numbered as --list numbers
+            them), in the clone an earlier run left in DIR: a long list split over several calls
 
 A student's first hour is the README's commands typed one after another on a fresh clone: this
 is that, with every ```sh block of README.md, section by section (each block in the folder its
@@ -112,25 +114,40 @@ def main():
     parser.add_argument("--work", help="folder for the clone (default: a temporary one)")
     parser.add_argument("--durations", help="file for each command's seconds and exit status")
     parser.add_argument("--sections", default="", help="comma-separated section headings")
+    parser.add_argument("--commands", help="a range of command numbers, as --list numbers them")
+    parser.add_argument("--reuse", action="store_true", help="run in the clone in --work")
     args = parser.parse_args()
+    if args.reuse and not args.work:
+        parser.error("--reuse needs --work, the folder of an earlier run")
     only = [s.strip() for s in args.sections.split(",") if s.strip()]
     unknown = [s for s in only if s not in PLAN]
     if unknown:
         parser.error(f"no section {unknown} in PLAN: {', '.join(PLAN)}")
     steps = plan_of((REPO / "README.md").read_text(encoding="utf-8"), args.all, only)
+    if args.commands:
+        first, _, last = args.commands.partition("-")
+        first, last = int(first), int(last or first)
+        steps = [(sec, cmd, why if why or first <= i <= last else "not among --commands")
+                 for i, (sec, cmd, why) in enumerate(steps, 1)]
     if args.list:
-        for section, command, why in steps:
-            print(f"{'run ' if why is None else 'skip'}  [{section}]  {command}"
+        for number, (section, command, why) in enumerate(steps, 1):
+            print(f"{number:2} {'run ' if why is None else 'skip'}  [{section}]  {command}"
                   f"{'' if why is None else '  -- ' + why}")
         print(f"readme_commands: {sum(w is None for _, _, w in steps)} of {len(steps)} commands "
               f"would run")
         return 0
     work = Path(args.work or tempfile.mkdtemp(prefix="readme_commands_"))
-    if work.exists() and any(work.iterdir()):
-        raise SystemExit(f"readme_commands: {work} is not empty")
-    work.mkdir(parents=True, exist_ok=True)
-    clone = make_clone(work)
-    print(f"readme_commands: in a fresh clone at {clone}", flush=True)
+    if args.reuse:
+        clone = work / "clone"
+        if not clone.is_dir():
+            raise SystemExit(f"readme_commands: no clone in {work} to reuse")
+        print(f"readme_commands: in the clone at {clone}, as an earlier run left it", flush=True)
+    else:
+        if work.exists() and any(work.iterdir()):
+            raise SystemExit(f"readme_commands: {work} is not empty")
+        work.mkdir(parents=True, exist_ok=True)
+        clone = make_clone(work)
+        print(f"readme_commands: in a fresh clone at {clone}", flush=True)
     results, failed = [], False
     for section, command, why in steps:
         if why is not None:
