@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -43,7 +44,11 @@ class Report:
     def line(self, kind, text):
         if kind == "fix":
             self.fixes += 1
-        print(f"{kind:<5}  {text}", flush=True)
+        # Wrapped at 100 columns, the continuation indented under the text (never inside a
+        # `command`, so that it can be copied whole).
+        whole = re.sub(r"`[^`]*`", lambda m: m[0].replace(" ", "\0"), f"{kind:<5}  {text}")
+        print(textwrap.fill(whole, 100, subsequent_indent=" " * 7, break_long_words=False,
+                            break_on_hyphens=False).replace("\0", " "), flush=True)
 
 
 def run(command, env=None):
@@ -90,8 +95,10 @@ def check_cmake(report):
     full = re.search(r"\d+\.\d+[.\w-]*", r[1])[0]
     if v < MIN_CMAKE:
         report.line("fix", f"CMake {dotted(v)} is older than {dotted(MIN_CMAKE)}: `pip install "
-                           f"cmake`, then open a new shell (Ubuntu 22.04's apt has 3.22; its "
-                           f"`cmake --workflow` answers 'Unknown argument')")
+                           f"cmake`, then `hash -r` (a user install goes to ~/.local/bin, which "
+                           f"must come before {os.path.dirname(cmake)} on the PATH; Ubuntu "
+                           f"22.04's apt has 3.22, whose `cmake --workflow` answers 'Unknown "
+                           f"argument')")
     else:
         report.line("ok", f"CMake {full} ({cmake})")
     return cmake

@@ -48,7 +48,13 @@ def machine(work, name, cmake="3.28.3", ninja=True, cxx=True, nvcc=("12.4", CUDA
     status, out, err = stubs.run([stubs.python(), "-c", code],
                                  stubs.fake_env(path, PYTHONPATH=py))
     print(f"--- {name}: exit {status}\n{out}{err}", end="", flush=True)
-    return status, out.splitlines()
+    lines = []  # a wrapped line joined again
+    for line in out.splitlines():
+        if line.startswith(" " * 7) and lines:
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    return status, lines
 
 
 def has(lines, kind, text):
