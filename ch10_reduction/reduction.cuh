@@ -42,8 +42,9 @@ bool with_coarse_factor(std::int64_t factor, F&& f) {
 
 // Makes the input of --n and --seed for one operator, puts it on the device with its reference,
 // and: verify() runs a kernel once on a poisoned output and checks the result; median_ms() then
-// times it. Kernels that reduce in place (Figs 10.6 and 10.9) need `in_place` at construction:
-// they get a fresh copy of the input before every run, outside the timed region.
+// times it (and, in a graded run, checks every timed launch too). Kernels that reduce in place
+// (Figs 10.6 and 10.9) need `in_place` at construction: they get a fresh copy of the input before
+// every run, outside the timed region.
 template <class Op>
 class OperatorRunner {
   public:
@@ -64,19 +65,23 @@ class OperatorRunner {
     // if it combines into it. `height` bounds the float sum's rounding error (reduction.h).
     template <class Launch>
     bool verify(const std::string& what, std::int64_t height, bool in_place, Launch launch) {
+        label_ = what + " (" + Op::name + ", " + type_name() + ")";
+        height_ = height;
         prepare(in_place);
-        output_
-            .poison();  // NaN for float, 0xffffffff for the integer sum: an unwritten output fails
-        launch(data(in_place), output_.get());
+        common::checked_launch([&] { launch(data(in_place), output_.get()); });
         CUDA_CHECK(cudaDeviceSynchronize());
-        const std::string label = what + " (" + Op::name + ", " + type_name() + ")";
-        return check_result<Op>(label.c_str(), output_.to_host()[0], reference_, height, text_);
+        return check_result<Op>(label_.c_str(), output_.to_host()[0], reference_, height_, text_);
     }
 
+    // A graded run checks every timed launch as verify() checked its own (common::Timer).
     template <class Launch>
     common::TimeStats time_stats(bool in_place, Launch launch) {
-        return timer_.measure([&] { launch(data(in_place), output_.get()); },
-                              [&] { prepare(in_place); });
+        return timer_.measure(
+            [&] { launch(data(in_place), output_.get()); }, [&] { prepare(in_place); },
+            [&] {
+                return check_result<Op>(label_.c_str(), output_.to_host_ungraded()[0], reference_,
+                                        height_, text_);
+            });
     }
     template <class Launch>
     double median_ms(bool in_place, Launch launch) {
@@ -86,15 +91,20 @@ class OperatorRunner {
   private:
     static const char* type_name() { return std::is_same_v<T, float> ? "float" : "uint32"; }
     T* data(bool in_place) const { return in_place ? scratch_->get() : input_->get(); }
+    // Before every launch: a fresh input for a kernel that reduces in place, and a poisoned
+    // output (NaN for float, 0xffffffff for the integer sum), so that an unwritten one fails.
     void prepare(bool in_place) {
         if (in_place) {
             CUDA_CHECK(cudaMemcpyAsync(scratch_->get(), input_->get(), n_ * sizeof(T),
                                        cudaMemcpyDeviceToDevice));
         }
+        output_.poison();
     }
 
     std::int64_t n_;
     std::FILE* text_;
+    std::string label_;
+    std::int64_t height_ = 0;
     double reference_ = 0.0;
     std::unique_ptr<common::DeviceBuffer<T>> input_, scratch_;
     common::DeviceBuffer<T> output_{1};

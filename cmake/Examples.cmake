@@ -39,8 +39,6 @@
 #                                        is far slower; grading holds its times to a budget
 #               [HOMEWORK_TIME_FACTOR <f>] that budget: at most f x the worked example's times in
 #                                        the same grading (default 5)
-#               [HOMEWORK_TIME_FLOOR <g>]  and, where given, at least g x them (a method that skips
-#                                        the exercise's work, such as its device-side launches)
 #               [HOMEWORK_FORBID <name>...]  names the student's parts may not use: the helpers
 #                                        that answer the exercise
 #               [TEST_ONLY])             a test program (checks a helper): no usage test, and
@@ -284,14 +282,13 @@ macro(_examples_homework_json out_var)
   set(${out_var} "{\"name\": ${_hw_name}, \"chapter\": ${_hw_chapter}, \"kind\": \"${kind}\",
   \"source\": ${_hw_source}, \"dir\": ${_hw_dir}, \"files\": ${_hw_files},
   \"points\": ${EX_HOMEWORK_POINTS}, \"timeout\": ${EX_HOMEWORK_TIMEOUT},
-  \"time_factor\": ${EX_HOMEWORK_TIME_FACTOR}, \"time_floor\": ${EX_HOMEWORK_TIME_FLOOR},
+  \"time_factor\": ${EX_HOMEWORK_TIME_FACTOR},
   \"forbid\": ${_hw_forbid}, \"call\": ${_hw_call},
   \"runs\": [\n    ${_hw_runs}]}")
 endmacro()
 
 function(add_example name)
-  set(homework_values HOMEWORK_POINTS HOMEWORK_TIMEOUT HOMEWORK_TIMED HOMEWORK_TIME_FACTOR
-                      HOMEWORK_TIME_FLOOR)
+  set(homework_values HOMEWORK_POINTS HOMEWORK_TIMEOUT HOMEWORK_TIMED HOMEWORK_TIME_FACTOR)
   set(lists LIBRARIES ARGS RUNS HOMEWORK_RUNS PROGRAM_RUNS NO_SANITIZE EXAMPLE_ARGS HOMEWORK_FILES HOMEWORK_FORBID
             BAD_ARGS ACCEPT_ARGS)
   cmake_parse_arguments(PARSE_ARGV 1 EX "HOST;GPU;TEST_ONLY;RELOCATABLE;HOMEWORK"
@@ -324,10 +321,12 @@ function(add_example name)
     target_link_libraries(${name} PRIVATE CUDA::cudadevrt)
   endif()
   if(EX_HOMEWORK)
+    # The grading record and its replay (common/grading.cpp): in an exercise's program alone.
+    target_link_libraries(${name} PRIVATE common_grading)
     if(NOT EX_HOMEWORK_FILES)
       set(EX_HOMEWORK_FILES ${EX_SOURCE})
     endif()
-    foreach(var IN ITEMS POINTS:1 TIMEOUT:120 TIME_FACTOR:5 TIME_FLOOR:0)
+    foreach(var IN ITEMS POINTS:1 TIMEOUT:120 TIME_FACTOR:5)
       string(REPLACE ":" ";" var "${var}")
       list(GET var 0 key)
       list(GET var 1 default)

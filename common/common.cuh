@@ -5,6 +5,7 @@
 //   require_device_bytes()                  a size the GPU cannot hold: a clear message, exit 1
 //   DeviceBuffer<T>                         cudaMalloc'd array freed on scope exit; poison()
 //   Timer                                   CUDA events, warm-up, median (and spread), L2 flush
+//   checked_launch()                        one launch, timed in a graded run (homework/grader)
 #pragma once
 
 #include <cuda_runtime.h>
@@ -115,9 +116,15 @@ class DeviceBuffer {
     static constexpr int kPoisonByte = 0xff;
     void poison() const { CUDA_CHECK(cudaMemset(ptr_, kPoisonByte, count_ * sizeof(T))); }
     std::vector<T> to_host() const {
+        std::vector<T> host = to_host_ungraded();
+        graded("device data", host);  // a graded run records it, a replay substitutes it
+        return host;
+    }
+    // The same, kept out of a graded run's record: for a check the run makes itself and records
+    // only the verdict of (Timer::measure's check).
+    std::vector<T> to_host_ungraded() const {
         std::vector<T> host(count_);
         CUDA_CHECK(cudaMemcpy(host.data(), ptr_, count_ * sizeof(T), cudaMemcpyDeviceToHost));
-        graded("device data", host);  // a graded run records it, a replay substitutes it
         return host;
     }
 
@@ -126,17 +133,69 @@ class DeviceBuffer {
     std::size_t count_;
 };
 
+// Reads p[0..n) and keeps nothing: every line it brings into the L2 is clean, so that the next
+// timed launch finds the L2 full of lines it does not use and never pays for writing one back.
+// The buffer holds four equal words in every int4, so x stays 0 and the store that keeps the
+// loads from being optimised away is never made. (A template: its one definition may be in every
+// file of a program that includes this.)
+template <int = 0>
+__global__ void l2_flush_read(const int4* p, std::size_t n, int* never_written) {
+    int x = 0;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const int4 v = p[i];
+        x ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (x != 0) *never_written = x;
+}
+
+// One launch in a graded run (homework/grader), timed with CUDA events; elsewhere just launch().
+// In a graded run every launch of a student's kernel is timed, the one whose output is checked
+// included, and every timed one is checked (Timer::measure): a kernel that is slow only on its
+// first launch, or right only on the checked one, is caught. The time goes to the record as
+// "launch ms", which the grader holds to the exercise's budget.
+template <class Launch>
+void checked_launch(Launch&& launch) {
+    if (!grading()) {
+        launch();
+        return;
+    }
+    cudaEvent_t start{}, stop{};
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    CUDA_CHECK(cudaEventRecord(start));
+    launch();
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    double value = ms;
+    graded("launch ms", value);
+}
+
 // Times GPU work with CUDA events: warm-up launches first (module load, first-touch), then `reps`
 // timed launches whose median is returned. `before` runs outside the timed region before every
-// launch (e.g. restoring an input that the kernel overwrites); measure() also gives the fastest
-// and slowest run. With flush_l2, a buffer twice the
-// L2 size is written before each launch so that no launch reads the previous one's data from L2.
+// launch (restoring an input that the kernel overwrites, poisoning the output); measure() also
+// gives the fastest and slowest run. With flush_l2, a buffer twice the L2 size is read before
+// each launch, so that no launch reads the previous one's data from the L2 and none finds dirty
+// lines there whose write-back it would pay for.
+//
+// In a graded run (homework/grader) every launch, the warm-ups included, is timed and handed to
+// the record ("launch ms"), and `check` runs after it: it reads the launch's output back and
+// returns whether it is right (printing the first mismatch where not). A wrong launch fails the
+// run there. measure() without a `check` refuses to run graded.
 class Timer {
   public:
     Timer(const Device& dev, std::int64_t reps, bool flush_l2 = true)
-        : reps_(reps), flush_(flush_l2 ? 2 * static_cast<std::size_t>(dev.l2_bytes) : 0) {
+        : reps_(reps),
+          flush_blocks_(4 * dev.sm_count),
+          flush_(flush_l2 ? 2 * static_cast<std::size_t>(dev.l2_bytes) / sizeof(int4) : 0) {
         CUDA_CHECK(cudaEventCreate(&start_));
         CUDA_CHECK(cudaEventCreate(&stop_));
+        if (flush_.size() > 0)
+            CUDA_CHECK(cudaMemset(flush_.get(), 0x5a, flush_.size() * sizeof(int4)));
     }
     ~Timer() {
         cudaEventDestroy(start_);
@@ -146,13 +205,16 @@ class Timer {
     Timer& operator=(const Timer&) = delete;
     static constexpr int kWarmup = 2;  // untimed launches before the `reps` timed ones
 
-    template <class Launch, class Before>
-    TimeStats measure(Launch&& launch, Before&& before) {
+    template <class Launch, class Before, class Check>
+    TimeStats measure(Launch&& launch, Before&& before, Check&& check) {
+        const bool graded_run = grading();
         std::vector<double> times;
         for (std::int64_t r = 0; r < kWarmup + reps_; ++r) {
             before();
-            if (flush_.size() > 1)
-                CUDA_CHECK(cudaMemsetAsync(flush_.get(), r & 0xff, flush_.size()));
+            if (flush_.size() > 0) {
+                l2_flush_read<<<flush_blocks_, 256>>>(flush_.get(), flush_.size(), nullptr);
+                CUDA_CHECK_LAUNCH();
+            }
             CUDA_CHECK(cudaEventRecord(start_));
             launch();
             CUDA_CHECK(cudaEventRecord(stop_));
@@ -160,8 +222,28 @@ class Timer {
             float ms = 0;
             CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
             if (r >= kWarmup) times.push_back(ms);
+            if (!graded_run) continue;
+            double value = ms;
+            graded("launch ms", value);
+            std::uint8_t ok = check() ? 1 : 0;
+            graded("launch checked", ok);
+            if (!ok) {
+                std::fprintf(stderr, "FAIL launch %lld of %lld timed: its output is wrong\n",
+                             static_cast<long long>(r + 1),
+                             static_cast<long long>(kWarmup + reps_));
+                std::exit(kExitWrong);
+            }
         }
         return time_stats(times);
+    }
+    template <class Launch, class Before>
+    TimeStats measure(Launch&& launch, Before&& before) {
+        return measure(launch, before, [] {
+            std::fprintf(stderr,
+                         "FAIL grading: this program times launches it does not check; an "
+                         "exercise's program passes Timer::measure a check\n");
+            return false;
+        });
     }
     template <class Launch, class Before>
     double median_ms(Launch&& launch, Before&& before) {
@@ -174,7 +256,8 @@ class Timer {
 
   private:
     std::int64_t reps_;
-    DeviceBuffer<unsigned char> flush_;
+    int flush_blocks_;
+    DeviceBuffer<int4> flush_;
     cudaEvent_t start_{}, stop_{};
 };
 

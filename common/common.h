@@ -3,7 +3,7 @@
 //   inputs       random_floats / random_ints: seeded and identical on every platform
 //   verification check_close: stated tolerance, NaN/Inf always wrong, first mismatch reported
 //   results      Reporter: one result line per measurement, or CSV rows with --csv
-//   grading      graded(): the record and replay of what a run reads back, for homework/grader
+//   grading      graded(): what a graded run reads back, for homework/grader (grading.cpp)
 // common.cuh adds the CUDA half (error checks, device facts, buffers, event timing).
 #pragma once
 
@@ -352,7 +352,7 @@ inline bool make_output_dir(const std::string& path, std::string* error) {
         return false;
     }
     const fs::path probe = fs::path(path) / ".write-test";
-    std::FILE* f = std::fopen(probe.c_str(), "wb");
+    std::FILE* f = std::fopen(probe.string().c_str(), "wb");
     if (f == nullptr) {
         *error = "cannot write in the folder '" + path + "'";
         return false;
@@ -430,185 +430,42 @@ bool check_close(const char* what, const Got* got, const Want* want, std::size_t
 }
 
 // ---------------------------------------------------------------------------------------------
-// Grading: the record of what a run reads back from the GPU, and its replay (homework/grader).
-//
-// With HOMEWORK_RECORD=<file> (or fd:<n>, a file descriptor the grader opened) a run appends to
-// the file every value it reads back from the device for its checks (DeviceBuffer::to_host and
-// the few direct copies call graded()) and every time it reports, in the order it reads them.
-// With HOMEWORK_REPLAY=<file> (or fd:<n>) each of those reads takes its values from the file: the
-// same program built from the homework tree, which never saw the student's code, repeats its own
-// checks on the student's outputs. An entry that is missing, short, malformed or not what the
-// program reads at that point, or entries left over at exit, fail the replay with kExitWrong.
-// Without either variable graded() does nothing.
-class GradingTape {
+// Grading (homework/grader). An exercise's program is also built with common/grading.cpp: in a
+// run the grader starts, that records every value the run reads back from the device for its
+// checks and every time it measures, or replays them into the program as handed out, which then
+// repeats its own checks on them. graded() hands it each such value; in every other build and
+// run it does nothing, and grading() is false.
+class GradingHook {
   public:
-    enum class Mode { kOff, kRecord, kReplay };
+    // data[0..count), values of `size` bytes of one kind ('f' floating, 'i' signed, 'u' unsigned,
+    // 'p' a device address, 'r' a struct of plain values): recorded, or overwritten by the replay.
+    // Fails the run (kExitWrong, with its reason) where the replay's record does not hold what is
+    // read here.
+    virtual void exchange(const char* what, char kind, std::size_t size, void* data,
+                          std::size_t count) = 0;
 
-    GradingTape() = default;
-    GradingTape(const GradingTape&) = delete;
-    GradingTape& operator=(const GradingTape&) = delete;
-    ~GradingTape() {
-        if (file_ != nullptr) std::fclose(file_);
-    }
-
-    // `where` is a path, or fd:<n> for a descriptor the grader opened (which a program running
-    // as another user could not open itself).
-    bool open_record(const std::string& where, std::string* error) {
-        file_ = open(where, "wb");
-        if (file_ == nullptr) {
-            *error = "cannot write the record '" + where + "'";
-            return false;
-        }
-        mode_ = Mode::kRecord;
-        return write(kMagic, sizeof kMagic - 1, error);
-    }
-    bool open_replay(const std::string& path, std::string* error) {
-        file_ = open(path, "rb");
-        char magic[sizeof kMagic - 1];
-        if (file_ == nullptr || std::fread(magic, 1, sizeof magic, file_) != sizeof magic ||
-            std::memcmp(magic, kMagic, sizeof magic) != 0) {
-            *error = "'" + path + "' is not a record of a graded run";
-            return false;
-        }
-        mode_ = Mode::kReplay;
-        return true;
-    }
-    Mode mode() const { return mode_; }
-    std::size_t entries() const { return entries_; }
-    // Replay: whether every entry of the record has been read.
-    bool at_end() { return mode_ != Mode::kReplay || std::fgetc(file_) == EOF; }
-
-    // Record: appends data[0..count). Replay: overwrites it with the next entry, which must carry
-    // the same label and hold `count` values of T.
-    template <class T>
-    bool exchange(const char* what, T* data, std::size_t count, std::string* error) {
-        static_assert(std::is_trivially_copyable_v<T>, "a record holds plain values");
-        const std::uint32_t label_size = static_cast<std::uint32_t>(std::strlen(what));
-        const std::uint8_t kind = kind_of<T>();
-        const std::uint32_t size = sizeof(T);
-        const std::uint64_t n = count;
-        ++entries_;
-        if (mode_ == Mode::kRecord) {
-            bool ok = write(&label_size, sizeof label_size, error) &&
-                      write(what, label_size, error) && write(&kind, 1, error) &&
-                      write(&size, sizeof size, error) && write(&n, sizeof n, error) &&
-                      write(data, count * sizeof(T), error);
-            return ok && flush(error);
-        }
-        std::uint32_t got_label_size = 0, got_size = 0;
-        std::uint8_t got_kind = 0;
-        std::uint64_t got_n = 0;
-        std::string label;
-        const std::string entry = "entry " + std::to_string(entries_);
-        if (std::fread(&got_label_size, sizeof got_label_size, 1, file_) != 1) {
-            *error = "the record ends before " + entry + " ('" + what +
-                     "'): the graded run stopped before it read that";
-            return false;
-        }
-        label.resize(got_label_size < 4096 ? got_label_size : 0);
-        if (got_label_size >= 4096 ||
-            std::fread(&label[0], 1, label.size(), file_) != label.size() ||
-            std::fread(&got_kind, 1, 1, file_) != 1 ||
-            std::fread(&got_size, sizeof got_size, 1, file_) != 1 ||
-            std::fread(&got_n, sizeof got_n, 1, file_) != 1) {
-            *error = "the record is malformed at " + entry;
-            return false;
-        }
-        if (label != what || got_kind != kind || got_size != size || got_n != n) {
-            *error = entry + " of the record is '" + label + "' (" + std::to_string(got_n) +
-                     " values of " + std::to_string(got_size) +
-                     " bytes), where the program reads '" + what + "' (" + std::to_string(n) +
-                     " values of " + std::to_string(size) + " bytes)";
-            return false;
-        }
-        if (std::fread(data, sizeof(T), count, file_) != count) {
-            *error = "the record ends inside " + entry + " ('" + what + "')";
-            return false;
-        }
-        return true;
-    }
-
-  private:
-    static constexpr char kMagic[] = "PMPP-HOMEWORK-RECORD 1\n";
-
-    static std::FILE* open(const std::string& where, const char* mode) {
-        if (where.rfind("fd:", 0) != 0) return std::fopen(where.c_str(), mode);
-        char* end = nullptr;
-        const long fd = std::strtol(where.c_str() + 3, &end, 10);
-        return *end == '\0' && fd >= 0 ? fdopen(static_cast<int>(fd), mode) : nullptr;
-    }
-
-    template <class T>
-    static std::uint8_t kind_of() {
-        if constexpr (std::is_floating_point_v<T>) return 'f';
-        if constexpr (std::is_integral_v<T>) return std::is_signed_v<T> ? 'i' : 'u';
-        if constexpr (std::is_pointer_v<T>) return 'p';
-        return 'r';  // a struct of plain values
-    }
-    bool write(const void* data, std::size_t bytes, std::string* error) {
-        if (bytes == 0 || std::fwrite(data, 1, bytes, file_) == bytes) return true;
-        *error = "cannot write the record";
-        return false;
-    }
-    bool flush(std::string* error) {
-        if (std::fflush(file_) == 0) return true;
-        *error = "cannot write the record";
-        return false;
-    }
-
-    Mode mode_ = Mode::kOff;
-    std::FILE* file_ = nullptr;
-    std::size_t entries_ = 0;
+  protected:
+    ~GradingHook() = default;
 };
 
-// The process's tape, set up from the environment on first use.
-inline GradingTape& grading_tape() {
-    static GradingTape tape;
-    static const bool opened = [] {
-        const char* record = std::getenv("HOMEWORK_RECORD");
-        const char* replay = std::getenv("HOMEWORK_REPLAY");
-        std::string error;
-        bool ok = true;
-        if (record != nullptr && replay != nullptr) {
-            error = "HOMEWORK_RECORD and HOMEWORK_REPLAY are both set";
-            ok = false;
-        } else if (record != nullptr) {
-            ok = tape.open_record(record, &error);
-        } else if (replay != nullptr) {
-            ok = tape.open_replay(replay, &error);
-            // A record with entries the program never read is not the record of this run.
-            if (ok)
-                std::atexit([] {
-                    if (!grading_tape().at_end()) {
-                        std::fprintf(stderr,
-                                     "FAIL grading record: it holds more than the %zu entries "
-                                     "this run read\n",
-                                     grading_tape().entries());
-                        std::fflush(stderr);
-                        std::_Exit(kExitWrong);
-                    }
-                });
-        }
-        if (!ok) {
-            std::fprintf(stderr, "FAIL grading record: %s\n", error.c_str());
-            std::exit(kExitWrong);
-        }
-        return true;
-    }();
-    (void)opened;
-    return tape;
+inline GradingHook*& grading_hook() {
+    static GradingHook* hook = nullptr;
+    return hook;
+}
+inline bool grading() {
+    return grading_hook() != nullptr;
 }
 
-// Hands data[0..count), just read back from the device, to the grading tape (see GradingTape).
 template <class T>
 void graded(const char* what, T* data, std::size_t count) {
-    GradingTape& tape = grading_tape();
-    if (tape.mode() == GradingTape::Mode::kOff) return;
-    std::string error;
-    if (!tape.exchange(what, data, count, &error)) {
-        std::fprintf(stderr, "FAIL grading record: %s\n", error.c_str());
-        std::exit(kExitWrong);
-    }
+    static_assert(std::is_trivially_copyable_v<T>, "a record holds plain values");
+    GradingHook* hook = grading_hook();
+    if (hook == nullptr) return;
+    char kind = 'r';
+    if constexpr (std::is_floating_point_v<T>) kind = 'f';
+    if constexpr (std::is_integral_v<T>) kind = std::is_signed_v<T> ? 'i' : 'u';
+    if constexpr (std::is_pointer_v<T>) kind = 'p';
+    hook->exchange(what, kind, sizeof(T), data, count);
 }
 template <class T>
 void graded(const char* what, std::vector<T>& values) {

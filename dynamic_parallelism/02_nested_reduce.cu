@@ -25,6 +25,7 @@
 #include "cdp.cuh"
 
 __global__ void gpuRecursiveReduce(int* g_idata, int* g_odata, unsigned int isize) {
+    cdp::count_block();  // the check that every level of the recursion ran (cdp.cuh)
     // set thread ID
     unsigned int tid = threadIdx.x;
     // convert global data pointer to the local pointer of this block
@@ -56,6 +57,7 @@ __global__ void gpuRecursiveReduce(int* g_idata, int* g_odata, unsigned int isiz
 // As printed, less the device-side cudaDeviceSynchronize() (it no longer compiles): at isize == 2
 // thread 0 returns and thread 1 alone reaches the two __syncthreads().
 __global__ void gpuRecursiveReduceAsPrinted(int* g_idata, int* g_odata, unsigned int isize) {
+    cdp::count_block();  // the check that every level of the recursion ran (cdp.cuh)
     unsigned int tid = threadIdx.x;
     int* idata = g_idata + blockIdx.x * blockDim.x;
     int* odata = &g_odata[blockIdx.x];
@@ -92,6 +94,12 @@ long long nested_reduce_launches(unsigned int grid, unsigned int block) {
     return grid * per_block;
 }
 
+// The blocks the recursion runs (cdp::count_block()): the parent grid's blocks, then one child
+// block per parent block at each halving, down to 2 threads.
+cdp::Levels nested_reduce_levels(unsigned int grid, unsigned int block) {
+    return {grid, block, 2};
+}
+
 #ifndef DP_KERNELS_ONLY  // 05_reduction_comparison takes the kernels and launchers alone
 #include "nested_reduce.cuh"
 
@@ -107,6 +115,7 @@ int main(int argc, char** argv) {
 
     const dp::Problem p = dp::make_problem(o);
     const std::int64_t launches = nested_reduce_launches(p.grid, p.block);
+    const cdp::Levels levels = nested_reduce_levels(p.grid, p.block);
     const std::size_t limit = cdp::set_pending_limit(launches, o.pending_limit);
     std::fprintf(
         report.text(),
@@ -119,12 +128,12 @@ int main(int argc, char** argv) {
         CUDA_CHECK(o.faithful ? nested_reduce_as_printed(in, out, p.grid, p.block)
                               : nested_reduce(in, out, p.grid, p.block));
     };
-    if (!runner.verify(name, launch, launches)) return common::kExitWrong;
+    if (!runner.verify(name, launch, launches, levels)) return common::kExitWrong;
     std::fprintf(report.text(), "cpu_sum: %lld gpu_sum: %lld, every block's sum exact\n", p.total,
                  dp::gpu_sum(runner, p));
     // Bytes: the n inputs read once.
     report.print({"02_nested_reduce", o.faithful ? "as printed" : "", p.n,
-                  runner.median_ms(name, launch, launches), 4.0 * p.n, dev.peak_gbps});
+                  runner.median_ms(name, launch, launches, levels), 4.0 * p.n, dev.peak_gbps});
     return common::kExitOk;
 }
 #endif

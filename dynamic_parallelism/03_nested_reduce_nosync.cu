@@ -27,6 +27,7 @@
 #include "cdp.cuh"
 
 __global__ void gpuRecursiveReduceNosync(int* g_idata, int* g_odata, unsigned int isize) {
+    cdp::count_block();  // the check that every level of the recursion ran (cdp.cuh)
     // set thread ID
     unsigned int tid = threadIdx.x;
     // convert global data pointer to the local pointer of this block
@@ -55,6 +56,7 @@ __global__ void gpuRecursiveReduceNosync(int* g_idata, int* g_odata, unsigned in
 
 // --tail: no barrier; the child starts when this whole grid is complete.
 __global__ void gpuRecursiveReduceNosyncTail(int* g_idata, int* g_odata, unsigned int isize) {
+    cdp::count_block();  // the check that every level of the recursion ran (cdp.cuh)
     unsigned int tid = threadIdx.x;
     int* idata = g_idata + blockIdx.x * blockDim.x;
     int* odata = &g_odata[blockIdx.x];
@@ -83,6 +85,7 @@ __global__ void gpuRecursiveReduceNosyncTail(int* g_idata, int* g_odata, unsigne
 // pair; it reads its parent block's other sums whether they are written or not. With --stall-ns,
 // stall_unless() makes every warp but thread 0's late, and the race shows.
 __global__ void gpuRecursiveReduceNosyncAsPrinted(int* g_idata, int* g_odata, unsigned int isize) {
+    cdp::count_block();  // the check that every level of the recursion ran (cdp.cuh)
     unsigned int tid = threadIdx.x;
     int* idata = g_idata + blockIdx.x * blockDim.x;
     int* odata = &g_odata[blockIdx.x];
@@ -125,6 +128,11 @@ long long nested_reduce_nosync_launches(unsigned int grid, unsigned int block) {
     return grid * per_block;
 }
 
+// The blocks the recursion runs (cdp::count_block()): as 02.
+cdp::Levels nested_reduce_nosync_levels(unsigned int grid, unsigned int block) {
+    return {grid, block, 2};
+}
+
 #ifndef DP_KERNELS_ONLY  // 05_reduction_comparison takes the kernels and launchers alone
 #include "nested_reduce.cuh"
 
@@ -146,6 +154,7 @@ int main(int argc, char** argv) {
 
     const dp::Problem p = dp::make_problem(o);
     const std::int64_t launches = nested_reduce_nosync_launches(p.grid, p.block);
+    const cdp::Levels levels = nested_reduce_nosync_levels(p.grid, p.block);
     const std::size_t limit = cdp::set_pending_limit(launches, o.pending_limit);
     cdp::set_stall_ns(o.stall_ns);
     std::fprintf(
@@ -161,12 +170,13 @@ int main(int argc, char** argv) {
         std::string("gpuRecursiveReduceNosync") + (*variant ? " " : "") + variant;
     dp::Runner runner(dev, p, o.base.reps);
     auto launch = [&](int* in, int* out) { CUDA_CHECK(form(in, out, p.grid, p.block)); };
-    if (!runner.verify(name.c_str(), launch, launches)) return common::kExitWrong;
+    if (!runner.verify(name.c_str(), launch, launches, levels)) return common::kExitWrong;
     std::fprintf(report.text(), "cpu_sum: %lld gpu_sum: %lld, every block's sum exact\n", p.total,
                  dp::gpu_sum(runner, p));
     // Bytes: the n inputs read once.
     report.print({"03_nested_reduce_nosync", variant, p.n,
-                  runner.median_ms(name.c_str(), launch, launches), 4.0 * p.n, dev.peak_gbps});
+                  runner.median_ms(name.c_str(), launch, launches, levels), 4.0 * p.n,
+                  dev.peak_gbps});
     return common::kExitOk;
 }
 #endif

@@ -23,6 +23,7 @@
 #include "cdp.cuh"
 
 __global__ void gpuRecursiveReduce2(int* g_idata, int* g_odata, int iStride, int const iDim) {
+    cdp::count_block();  // the check that every level of the recursion ran (cdp.cuh)
     // convert global data pointer to the local pointer of this block
     int* idata = g_idata + blockIdx.x * iDim;
     // stop condition (iStride == 1: blocks of one thread)
@@ -50,6 +51,7 @@ __global__ void gpuRecursiveReduce2(int* g_idata, int* g_odata, int iStride, int
 // 0's first one late, and the race shows.
 __global__ void gpuRecursiveReduce2AsPrinted(int* g_idata, int* g_odata, int iStride,
                                              int const iDim) {
+    cdp::count_block();  // the check that every level of the recursion ran (cdp.cuh)
     int* idata = g_idata + blockIdx.x * iDim;
     if (iStride == 1 && threadIdx.x == 0) {
         g_odata[blockIdx.x] = idata[0] + idata[1];
@@ -84,6 +86,12 @@ long long nested_reduce2_launches(unsigned int block) {
     return launches;
 }
 
+// The blocks the recursion runs (cdp::count_block()): every level runs all `grid` blocks, from
+// block / 2 threads down to 1.
+cdp::Levels nested_reduce2_levels(unsigned int grid, unsigned int block) {
+    return {grid, block / 2, 1};
+}
+
 #ifndef DP_KERNELS_ONLY  // 05_reduction_comparison takes the kernels and launchers alone
 #include "nested_reduce.cuh"
 
@@ -102,6 +110,7 @@ int main(int argc, char** argv) {
 
     const dp::Problem p = dp::make_problem(o);
     const std::int64_t launches = nested_reduce2_launches(p.block);
+    const cdp::Levels levels = nested_reduce2_levels(p.grid, p.block);
     const std::size_t limit = cdp::set_pending_limit(launches, o.pending_limit);
     cdp::set_stall_ns(o.stall_ns);
     std::fprintf(
@@ -115,12 +124,12 @@ int main(int argc, char** argv) {
         CUDA_CHECK(o.faithful ? nested_reduce2_as_printed(in, out, p.grid, p.block)
                               : nested_reduce2(in, out, p.grid, p.block));
     };
-    if (!runner.verify(name, launch, launches)) return common::kExitWrong;
+    if (!runner.verify(name, launch, launches, levels)) return common::kExitWrong;
     std::fprintf(report.text(), "cpu_sum: %lld gpu_sum: %lld, every block's sum exact\n", p.total,
                  dp::gpu_sum(runner, p));
     // Bytes: the n inputs read once.
     report.print({"04_nested_reduce2", o.faithful ? "as printed" : "", p.n,
-                  runner.median_ms(name, launch, launches), 4.0 * p.n, dev.peak_gbps});
+                  runner.median_ms(name, launch, launches, levels), 4.0 * p.n, dev.peak_gbps});
     return common::kExitOk;
 }
 #endif

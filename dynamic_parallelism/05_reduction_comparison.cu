@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
         const char* variant;
         dp::Launch launch;
         std::int64_t launches;  // what the recursion makes
+        cdp::Levels levels;     // the blocks it runs (none: not a nested kernel)
         DocumentRow doc;
     };
     const std::vector<Kernel> kernels = {
@@ -119,24 +120,29 @@ int main(int argc, char** argv) {
              CUDA_CHECK_LAUNCH();
          },
          0,
+         {0, 0, 0},
          {0.532, 0}},
         {"gpu nested",
          [&](int* in, int* out) { CUDA_CHECK(nested_reduce(in, out, p.grid, p.block)); },
          nested_reduce_launches(p.grid, p.block),
+         nested_reduce_levels(p.grid, p.block),
          {172.036, 16384}},
         {"gpu nestedNosync",
          [&](int* in, int* out) { CUDA_CHECK(nested_reduce_nosync(in, out, p.grid, p.block)); },
          nested_reduce_nosync_launches(p.grid, p.block),
+         nested_reduce_nosync_levels(p.grid, p.block),
          {59.125, 16384}},
         {"gpu nestedNosync (tail launch)",
          [&](int* in, int* out) {
              CUDA_CHECK(nested_reduce_nosync_tail(in, out, p.grid, p.block));
          },
          nested_reduce_nosync_launches(p.grid, p.block),
+         nested_reduce_nosync_levels(p.grid, p.block),
          {-1, -1}},
         {"gpu nested2",
          [&](int* in, int* out) { CUDA_CHECK(nested_reduce2(in, out, p.grid, p.block)); },
          nested_reduce2_launches(p.block),
+         nested_reduce2_levels(p.grid, p.block),
          {0.797, 8}},
     };
     // Each row runs at the limit its own launches need: the nested rows' times depend on the
@@ -150,12 +156,12 @@ int main(int argc, char** argv) {
         std::fprintf(text, "%s: %lld device-side launches, pending-launch limit %zu\n", k.variant,
                      static_cast<long long>(k.launches), limit);
         std::int64_t counted = 0;
-        if (!runner.verify(k.variant, k.launch, k.launches, &counted)) {
+        if (!runner.verify(k.variant, k.launch, k.launches, k.levels, &counted)) {
             all_verified = false;
             continue;
         }
-        rows.push_back({k.variant, runner.median_ms(k.variant, k.launch, k.launches), counted,
-                        static_cast<std::int64_t>(limit), k.doc});
+        rows.push_back({k.variant, runner.median_ms(k.variant, k.launch, k.launches, k.levels),
+                        counted, static_cast<std::int64_t>(limit), k.doc});
     }
 
     // CUB reads the unpadded input and writes one int (the total fits: n <= 2^21, values <= 1000).

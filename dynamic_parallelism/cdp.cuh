@@ -1,6 +1,7 @@
 // cdp.cuh: what the chapter's kernels use besides CUDA's own headers. A kernel and its launcher,
 // copied into another project with this one header, compile as they are (the chapter's
 // `compile_alone` tests check it; build with -rdc=true and link cudadevrt).
+//   count_block()    the first line of a nested kernel: counts the blocks that ran, by size
 //   log_launch()     after each device-side launch: counts it, or records why it failed
 //   stall_unless()   used only by the printed kernels that race: makes warps late, to expose it
 // The host reads the log with cdp_host.cuh.
@@ -18,13 +19,36 @@
 
 namespace cdp {
 
+constexpr int kBlockSizes = 11;  // 1, 2, 4, ..., 1024 threads
+
 struct LaunchLog {
     unsigned long long launches;  // device-side launches that succeeded
     unsigned int failures;        // device-side launches that failed
     int first_error;              // the cudaError_t of one failure (0: none)
+    // The blocks that began a kernel, by threads per block (entry k: 2^k threads), counted by
+    // count_block() in the kernel's first line: what a grid's launch alone produces, however its
+    // code goes on.
+    unsigned long long blocks[kBlockSizes];
 };
 
 inline __device__ LaunchLog g_launch_log;
+
+// The first line of every nested kernel (blocks of a power of two threads, up to 1024).
+__device__ inline void count_block() {
+    if (threadIdx.x == 0) atomicAdd(&g_launch_log.blocks[31 - __clz(blockDim.x)], 1ull);
+}
+
+// The blocks a recursion runs: `per_level` blocks of each power of two threads from `largest` down
+// to `smallest` (LaunchLog::blocks after one run).
+struct Levels {
+    unsigned long long per_level;
+    unsigned int largest, smallest;
+
+    __host__ __device__ unsigned long long expected(int k) const {
+        const unsigned int threads = 1u << k;
+        return threads <= largest && threads >= smallest ? per_level : 0;
+    }
+};
 
 // In the launching thread, right after the launch: the device runtime reports a failed launch
 // (pending-launch buffer full, nesting depth exceeded) only through this thread's last error.

@@ -2,8 +2,8 @@
 // launch log read and checked, the stall of the printed kernels set.
 //   set_pending_limit()  cudaLimitDevRuntimePendingLaunchCount from the launches a run needs
 //   add_pending_limit_flag()  --pending-limit, the limit a run asks for instead
-//   reset_log(), read_log(), check_launches()
-//                        launches counted on the device, failures and their cause
+//   reset_log(), read_log(), check_launches(), check_blocks()
+//                        launches and blocks counted on the device, failures and their cause
 //   set_stall_ns()       how late stall_unless() makes the warps of a printed kernel
 #pragma once
 
@@ -26,10 +26,14 @@ inline void reset_log() {
 
 // Waits for the run (a parent grid is complete only when all its descendants are) and reads the
 // log.
-inline LaunchLog read_log() {
+inline LaunchLog read_log_ungraded() {
     CUDA_CHECK(cudaDeviceSynchronize());
     LaunchLog log{};
     CUDA_CHECK(cudaMemcpyFromSymbol(&log, g_launch_log, sizeof log));
+    return log;
+}
+inline LaunchLog read_log() {
+    LaunchLog log = read_log_ungraded();
     common::graded("launch log", log);  // grading: recorded, or replayed (common.h)
     return log;
 }
@@ -80,6 +84,22 @@ inline bool check_launches(const char* what, const LaunchLog& log, std::int64_t 
         std::fprintf(stderr,
                      "FAIL %s: %llu device-side launches counted, the recursion makes %lld\n", what,
                      log.launches, static_cast<long long>(expected));
+        return false;
+    }
+    return true;
+}
+
+// The blocks that ran, by size, against the recursion's (`runs` runs of it): a grid whose code the
+// parent never launched, or did the children's work itself, is a failure however right its sums.
+inline bool check_blocks(const char* what, const LaunchLog& log, const Levels& levels,
+                         std::int64_t runs = 1) {
+    for (int k = 0; k < kBlockSizes; ++k) {
+        const unsigned long long want = levels.expected(k) * static_cast<unsigned long long>(runs);
+        if (log.blocks[k] == want) continue;
+        std::fprintf(stderr,
+                     "FAIL %s: %llu blocks of %u threads ran, the recursion runs %llu (its grids "
+                     "are launched, level by level, from %u threads per block down to %u)\n",
+                     what, log.blocks[k], 1u << k, want, levels.largest, levels.smallest);
         return false;
     }
     return true;

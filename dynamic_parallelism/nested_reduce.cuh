@@ -1,6 +1,6 @@
 // nested_reduce.cuh: what the reductions 02–05 share: their flags, the input and its exact
-// reference, and Runner, which checks a kernel's per-block sums and its device-side launch count
-// before it times the kernel.
+// reference, and Runner, which checks a kernel's per-block sums, its device-side launch count and
+// the blocks each level ran before it times the kernel.
 #pragma once
 
 #include <functional>
@@ -89,36 +89,56 @@ class Runner {
     }
 
     // One run, checked: no device-side launch failed, every block's sum is exact (the output is
-    // poisoned first: -1, which no sum of positive ints can be), and the device counted
-    // `launches` device-side launches. *counted (if given) receives the device's count.
+    // poisoned first: -1, which no sum of positive ints can be), the device counted `launches`
+    // device-side launches, and the blocks of every level ran (`levels`: cdp::count_block()).
+    // *counted (if given) receives the device's launch count.
     bool verify(const char* what, const Launch& launch, std::int64_t launches,
-                std::int64_t* counted = nullptr) const {
-        restore();
-        odata_.poison();
+                const cdp::Levels& levels, std::int64_t* counted = nullptr) const {
+        prepare();
         cdp::reset_log();
-        launch(work_.get(), odata_.get());
+        common::checked_launch([&] { launch(work_.get(), odata_.get()); });
         const cdp::LaunchLog log = cdp::read_log();
         if (counted != nullptr) *counted = static_cast<std::int64_t>(log.launches);
-        const std::vector<int> got = odata_.to_host();
-        if (log.failures != 0) return cdp::check_launches(what, log, launches);
-        if (!common::check_close(what, got.data(), p_.block_sums.data(), p_.grid, {0.0, 0.0}))
-            return false;
-        return cdp::check_launches(what, log, launches);
+        return check_run(what, log, odata_.to_host(), launches, levels, 1);
     }
 
     // Median time of the kernel alone (the input is restored outside the timed region). The
-    // timed runs must not fail a launch either.
-    double median_ms(const char* what, const Launch& launch, std::int64_t launches) {
+    // timed runs must not fail a launch either; a graded run checks each of them as verify()
+    // checks its own (common::Timer).
+    double median_ms(const char* what, const Launch& launch, std::int64_t launches,
+                     const cdp::Levels& levels) {
         cdp::reset_log();
+        std::int64_t runs = 0;
         const double ms =
-            timer_.median_ms([&] { launch(work_.get(), odata_.get()); }, [&] { restore(); });
+            timer_
+                .measure([&] { launch(work_.get(), odata_.get()); }, [&] { prepare(); },
+                         [&] {
+                             return check_run(what, cdp::read_log_ungraded(),
+                                              odata_.to_host_ungraded(), launches, levels, ++runs);
+                         })
+                .median;
         const cdp::LaunchLog log = cdp::read_log();
-        if (!cdp::check_launches(what, log, launches * (reps_ + common::Timer::kWarmup)))
+        const std::int64_t all = reps_ + common::Timer::kWarmup;
+        if (!cdp::check_launches(what, log, launches * all) ||
+            !cdp::check_blocks(what, log, levels, all))
             std::exit(common::kExitWrong);
         return ms;
     }
 
   private:
+    void prepare() const {
+        restore();
+        odata_.poison();
+    }
+    // The log holds `runs` runs' counts; `got` is the last run's per-block sums.
+    bool check_run(const char* what, const cdp::LaunchLog& log, const std::vector<int>& got,
+                   std::int64_t launches, const cdp::Levels& levels, std::int64_t runs) const {
+        if (log.failures != 0) return cdp::check_launches(what, log, launches * runs);
+        return common::check_close(what, got.data(), p_.block_sums.data(), p_.grid, {0.0, 0.0}) &&
+               cdp::check_launches(what, log, launches * runs) &&
+               cdp::check_blocks(what, log, levels, runs);
+    }
+
     const Problem& p_;
     common::Timer timer_;
     std::int64_t reps_;

@@ -8,9 +8,10 @@ The `homework_export` target runs this (cmake/Homework.cmake). --chapters and --
 to the environment variables HOMEWORK_CHAPTERS and HOMEWORK_PROGRAMS (empty or unset: all). The
 tree holds common/, cmake/ (without the instructor's Homework.cmake), the chosen exercises with
 every file of the repository they include (each marked file in its student form: hwtext.generate),
-a CMakeLists.txt per chapter with the exercises' add_example() calls, the grader (grader/, with
-the regions of every marked file in grader/regions.json), a GitHub Classroom workflow and a README
-for students. DEST is replaced, so it must be empty, absent, or an earlier export whose marked
+each chapter's README and pictures and the glossary, a CMakeLists.txt per chapter with the
+exercises' add_example() calls, the grader (grader/, with the regions of every marked file in
+grader/regions.json and those files as handed out in grader/handed_out/), a GitHub Classroom
+workflow and a README for students. DEST is replaced, so it must be empty, absent, or an earlier export whose marked
 files nobody has edited since. --solution-lines (tests of the scheme) receives, per region, a line
 that only the solution has; it must stay out of the student tree.
 """
@@ -78,17 +79,31 @@ def tree_names(dest):
     return found
 
 
-def host_allow(region, head, shown):
-    """The names a region in host code may use: its function header's, and those its worked
-    example uses there whose every part the student tree shows anyway (no hint leaks)."""
-    allow = set(word for word in head or [] if hwtext.IDENT.fullmatch(word) and
-                word not in NOT_NAMES)
+def host_names(region, head, shown):
+    """What a region in host code may use (hwtext.host_part_check): the parameters of its
+    function's header, and the names its worked example uses there whose every part the student
+    tree shows anyway (no hint leaks); of those, the ones it calls. Never the function's own name:
+    a part that calls its own function recurses until the stack is gone."""
+    words = [word for word in head or [] if hwtext.IDENT.fullmatch(word)]
+    own = next((a for a, b in zip(head or [], (head or [])[1:]) if b == "(" and
+                hwtext.IDENT.fullmatch(a)), None)
+    allow = set(word for word in words if word not in NOT_NAMES and word != own and
+                word not in hwtext.HOST_TYPES)
     code = [t for t in hwtext.lex(region.solution, 1) if t.kind in ("ident", "punct")]
+    calls = set()
     for name, _ in hwtext.names(code):
         name = name.lstrip(":")
-        if all(part in shown for part in name.split("::")):
-            allow.add(name)
-    return sorted(allow)
+        if name in ("return", "static_cast") or name in hwtext.HOST_TYPES or name == own or \
+                not all(part in shown for part in name.split("::")):
+            continue
+        allow.add(name)
+    # A name is called where `(` follows its last part.
+    for i, tok in enumerate(code):
+        if tok.kind == "ident" and i + 1 < len(code) and code[i + 1].text == "(":
+            for name in allow:
+                if name.split("::")[-1] == tok.text:
+                    calls.add(name)
+    return sorted(allow - calls), sorted(calls)
 
 
 def classroom_workflow(template, exercises):
@@ -102,10 +117,11 @@ def classroom_workflow(template, exercises):
             "        uses: classroom-resources/autograding-command-grader@v1\n"
             "        with:\n"
             "          test-name: %s\n"
-            "          command: python3 clean/grader/grade.py --passed graded/submission %s\n"
-            "          timeout: 5\n"
-            "          max-score: %s\n" % (ex["name"], step, ex["name"], ex["name"],
-                                        format_points(ex["points"])))
+            "          command: ctest --test-dir build -L homework -R '^%s/%s(/|$)' "
+            "--output-on-failure\n"
+            "          timeout: 10\n"
+            "          max-score: %s\n" % (ex["name"], step, ex["name"], ex["chapter"],
+                                        ex["name"], format_points(ex["points"])))
         env.append('          %s_RESULTS: "${{steps.%s.outputs.result}}"\n' % (step.upper(), step))
     return (template.replace("@STEPS@", "".join(steps).rstrip("\n"))
             .replace("@REPORTER_ENV@", "".join(env).rstrip("\n"))
@@ -204,10 +220,21 @@ def export(manifest, dest, chapters=(), programs=(), solution_lines=None):
     for rel, found in regions.items():
         for r in found:
             if r.kind == "host":
-                r.allow = host_allow(r, heads[rel][r.first], shown)
-        regions_json[rel] = [{"first": r.first, "last": r.last, "kind": r.kind, "allow": r.allow}
+                r.allow, r.calls = host_names(r, heads[rel][r.first], shown)
+        regions_json[rel] = [{"first": r.first, "last": r.last, "kind": r.kind, "allow": r.allow,
+                              "calls": r.calls}
                              for r in found]
         only[rel] = [{"line": r.begin_line, "only": r.only} for r in found]
+
+    # Each chapter's lesson beside its exercises: its README with the pictures it shows, and
+    # the glossary it links.
+    for directory in calls:
+        folder = os.path.join(src, directory)
+        for name in sorted(os.listdir(folder)):
+            if name == "README.md" or name.endswith(".png"):
+                shutil.copy2(os.path.join(folder, name), os.path.join(new, directory, name))
+    if os.path.exists(os.path.join(src, "GLOSSARY.md")):
+        shutil.copy2(os.path.join(src, "GLOSSARY.md"), os.path.join(new, "GLOSSARY.md"))
 
     for directory, chapter_calls in calls.items():
         write(os.path.join(new, directory, "CMakeLists.txt"),
@@ -218,7 +245,9 @@ def export(manifest, dest, chapters=(), programs=(), solution_lines=None):
     with open(os.path.join(student, "CMakeLists.txt.in"), encoding="utf-8") as f:
         write(os.path.join(new, "CMakeLists.txt"),
               f.read().replace("@HOMEWORK_CHAPTER_DIRS@", " ".join(calls))
-              .replace("@HOMEWORK_LANGUAGES@", languages))
+              .replace("@HOMEWORK_LANGUAGES@", languages)
+              .replace("@HOMEWORK_GPU_PROGRAM@", chosen[0]["name"] if chosen[0]["kind"] == "gpu"
+                       else ""))
     with open(os.path.join(student, "README.md.in"), encoding="utf-8") as f:
         write(os.path.join(new, "README.md"),
               f.read().replace("@HOMEWORK_TABLE@", "\n".join(rows) + "\n"))
@@ -228,8 +257,14 @@ def export(manifest, dest, chapters=(), programs=(), solution_lines=None):
     os.makedirs(os.path.join(new, "grader"))
     for name in GRADER_FILES:
         shutil.copy2(os.path.join(HERE, "grader", name), os.path.join(new, "grader", name))
+    forbid = {rel: sorted({name for ex in chosen for name in ex["forbid"]
+                           if rel in ex["files"] or rel == ex["source"]}) for rel in regions}
     write(os.path.join(new, "grader", "regions.json"),
-          json.dumps({"files": regions_json}, indent=1, sort_keys=True) + "\n")
+          json.dumps({"files": regions_json, "forbid": forbid}, indent=1, sort_keys=True) + "\n")
+    # The marked files as handed out, for `grade.py --rules` in a tree the student has edited.
+    for rel in regions:
+        os.makedirs(os.path.dirname(os.path.join(new, "grader", "handed_out", rel)), exist_ok=True)
+        shutil.copy2(os.path.join(new, rel), os.path.join(new, "grader", "handed_out", rel))
     if solution_lines:
         write(solution_lines, json.dumps(only, indent=1, sort_keys=True) + "\n")
 

@@ -64,6 +64,10 @@ BEGIN = re.compile(r"^([ \t]*)// BEGIN " + WORD + r"[ \t]*$")
 END = re.compile(r"^[ \t]*// END " + WORD + r"[ \t]*$")
 LOOKS_LIKE_MARK = re.compile(r"^[ \t]*/[/*]+[ \t]*(begin|end)[ \t_-]*solution", re.IGNORECASE)
 STUB = re.compile(r"^([ \t]*)// STUB:(?: (.*))?$")
+# The lines around each part in the student version: where to write, and that nothing else is
+# graded.
+FENCE_BEGIN = "// >>>>>> your part: write it here, down to the <<<<<< line; the rest is fixed"
+FENCE_END = "// <<<<<< end of your part"
 MISSPELT_STUB = re.compile(r"^[ \t]*//[ \t]*stub(?:[^A-Za-z0-9_]|$)", re.IGNORECASE)
 
 
@@ -85,6 +89,7 @@ class Region:
         self.only = ""  # a line of the solution that the student version does not show
         self.kind = "host"  # "device" when the region lies in a __global__ or __device__ function
         self.allow = []  # host regions: the names they may use (region_check)
+        self.calls = []  # host regions: the functions they may call
 
 
 def generate(text, path="<marked file>"):
@@ -93,7 +98,8 @@ def generate(text, path="<marked file>"):
     A region is what a student writes, between two whole-line comments (leading blanks allowed),
     `// BEGIN SOLUTION` and `// END SOLUTION`. In the student version it becomes its `// STUB:
     <code>` lines with "// STUB: " removed (each keeping its indentation), or, with none, one
-    `// TODO` line at the BEGIN mark's indentation. Regions do not nest. A line that holds the
+    `// TODO` line at the BEGIN mark's indentation, between two fence lines (FENCE_BEGIN,
+    FENCE_END) that show where the part begins and ends. Regions do not nest. A line that holds the
     upper-case word SOLUTION but is not a mark, a comment that starts like a mark in other case
     (`// end solution`), a misspelt STUB, a STUB outside a region, an unclosed region or a file
     with no region is a MarkError at its line; "solution" in lower or mixed case elsewhere is
@@ -116,6 +122,8 @@ def generate(text, path="<marked file>"):
             if not stubs:
                 stubs = [indent + "// TODO: write this part (exercise %d of this file)"
                          % (len(regions) + 1)]
+            # Visible fences, inside the part (the student may keep or drop them).
+            stubs = [indent + FENCE_BEGIN] + stubs + [indent + FENCE_END]
             regions.append(Region(len(out) + 1, len(out) + len(stubs), begin_line, solution))
             out.extend(stubs)
             region = None
@@ -162,6 +170,7 @@ OPENS_LITERAL = re.compile(r"(?:u8|u|U|L)?[\"']")
 PUNCTUATORS = sorted("%:%: ... <<= >>= ->* <=> :: -> ++ -- << >> <= >= == != && || += -= *= /= "
                      "%= &= |= ^= .* ## <: :> <% %> %: { } [ ] ( ) # ; : ? . ~ ! + - * / % ^ & "
                      "| = < > ,".split(), key=len, reverse=True)
+PUNCTUATOR = re.compile("|".join(re.escape(p) for p in PUNCTUATORS))  # the longest first
 BRACE_OPEN = {"{", "<%"}
 BRACE_CLOSE = {"}", "%>"}
 HASH = {"#", "%:", "##", "%:%:"}
@@ -248,11 +257,10 @@ def lex(lines, first=1, directives="refuse"):
                 tokens.append(Token("number", num.group(0), number))
                 i = num.end()
                 continue
-            for p in PUNCTUATORS:
-                if line.startswith(p, i):
-                    tokens.append(Token("punct", p, number))
-                    i += len(p)
-                    break
+            punct = PUNCTUATOR.match(line, i)
+            if punct:
+                tokens.append(Token("punct", punct.group(0), number))
+                i = punct.end()
             else:
                 tokens.append(Token("other", c, number))
                 i += 1
@@ -348,16 +356,137 @@ def names(tokens):
 
 LIBRARIES = re.compile(r"^(?:::)?(cub|thrust)(?:::|$)|^(?:::)?(cublas|cudnn|npp)[A-Za-z]")
 ASM = {"asm", "__asm", "__asm__", "_Pragma", "__pragma"}
-# What a part in host code may always use besides its function's and its worked example's names.
-HOST_WORDS = set("""return if else for while do break continue const constexpr auto unsigned signed
-int long short bool char float double true false static_cast sizeof size_t int64_t uint64_t
-int32_t uint32_t std::size_t std::int64_t std::uint64_t std::int32_t std::uint32_t""".split())
-HOST_TYPES = set("""unsigned signed int long short bool char float double auto size_t int64_t
-uint64_t int32_t uint32_t std::size_t std::int64_t std::uint64_t std::int32_t
-std::uint32_t""".split())
+# The integer types a host part may convert to (static_cast<...>), spelt as host_part_check
+# joins their words.
+HOST_TYPES = {"int", "unsigned", "unsigned int", "long", "unsigned long", "long long",
+              "unsigned long long", "size_t", "std::size_t", "int64_t", "std::int64_t",
+              "uint64_t", "std::uint64_t", "int32_t", "std::int32_t", "uint32_t", "std::uint32_t"}
+# A part longer than this is no answer to an exercise, and is not read further.
+MAX_PART_LINES = 400
+MAX_PART_CHARS = 32768
+INTEGER = re.compile(r"(?:0[xX][0-9A-Fa-f]+|[0-9]+)(?:[uU](?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU]?)?")
+BINARY = [("||",), ("&&",), ("==", "!="), ("<", ">", "<=", ">="), ("<<", ">>"), ("+", "-"),
+          ("*", "/", "%")]
 
 
-def region_check(lines, first, kind="device", forbid=(), allow=()):
+class HostPartError(Exception):
+    def __init__(self, tok, message):
+        super().__init__(message)
+        self.tok, self.message = tok, message
+
+
+def host_part_check(code, allow, calls, first=1):
+    """A part in host code (the block counts of 10_13 and 10_15) is one statement,
+    `return <expression>;` (or nothing, as handed out), where the expression is arithmetic on integer literals and the names
+    of `allow` (its function's parameters and the constants its worked example uses), with calls
+    only of the functions in `calls` (those its worked example calls) and conversions
+    (static_cast) to the arithmetic types: no declaration, no other statement, nothing that could
+    reach the operating system. Raises HostPartError at the first token that breaks it; linear in
+    the part's length."""
+    pos = [0]
+    depth = [0]
+    end = Token("punct", "the end of the part", code[-1].line if code else first)
+
+    def peek(offset=0):
+        i = pos[0] + offset
+        return code[i] if i < len(code) else end
+
+    def take(*texts):
+        tok = peek()
+        if texts and tok.text not in texts:
+            expected = " or ".join("`%s`" % t for t in texts)
+            raise HostPartError(tok, "expected %s where it has `%s`" % (expected, tok.text))
+        pos[0] += 1
+        return tok
+
+    def name():
+        parts = [take()]
+        if parts[0].kind != "ident":
+            raise HostPartError(parts[0], "`%s` where a name or a number belongs" % parts[0].text)
+        while peek().text == "::" and peek(1).kind == "ident":
+            take("::")
+            parts.append(take())
+        return parts[0], "::".join(p.text for p in parts)
+
+    def primary():
+        tok = peek()
+        if tok.kind == "number":
+            take()
+            if not INTEGER.fullmatch(tok.text):
+                raise HostPartError(tok, "`%s`: only integer literals" % tok.text)
+            return
+        if tok.text == "(":
+            take("(")
+            expression()
+            take(")")
+            return
+        if tok.text == "static_cast":
+            take()
+            take("<")
+            words = []
+            while peek().kind == "ident" or peek().text == "::":
+                words.append(take().text)
+            spelt = " ".join(words).replace(" :: ", "::")
+            if spelt not in HOST_TYPES:
+                raise HostPartError(tok, "static_cast<%s>: only to an integer type" % spelt)
+            take(">")
+            take("(")
+            expression()
+            take(")")
+            return
+        first, text = name()
+        if peek().text == "(":
+            if text not in calls:
+                raise HostPartError(first, "calls `%s`: this part may call only %s" % (
+                    text, ", ".join("`%s`" % c for c in sorted(calls)) or "no function"))
+            take("(")
+            expression()
+            while peek().text == ",":
+                take(",")
+                expression()
+            take(")")
+            return
+        if text not in allow:
+            raise HostPartError(first, "uses `%s`: this part may use only %s and integer "
+                                "literals" % (text, ", ".join("`%s`" % a for a in sorted(allow))))
+
+    def unary():
+        while peek().text in ("+", "-", "~", "!"):
+            take()
+        primary()
+
+    def binary(level):
+        if level == len(BINARY):
+            unary()
+            return
+        binary(level + 1)
+        while peek().kind == "punct" and peek().text in BINARY[level]:
+            take()
+            binary(level + 1)
+
+    def expression():
+        depth[0] += 1
+        if depth[0] > 32:
+            raise HostPartError(peek(), "an expression nested more than 32 deep")
+        binary(0)
+        if peek().text == "?":
+            take("?")
+            expression()
+            take(":")
+            expression()
+        depth[0] -= 1
+
+    if not code:
+        return  # as handed out, unanswered: nothing runs
+    take("return")
+    expression()
+    take(";")
+    if pos[0] < len(code):
+        raise HostPartError(peek(), "`%s` after the return statement: this part is one "
+                            "`return <expression>;`" % peek().text)
+
+
+def region_check(lines, first, kind="device", forbid=(), allow=(), calls=()):
     """Checks what a student wrote in one region: `lines` are its lines, the first of them line
     `first` of the file. Returns None, or (line, reason). The rules:
       - characters: no control character but tab (a lone CR already ends a line: split_lines),
@@ -372,9 +501,15 @@ def region_check(lines, first, kind="device", forbid=(), allow=()):
         and ends at zero, so the region cannot close the function it is in;
       - no library that would do the work: CUB, Thrust, cuBLAS, cuDNN, NPP;
       - none of the names in `forbid` (the helpers that answer the exercise);
-      - kind "host" (a region in host code, which could reach the operating system): every name
-        is one of `allow` (its function's header and its worked example's names), of HOST_WORDS,
-        or a variable the region declares."""
+      - kind "host" (a region in host code, which could reach the operating system): one
+        `return <expression>;` of integer arithmetic on the names of `allow`, calling only the
+        functions of `calls` (host_part_check);
+      - at most MAX_PART_LINES lines and MAX_PART_CHARS characters."""
+    if len(lines) > MAX_PART_LINES:
+        return first + MAX_PART_LINES, "the part you write is longer than %d lines" % \
+            MAX_PART_LINES
+    if sum(len(line) + 1 for line in lines) > MAX_PART_CHARS:
+        return first, "the part you write is longer than %d characters" % MAX_PART_CHARS
     for number, line in enumerate(lines, first):
         for ch in line:
             if ch == "\t":
@@ -416,11 +551,9 @@ def region_check(lines, first, kind="device", forbid=(), allow=()):
             depth.pop()
     if depth:
         return depth[-1], "this `{` is not closed in the part you write (its braces must balance)"
-    code = [tok for tok in tokens if tok.kind in ("ident", "punct")]
+    code = [tok for tok in tokens if tok.kind in ("ident", "punct", "number")]
     forbidden = set(forbid)
-    declared = set()
-    allowed = set(allow) | HOST_WORDS
-    for index, (name, tok) in enumerate(names(code)):
+    for name, tok in names([tok for tok in code if tok.kind != "number"]):
         bare = name.lstrip(":")
         library = LIBRARIES.match(name)
         if library:
@@ -430,35 +563,13 @@ def region_check(lines, first, kind="device", forbid=(), allow=()):
         last = bare.split("::")[-1]
         if bare in forbidden or last in forbidden:
             return tok.line, "uses `%s`, which answers this exercise: write it yourself" % bare
-        if kind != "host":
-            continue
-        if bare in allowed or name in declared:
-            continue
-        if declares(code, tok):
-            declared.add(name)
-            continue
-        return tok.line, "uses `%s`: this part runs on the host, where it may use only the " \
-            "names of its function's header, those the worked example uses here (%s), the " \
-            "arithmetic types, and variables it declares" % (bare, ", ".join(sorted(allow)))
+    if kind == "host":
+        try:
+            host_part_check(code, set(allow) - set(calls), set(calls), first)
+        except HostPartError as e:
+            return e.tok.line, "%s (this part runs on the host: it is one `return " \
+                "<expression>;` of integer arithmetic)" % e.message
     return None
-
-
-def declares(code, tok):
-    """Whether the identifier `tok` is being declared: it follows a type (`unsigned int x`,
-    `auto* p`, `const std::int64_t n`)."""
-    i = next(k for k, t in enumerate(code) if t is tok)
-    j = i - 1
-    while j >= 0 and code[j].text in ("*", "&", "const"):
-        j -= 1
-    if j < 0:
-        return False
-    if code[j].kind == "ident" and code[j].text in HOST_TYPES:
-        return True
-    # A qualified type name: std :: int64_t
-    if j >= 2 and code[j - 1].text == "::" and \
-            code[j - 2].text + "::" + code[j].text in HOST_TYPES:
-        return True
-    return False
 
 
 def line_text(lines, first, number):

@@ -1,33 +1,51 @@
-"""How the grader runs a program built with student code: nothing it starts outlives its test,
-and nothing it runs can write where grading writes. Python 3 standard library only.
+"""How the grader runs a program built with student code: nothing it starts outlives its test or
+the grader, nothing it runs can write where grading writes or read another student's work, and
+nothing it prints can fill the disk. Python 3 standard library only; Linux.
 
-Every run gets its own session and process group, and the whole group is killed when the run
-ends or its time is up. Where the grader runs as root (as hosted graders do) it does more:
+Every run gets its own session and process group, killed whole when the run ends or its time is
+up; the program's output and its grading record come back through pipes, kept to a bound (the
+head and the tail of the output; a record over its limit stops the run), never through files.
+Every step between the grader and the program asks the kernel to kill it when its parent goes
+(exec_as.py), so a grader that is killed takes its runs with it. Where the grader runs as root (as
+hosted graders do) it does more:
   - the program runs as an unprivileged user (--run-as, default nobody), with no supplementary
-    groups and no way to regain privileges (exec_as.py), so that the homework tree, the builds
-    and the grading output, which belong to root, are not writable by it; its record and its
-    output go to files that root opened for it (inherited descriptors), which it cannot reopen;
-  - the program runs in its own PID namespace (`unshare --pid --fork --kill-child
-    --mount-proc`), where it is process 1: when it ends, or is killed, the kernel kills every
-    process it left, even one that left its process group; it sees no other process.
-Where one of these is not available the Sandbox says so (describe()), and the grader writes that
-into every verdict instead of trusting silently.
+    groups and no way to regain privileges, so that the homework tree, the builds and the grading
+    output, which belong to root, are not writable by it;
+  - in its own PID namespace (`unshare --pid --fork --kill-child --mount-proc`), where it is
+    process 1: when it ends, or is killed, the kernel kills every process it left; it sees no
+    other process;
+  - in its own mount namespace, where the folders the grader names (the class, the worked
+    examples, the homework tree, the builds, the grading output) are empty, and /tmp, /var/tmp
+    and /dev/shm are small and its own: a run sees its own program and its own folder, and
+    nothing of the class.
+The programs and the runs' folders are staged where the sandbox's user can reach them (a folder
+of the grader's under the system's temporary folder, not the repository, which may sit in a
+private home folder). Where one of these is not available the Sandbox says so (describe()), and
+the grader writes that into every verdict instead of trusting silently.
 """
 
 import os
 import pwd
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PASS_ENV = ("PATH", "LD_LIBRARY_PATH")  # and every CUDA_* and NVIDIA_* variable
+OUTPUT_HEAD, OUTPUT_TAIL = 4096, 12288  # what is kept of a student's output
+MAX_FILE = 64 << 20  # the largest file a run may write (its own /tmp is as small)
 
 
 class RunResult:
-    def __init__(self, returncode, timed_out, seconds):
+    def __init__(self, returncode, timed_out, seconds, stdout, stderr, record=None,
+                 record_overflow=False):
         self.returncode, self.timed_out, self.seconds = returncode, timed_out, seconds
+        self.stdout, self.stderr = stdout, stderr
+        self.record, self.record_overflow = record, record_overflow
 
     def describe(self, timeout):
         if self.timed_out:
@@ -41,8 +59,76 @@ class RunResult:
         return "exit %d" % self.returncode
 
 
+class Capture(threading.Thread):
+    """Reads a pipe to its end, keeping its first `head` and last `tail` bytes (all of it when
+    tail is None, up to `limit`: past that the pipe is closed, and the writer stops)."""
+
+    def __init__(self, fd, head=OUTPUT_HEAD, tail=OUTPUT_TAIL, limit=None):
+        super().__init__(daemon=True)
+        self.fd, self.head_size, self.tail_size, self.limit = fd, head, tail, limit
+        self.head, self.tail = bytearray(), bytearray()
+        self.total = 0
+        self.overflow = False
+        self.start()
+
+    def run(self):
+        try:
+            while True:
+                chunk = os.read(self.fd, 1 << 16)
+                if not chunk:
+                    break
+                self.total += len(chunk)
+                if self.tail_size is None:
+                    if self.limit is not None and self.total > self.limit:
+                        self.overflow = True
+                        break
+                    self.head += chunk
+                    continue
+                room = self.head_size - len(self.head)
+                if room > 0:
+                    self.head += chunk[:room]
+                    chunk = chunk[room:]
+                self.tail += chunk
+                if len(self.tail) > self.tail_size:
+                    del self.tail[:len(self.tail) - self.tail_size]
+        except OSError:
+            pass
+        finally:
+            os.close(self.fd)
+
+    def data(self):
+        """What was kept (the caller waits for the end of the pipe, or gives up on it)."""
+        if self.tail_size is None:
+            return bytes(self.head)
+        left_out = self.total - len(self.head) - len(self.tail)
+        middle = b"\n[... %d bytes left out ...]\n" % left_out if left_out > 0 else b""
+        return bytes(self.head) + middle + bytes(self.tail)
+
+    def text(self):
+        return self.data().decode("utf-8", errors="replace")
+
+
+class Feed(threading.Thread):
+    """Writes `data` into a pipe and closes it; a reader that stops early is no error."""
+
+    def __init__(self, fd, data):
+        super().__init__(daemon=True)
+        self.fd, self.data = fd, data
+        self.start()
+
+    def run(self):
+        try:
+            view = memoryview(self.data)
+            while view:
+                view = view[os.write(self.fd, view[:1 << 16]):]
+        except OSError:
+            pass
+        finally:
+            os.close(self.fd)
+
+
 class Sandbox:
-    def __init__(self, run_as=None, use_pidns=True, use_user=True):
+    def __init__(self, run_as=None, use_pidns=True, use_user=True, hide=()):
         self.root = os.geteuid() == 0
         self.uid = self.gid = None
         self.user = None
@@ -61,6 +147,27 @@ class Sandbox:
             self.pidns, why = self.probe_pidns()
             if not self.pidns:
                 self.notes.append("no PID namespace (%s)" % why)
+        # Folders no run may see: only where the PID namespace brings a mount namespace.
+        self.hidden = sorted({os.path.realpath(p) for p in hide if os.path.isdir(p)})
+        self.hiding = bool(self.pidns)
+        if not self.hiding and self.hidden:
+            self.notes.append("the class and the worked examples are not hidden from the runs "
+                              "(no mount namespace)")
+        self.stage = tempfile.mkdtemp(prefix="homework-runs-", dir=self.stage_base())
+        os.chmod(self.stage, 0o711)
+
+    def stage_base(self):
+        """A temporary folder outside every hidden one (the programs and runs live there)."""
+        for base in (tempfile.gettempdir(), "/tmp", "/var/tmp"):
+            real = os.path.realpath(base)
+            if os.path.isdir(real) and not any(real == h or real.startswith(h + os.sep)
+                                               for h in self.hidden):
+                return real
+        raise SystemExit("grade.py: no temporary folder outside the folders the runs must not "
+                         "see (%s): set TMPDIR" % ", ".join(self.hidden))
+
+    def close(self):
+        shutil.rmtree(self.stage, ignore_errors=True)
 
     @staticmethod
     def probe_pidns():
@@ -77,13 +184,14 @@ class Sandbox:
         return True, ""
 
     def full(self):
-        return self.uid is not None and self.pidns
+        return self.uid is not None and self.pidns and self.hiding
 
     def describe(self):
         """One line for the verdicts: what isolation student code ran under."""
         if self.full():
-            return ("isolated: each run as user %s in its own PID namespace, killed whole at its "
-                    "end; the homework tree and the grading output are not writable by it"
+            return ("isolated: each run as user %s in its own PID and mount namespaces, killed "
+                    "whole at its end, seeing its own program and folder and none of the class; "
+                    "the homework tree and the grading output are not writable by it"
                     % self.user)
         parts = []
         if self.uid is not None:
@@ -92,8 +200,9 @@ class Sandbox:
         else:
             who = pwd.getpwuid(os.geteuid()).pw_name
             parts.append("runs as the grader's own user %s, so student code could write where "
-                         "grading writes%s" % (who, "" if self.root else " (run the grader as "
-                                               "root to run it as an unprivileged user)"))
+                         "grading writes and read the class%s" % (
+                             who, "" if self.root else " (run the grader as root to run it as "
+                             "an unprivileged user)"))
         if self.pidns:
             parts.append("in its own PID namespace, killed whole at its end")
         else:
@@ -103,43 +212,94 @@ class Sandbox:
         return "NOT FULLY ISOLATED: student code %s%s" % (", ".join(parts),
                                                            " (%s)" % notes if notes else "")
 
+    def folder(self):
+        """A new folder for one program or one run, where the sandbox's user can reach it."""
+        path = tempfile.mkdtemp(dir=self.stage)
+        os.chmod(path, 0o711)
+        return path
+
+    def stage_program(self, program):
+        """A copy of `program` in a folder of its own under the stage (readable and executable
+        by the sandbox's user wherever the original lies)."""
+        folder = self.folder()
+        copy = os.path.join(folder, os.path.basename(program))
+        shutil.copy2(program, copy)
+        os.chmod(copy, 0o755)
+        return copy
+
     def environment(self, home, extra):
         env = {key: value for key, value in os.environ.items()
                if key in PASS_ENV or key.startswith(("CUDA_", "NVIDIA_"))}
-        env.update({"HOME": home, "LANG": "C", "LC_ALL": "C", "TMPDIR": home})
+        env.update({"HOME": home, "LANG": "C", "LC_ALL": "C", "TMPDIR": "/tmp",
+                    "CUDA_MODULE_LOADING": "EAGER"})
         env.update(extra)
         return env
 
-    def run(self, argv, cwd, env, stdout_path, stderr_path, timeout, pass_fds=(),
-            fsize=8 << 30):
-        """Runs argv; its output goes to the two files (created here, mode 0600). Returns a
-        RunResult once the run and everything it started are gone."""
-        shim = [sys.executable, "-I", os.path.join(HERE, "exec_as.py"), "--cwd", cwd,
-                "--fsize", str(fsize)]
+    def run(self, argv, cwd, env, timeout, record_limit=None, replay=None, trusted=False):
+        """Runs argv (a program under the stage) in `cwd` (a folder under the stage). With
+        record_limit, the program writes its grading record into a pipe (HOMEWORK_RECORD=fd:N),
+        read back up to that many bytes; with replay (bytes), it reads one from a pipe
+        (HOMEWORK_REPLAY=fd:N). The output of a `trusted` program (the homework tree's own) is
+        kept up to 1 MiB, a student's to its head and tail. Returns a RunResult once the run and
+        everything it started are gone."""
+        env = dict(env)
+        pass_fds, parent_ends, record = [], [], None
+        if record_limit is not None:
+            r, w = os.pipe()
+            pass_fds.append(w)
+            parent_ends.append(r)
+            env["HOMEWORK_RECORD"] = "fd:%d" % w
+        elif replay is not None:
+            r, w = os.pipe()
+            pass_fds.append(r)
+            parent_ends.append(w)
+            env["HOMEWORK_REPLAY"] = "fd:%d" % r
+        step = [sys.executable, "-I", os.path.join(HERE, "exec_as.py")]
+        command = step + ["run", "--cwd", cwd, "--fsize", str(MAX_FILE)]
         if self.uid is not None:
-            shim += ["--uid", str(self.uid), "--gid", str(self.gid)]
-        command = shim + ["--"] + list(argv)
+            command += ["--uid", str(self.uid), "--gid", str(self.gid)]
         if self.pidns:
-            command = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--"] + command
+            if self.hiding:
+                for folder in self.hidden:
+                    command += ["--hide", folder]
+                command += ["--private-tmp", "--keep", os.path.dirname(argv[0]), "--keep", cwd]
+            command = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--"] + \
+                command
+        command = step + ["guard", "--ppid", str(os.getpid()), "--"] + command + ["--"] + \
+            list(argv)
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
         start = time.monotonic()
-        with open_private(stdout_path) as out, open_private(stderr_path) as err:
-            proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+        try:
+            proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
                                     env=env, pass_fds=tuple(pass_fds), close_fds=True,
                                     start_new_session=True)
-            timed_out = False
-            try:
-                proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-            finally:
-                kill_group(proc.pid)
-                proc.wait()
-        return RunResult(proc.returncode, timed_out, time.monotonic() - start)
-
-
-def open_private(path):
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    return os.fdopen(fd, "wb")
+        finally:
+            for fd in [out_w, err_w] + pass_fds:
+                os.close(fd)
+        size = (1 << 20, 0) if trusted else (OUTPUT_HEAD, OUTPUT_TAIL)
+        out = Capture(out_r, *size)
+        err = Capture(err_r, *size)
+        if record_limit is not None:
+            record = Capture(parent_ends[0], tail=None, limit=record_limit)
+        elif replay is not None:
+            Feed(parent_ends[0], replay)
+        timed_out = False
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            kill_group(proc.pid)
+            proc.wait()
+        seconds = time.monotonic() - start
+        # A process that left the group (without a PID namespace) could hold a pipe open: the
+        # readers stop waiting for it after a moment.
+        for capture in (out, err) + ((record,) if record else ()):
+            capture.join(timeout=5)
+        return RunResult(proc.returncode, timed_out, seconds, out.text(), err.text(),
+                         record.data() if record else None,
+                         bool(record and record.overflow))
 
 
 def kill_group(pgid):
@@ -147,19 +307,3 @@ def kill_group(pgid):
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def read_tail(path, limit=16384):
-    """The text of an output file, its middle cut when longer than `limit` bytes."""
-    try:
-        size = os.path.getsize(path)
-        with open(path, "rb") as f:
-            if size <= limit:
-                data = f.read()
-            else:
-                head = f.read(limit // 4)
-                f.seek(size - 3 * limit // 4)
-                data = head + b"\n[... %d bytes left out ...]\n" % (size - limit) + f.read()
-    except OSError:
-        return ""
-    return data.decode("utf-8", errors="replace")

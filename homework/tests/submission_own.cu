@@ -16,6 +16,5 @@ __global__ void scale(const float* in, float* out, unsigned int n) {
 }
 
 unsigned int blocks(unsigned int n) {   
-	unsigned int b = n / 256;
-	return n % 256 ? b + 1 : b;
+	return n / 256 + (n % 256 ? 1 : 0);
 }

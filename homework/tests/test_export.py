@@ -12,7 +12,9 @@ exercise's forbidden names, come back byte for byte; every wrong version (homewo
 taken, and differs; every adversarial submission (homework/adversarial/) that the rules must
 refuse is refused, and the others (which a GPU must fail) are taken; every exercise has its
 homework runs, hidden runs, a seeded run and a timed run, and no homework run is a hidden one;
-the GitHub Classroom workflow has a step per exercise with its points.
+the GitHub Classroom workflow runs each exercise's homework tests with its points, and grades
+nothing; every part is fenced; the chapters' READMEs and the glossary come with the exercises;
+`grade.py --rules` passes the tree as handed out.
 With --build: the tree configures and builds on its own (one architecture), its host tests pass,
 and the exercises its own build registers are the same, run for run, as the repository's.
 """
@@ -145,11 +147,31 @@ def main():
               "%s: points, time limit and budget" % e["name"])
     workflow = read(os.path.join(tree, ".github", "workflows", "classroom.yml"))
     for e in exercises:
-        check("grade.py --passed graded/submission %s\n" % e["name"] in workflow and
+        check("-L homework -R '^%s/%s(/|$)'" % (e["chapter"], e["name"]) in workflow and
               "max-score: %g\n" % e["points"] in workflow,
-              "the Classroom workflow grades %s for %g points" % (e["name"], e["points"]))
+              "the Classroom workflow runs %s's homework tests for %g points"
+              % (e["name"], e["points"]))
     check("runs-on: [self-hosted, gpu]" in workflow, "the workflow runs on a self-hosted GPU "
                                                       "runner")
+    # The workflow is the student's to edit: it grades nothing, and says so.
+    prose = re.sub(r"\n#\s*", " ", workflow)  # the comment's lines, unwrapped
+    check("grade.py" not in workflow.split("name: Autograding", 1)[1] and
+          "It proves nothing against a student" in prose and "never run it as root" in prose,
+          "the Classroom workflow runs no grader, says what its score proves, and wants no root")
+    # Each part is fenced; each chapter's lesson and the glossary come with the exercises.
+    for rel in regions:
+        text = read(os.path.join(tree, rel))
+        check(text.count(hwtext.FENCE_BEGIN) == text.count(hwtext.FENCE_END) ==
+              len(regions[rel]), "%s: every part between its two fences" % rel)
+    for chapter in {e["chapter"] for e in exercises}:
+        check(os.path.exists(os.path.join(tree, chapter, "README.md")),
+              "the tree carries %s's README" % chapter)
+    check(os.path.exists(os.path.join(tree, "GLOSSARY.md")), "the tree carries the glossary")
+    # The grading seed is drawn when grading: the tree's manifest gives the student's own.
+    done = subprocess.run([sys.executable, os.path.join(tree, "grader", "grade.py"), "--rules",
+                           tree], stdout=subprocess.PIPE, encoding="utf-8")
+    check(done.returncode == 0 and "FAIL" not in done.stdout,
+          "grade.py --rules: the tree as handed out keeps the rules (%s)" % done.stdout[-300:])
     readme = read(os.path.join(tree, "README.md"))
     for e in exercises:
         check("| `%s` |" % e["name"] in readme, "the student README lists %s" % e["name"])
@@ -179,7 +201,7 @@ def build(args, tree, manifest):
         check(theirs is not None, "%s: an exercise of the student tree's build" % e["name"])
         if theirs is None:
             continue
-        for key in ("runs", "points", "timeout", "time_factor", "time_floor", "forbid", "files",
+        for key in ("runs", "points", "timeout", "time_factor", "forbid", "files",
                     "source"):
             check(theirs[key] == e[key], "%s: the student tree registers the same %s"
                   % (e["name"], key))

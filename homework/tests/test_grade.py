@@ -35,6 +35,22 @@ import junit_schema  # noqa: E402
 import variants  # noqa: E402
 from checks import check, finish, run  # noqa: E402
 
+def splitmix_ints(n, seed, lo, hi):
+    """common::random_ints, in Python: the input a student could compute from a public seed."""
+    state, out, mask = seed, [], (1 << 64) - 1
+    for _ in range(n):
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        out.append(lo + (z ^ (z >> 31)) % (hi - lo + 1))
+    return out
+
+
+# The timed run's answer at the tree's default seed (1234): what kind 3 computes in advance.
+PRECOMPUTED = sum(splitmix_ints(300000, 1234, 1, 100))
+
+
 def variant(blocks):
     text = "program: fake_sum  file: fake/fake_sum.cpp\n"
     for k, lines in blocks.items():
@@ -79,10 +95,10 @@ def main():
 
     solution_body = ["    long long s = 0;", "    for (int i = 0; i < n; ++i) s += in[i];",
                      "    *out = s;"]
-    # Once per run (the timed run calls the "kernel" again and again).
+    # Once per run, and not in the timed run (the time of its every launch is judged).
     shell = lambda script: ["    static bool started = false;",  # noqa: E731
-                            '    if (!started) { started = true; std::system("%s"); }' % script] \
-        + solution_body
+                            '    if (!started && n != 300000) { started = true; std::system("%s"); }'
+                            % script] + solution_body
     loop = "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 0.3; " \
            "echo x >> '%s/%%s'; echo evil >> '%s/gradebook.csv'; done" % (marks, out)
     # name: (variant blocks, expected points, expected text in the report)
@@ -96,7 +112,7 @@ def main():
         "own_answer": ({1: ["    long long total = 0;  // mine { with a brace in a comment",
                             "    for (int i = n - 1; i >= 0; --i) { total += in[i]; }",
                             "    *out = total;"],
-                        2: ["    const int per = 256;", "    return (n + per - 1) / per;"]},
+                        2: ["    return n / 256 + (n % 256 != 0);  // mine"]},
                        2, "fake_sum: 2/2 points"),
         # 1. line ends
         "cr_directive": ({1: ["    *out = 0;  // note<U+000D>#define kExitWrong kExitOk"]},
@@ -113,14 +129,53 @@ def main():
         "exit_after_fail": ({1: ["    std::atexit([] { std::_Exit(0); });", "    *out = 0;"]},
                             0, "FAIL fake sum: first mismatch at index 0: got 0"),
         "host_exit": ({2: ["    return (std::exit(0), 1);"]}, 0,
-                      "uses `std::exit`: this part runs on the host"),
-        "host_builtin": ({2: ["    return __builtin_exit(0), 1;"]}, 0, "uses `__builtin_exit`"),
-        "host_main": ({2: ["    return main(0, nullptr);"]}, 0, "uses `main`"),
+                      "calls `std::exit`: this part may call only"),
+        "host_builtin": ({2: ["    return __builtin_exit(0), 1;"]}, 0,
+                         "calls `__builtin_exit`"),
+        "host_main": ({2: ["    return main(0, nullptr);"]}, 0, "calls `main`"),
         "host_destructor": ({2: ["    struct Late { ~Late() { std::_Exit(0); } };",
                                  "    static Late late;", "    return 0;"]},
-                            0, "uses `struct`"),
+                            0, "expected `return` where it has `struct`"),
         "host_asm": ({2: ['    asm("mov $60, %eax; syscall");', "    return 1;"]}, 0,
                      "`asm`: no inline assembly"),
+        # Issue 25, kind 1: a block-scope declaration of a C library function, then a shell.
+        "host_declare": ({2: ['    extern "C" int system(const char*);',
+                              '    return system("true") * 0 + (n + 255) / 256;']}, 0,
+                         "expected `return` where it has `extern`"),
+        "host_pointer": ({2: ["    return reinterpret_cast<long>(&std::system) * 0 + 1;"]}, 0,
+                         "uses `reinterpret_cast`"),
+        # Kind 2: what is timed must be what is checked. Slow on its first launch only (the
+        # checked one), then fast from a cache: every launch is timed, the slowest judged.
+        "slow_first": ({1: ["    static long long cached = -1;",
+                            "    if (cached < 0) {",
+                            "        const auto start = std::chrono::steady_clock::now();",
+                            "        while (std::chrono::steady_clock::now() - start < "
+                            "std::chrono::milliseconds(30)) {",
+                            "        }"] + solution_body[:2] +
+                           ["        cached = s;", "    }", "    *out = cached;"]}, 0,
+                       "launch 1 of the timed run took"),
+        # Right on the checked launch only: every timed launch is checked.
+        "right_once": ({1: ["    static int calls = 0;", "    if (calls++ > 0) {",
+                            "        *out = 7;", "        return;", "    }"] + solution_body},
+                       0, "timed: its output is wrong"),
+        # Kind 3: the timed run's input is not public: an answer computed in advance for the
+        # tree's default seed at the timed run's size fails at the grading's own seed.
+        "precomputed": ({1: ["    if (n == 300000) {", "        *out = %d;" % PRECOMPUTED,
+                             "        return;", "    }"] + solution_body}, 0,
+                        "the timed run, at the size that tells the method apart, failed"),
+        # Kind 6: a run that says it has no GPU is not believed (the grader's probe decides).
+        "says_no_gpu": ({1: ['    std::fprintf(stderr, "SKIP: no CUDA device\\n");',
+                             "    std::_Exit(77);"]}, 0, "its run said it found no GPU"),
+        # Kind 10: output that would fill a disk (kept to its head and tail), and a record past
+        # its limit (a few times the worked example's).
+        "flood": ({1: ["    static bool once = n == 300000;  // not in the timed run",
+                       "    for (int k = 0; !once && k < 200000; ++k)",
+                       '        std::fputs("flooding the output with a line of text to fill a '
+                       'disk ......................................\\n", stdout);',
+                       "    once = true;"] + solution_body}, 2, "fake_sum: 2/2 points"),
+        "big_record": ({1: ["    static std::vector<long long> junk(1 << 23, 7);",
+                            '    common::graded("device data", junk);'] + solution_body}, 0,
+                       "its grading record grew past"),
         # 3. reaching outside the test: a process left in the run's group, one that left it, and
         # writes into the grading output and the homework tree (a right answer all the same)
         "outside": ({1: shell("(%s) & setsid sh -c \\\"%s\\\" & echo evil >> '%s/gradebook.csv'; "
@@ -158,6 +213,18 @@ def main():
     shutil.copy(os.path.join(repo, "fake", "fake_sum.cpp"),
                 os.path.join(klass, "as_tree", "fake", "fake_sum.cpp"))
     cases["as_tree"] = (None, 2, "taken from fake/fake_sum.cpp")
+    # Kind 4: links hand in someone else's files: the whole folder, a folder on the way, the
+    # file itself. Only the submission's own regular files count.
+    worked = os.path.join(repo, "fake")
+    os.symlink(worked, os.path.join(klass, "link_folder"))
+    cases["link_folder"] = (None, 0, "the submission's folder is a link")
+    os.makedirs(os.path.join(klass, "link_inside"))
+    os.symlink(worked, os.path.join(klass, "link_inside", "fake"))
+    cases["link_inside"] = (None, 0, "is a link, or lies behind one")
+    os.makedirs(os.path.join(klass, "link_file"))
+    os.symlink(os.path.join(worked, "fake_sum.cpp"),
+               os.path.join(klass, "link_file", "fake_sum.cpp"))
+    cases["link_file"] = (None, 0, "is a link, or lies behind one")
 
     done = subprocess.run([sys.executable, grade, "--class", klass, "--solution", repo,
                            "--out", out, "--jobs", "2"], stdout=subprocess.PIPE,
@@ -266,17 +333,6 @@ def main():
                   % (name, counts))
     with open(os.path.join(out3, "host_exit", "report.txt"), encoding="utf-8") as f:
         check("REJECTED" in f.read(), "no GPU: the region rules still report a rejected file")
-
-    # The GitHub Classroom step's check of one exercise.
-    done = subprocess.run([sys.executable, grade, "--passed", os.path.join(out, "solution"),
-                           "fake_sum"], stdout=subprocess.PIPE, encoding="utf-8", errors="replace")
-    check(done.returncode == 0, "--passed: the solution's exercise has full points")
-    done = subprocess.run([sys.executable, grade, "--passed", os.path.join(out, "partial"),
-                           "fake_sum"], stdout=subprocess.PIPE, encoding="utf-8", errors="replace")
-    check(done.returncode == 1, "--passed: a partial exercise does not")
-    done = subprocess.run([sys.executable, grade, "--passed", os.path.join(out3, "solution"),
-                           "fake_sum"], stdout=subprocess.PIPE, encoding="utf-8", errors="replace")
-    check(done.returncode == 3, "--passed: a submission not graded is neither")
 
     return finish("grader end to end (%s)" %
                   ("as root, isolated" if root and isolated else "not fully isolated"))

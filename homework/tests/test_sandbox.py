@@ -5,34 +5,39 @@
 
 In every mode the sandbox offers here: a run ends with everything it started in its process
 group (a background child is gone the moment the run returns), a run past its time limit is
-killed with its children, and the run's record reaches it as an inherited file descriptor. As
-root, also: the program runs as the unprivileged user and cannot write a folder of root's, nor
-open the grader's files, nor regain root; and, where a PID namespace can be made, a process that
-left the run's process group (setsid) is gone as well. A mode that cannot stop such a process
-must say so in describe().
+killed with its children, a grader that is killed takes its runs with it, the run's record goes
+out and a replay comes in through pipes, its output is kept to its head and tail, and a program
+in a private folder (mode 700, as root's home is) is staged where the run can reach it. As root,
+also: the program runs as the unprivileged user and cannot write a folder of root's, nor read the
+grader's files, nor regain root; and, where a PID namespace can be made, a process that left the
+run's process group (setsid) is gone as well, the folders the grader hides (the class, the
+worked examples) are empty to the run, and its /tmp is its own. A mode that cannot do one of
+these must say so in describe().
 """
 
 import argparse
 import os
 import shutil
+import signal
+import subprocess
 import sys
+import textwrap
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "grader"))
+GRADER = os.path.join(os.path.dirname(HERE), "grader")
+sys.path.insert(0, GRADER)
 import sandbox  # noqa: E402
 from checks import check, finish, run  # noqa: E402
 
-def run_sh(box, work, script, timeout=20, pass_fds=(), extra=None):
-    rundir = os.path.join(work, "run")
-    shutil.rmtree(rundir, ignore_errors=True)
-    os.makedirs(rundir)
-    os.chmod(rundir, 0o711)
-    env = box.environment(rundir, extra or {})
-    result = box.run(["/bin/sh", "-c", script], rundir, env, os.path.join(rundir, "out"),
-                     os.path.join(rundir, "err"), timeout, pass_fds=pass_fds)
-    return result, sandbox.read_tail(os.path.join(rundir, "out")), \
-        sandbox.read_tail(os.path.join(rundir, "err"))
+
+def run_sh(box, script, timeout=20, **kwargs):
+    rundir = box.folder()
+    try:
+        return box.run([box.stage_program("/bin/sh"), "-c", script], rundir,
+                       box.environment(rundir, {}), timeout, **kwargs)
+    finally:
+        shutil.rmtree(rundir, ignore_errors=True)
 
 
 def gone(marks, name, wait=1.5):
@@ -40,15 +45,41 @@ def gone(marks, name, wait=1.5):
     return not os.path.exists(os.path.join(marks, name))
 
 
-def modes():
-    yield "process group only", sandbox.Sandbox(use_pidns=False, use_user=False)
+def modes(hide):
+    yield "process group only", sandbox.Sandbox(use_pidns=False, use_user=False, hide=hide)
     if os.geteuid() == 0:
-        yield "user, no PID namespace", sandbox.Sandbox(use_pidns=False, use_user=True)
-        box = sandbox.Sandbox()
+        yield "user, no PID namespace", sandbox.Sandbox(use_pidns=False, use_user=True, hide=hide)
+        box = sandbox.Sandbox(hide=hide)
         if box.pidns:
             yield "user and PID namespace", box
         else:
             print("note: no PID namespace here (%s)" % "; ".join(box.notes))
+            box.close()
+
+
+# A grader that starts one long run and is then killed (kill -9): its run must not outlive it.
+KILLED_GRADER = textwrap.dedent("""\
+    import sys
+    sys.path.insert(0, sys.argv[1])
+    import sandbox
+    box = sandbox.Sandbox(use_pidns=sys.argv[2] == "1", use_user=sys.argv[3] == "1")
+    rundir = box.folder()
+    print(box.stage, flush=True)
+    box.run([box.stage_program("/bin/sh"), "-c", "sleep 3; touch %s/survived" % sys.argv[4]],
+            rundir, box.environment(rundir, {}), 60)
+    """)
+
+
+def killed_grader(label, box, marks):
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_GRADER, GRADER,
+                             "1" if box.pidns else "0", "1" if box.uid is not None else "0", marks],
+                            stdout=subprocess.PIPE, encoding="utf-8")
+    stage = proc.stdout.readline().strip()
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    check(gone(marks, "survived", 3.5), "%s: a killed grader's run does not go on" % label)
+    shutil.rmtree(stage, ignore_errors=True)
 
 
 def main():
@@ -65,17 +96,28 @@ def main():
     private = os.path.join(work, "private")  # root's, as the grading output is
     os.makedirs(private)
     os.chmod(private, 0o755)
+    secret = os.path.join(work, "class")  # a folder the grader hides: a classmate's file in it
+    os.makedirs(secret)
+    with open(os.path.join(secret, "classmate.cu"), "w", encoding="utf-8") as f:
+        f.write("a classmate's answer\n")
+    os.chmod(secret, 0o755)
+    os.chmod(os.path.join(secret, "classmate.cu"), 0o644)
+    home = os.path.join(work, "home")  # a private home folder, as root's is
+    os.makedirs(home)
+    shutil.copy2("/bin/true", os.path.join(home, "program"))
+    os.chmod(home, 0o700)
 
-    for label, box in modes():
+    for label, box in modes([secret]):
         print("== %s: %s" % (label, box.describe()))
         for f in os.listdir(marks):
             os.remove(os.path.join(marks, f))
         # A child left in the background, in the run's group: gone when the run returns.
-        result, _, _ = run_sh(box, work, "(sleep 1; touch %s/child) & exit 0" % marks)
-        check(result.returncode == 0 and not result.timed_out, "%s: the run exits 0" % label)
+        result = run_sh(box, "(sleep 1; touch %s/child) & exit 0" % marks)
+        check(result.returncode == 0 and not result.timed_out, "%s: the run exits 0 (%s)"
+              % (label, result.stderr))
         check(gone(marks, "child"), "%s: its background child is gone with it" % label)
         # One that leaves the group: gone only with a PID namespace, which describe() says.
-        run_sh(box, work, "setsid sh -c 'sleep 1; touch %s/escaped' & exit 0" % marks)
+        run_sh(box, "setsid sh -c 'sleep 1; touch %s/escaped' & exit 0" % marks)
         if box.pidns:
             check(gone(marks, "escaped"), "%s: a process that left its group is gone" % label)
         else:
@@ -84,39 +126,61 @@ def main():
             time.sleep(1.5)
         # Past its time: killed, children too.
         start = time.monotonic()
-        result, _, _ = run_sh(box, work, "(sleep 2; touch %s/late) & sleep 30" % marks,
-                              timeout=1)
+        result = run_sh(box, "(sleep 2; touch %s/late) & sleep 30" % marks, timeout=1)
         check(result.timed_out and time.monotonic() - start < 10,
               "%s: a run past its limit is stopped (%s)" % (label, result.describe(1)))
         check(gone(marks, "late", 2.5), "%s: and its children with it" % label)
-        # The record: an inherited descriptor onto a file of the grader's.
-        record = os.path.join(work, "record")
-        fd = os.open(record, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            result, out, err = run_sh(box, work, 'echo recorded >&%d; echo "$HOMEWORK_RECORD"'
-                                      % fd, pass_fds=[fd], extra={"HOMEWORK_RECORD": "fd:%d" % fd})
-        finally:
-            os.close(fd)
-        with open(record, encoding="utf-8") as f:
-            check(f.read() == "recorded\n" and out.strip() == "fd:%d" % fd,
-                  "%s: the run writes its record through the descriptor (%s %s)" % (label, out, err))
+        # A grader killed mid-run: the parent-death signal stops every step after it.
+        killed_grader(label, box, marks)
+        # The record out and the replay in: pipes, whose descriptor the program is told.
+        result = run_sh(box, 'echo recorded >&"${HOMEWORK_RECORD#fd:}"', record_limit=1 << 20)
+        check(result.record == b"recorded\n" and not result.record_overflow,
+              "%s: the run writes its record through the pipe (%r %s)"
+              % (label, result.record, result.stderr))
+        result = run_sh(box, 'yes 0123456789 >&"${HOMEWORK_RECORD#fd:}"', record_limit=50000)
+        check(result.record_overflow and not result.timed_out,
+              "%s: a record past its limit stops the run (%s)" % (label, result.describe(20)))
+        result = run_sh(box, 'cat <&"${HOMEWORK_REPLAY#fd:}" | wc -c', replay=b"x" * 300000)
+        check(result.stdout.strip() == "300000", "%s: the replay reads its whole record (%s)"
+              % (label, result.stdout))
+        # Output is kept to its head and tail.
+        result = run_sh(box, "yes 0123456789 | head -c 2000000")
+        check(len(result.stdout) < 20000 and "bytes left out" in result.stdout,
+              "%s: a long output is kept short (%d characters)" % (label, len(result.stdout)))
+        # A program in a private home folder runs from the stage.
+        rundir = box.folder()
+        result = box.run([box.stage_program(os.path.join(home, "program"))], rundir,
+                         box.environment(rundir, {}), 20)
+        check(result.returncode == 0, "%s: a program from a folder of mode 700 runs (%s)"
+              % (label, result.stderr.strip()))
+        shutil.rmtree(rundir, ignore_errors=True)
         if box.uid is not None:
-            result, out, err = run_sh(box, work, "id -u; touch %s/x; cat %s; echo done"
-                                      % (private, record))
-            check(out.split()[0] == str(box.uid), "%s: runs as user %s" % (label, box.user))
+            result = run_sh(box, "id -u; touch %s/x; cat %s/*; echo done" % (private, home))
+            check(result.stdout.split()[:1] == [str(box.uid)], "%s: runs as user %s"
+                  % (label, box.user))
             check(not os.path.exists(os.path.join(private, "x")),
                   "%s: cannot write a folder of root's" % label)
-            check("recorded" not in out, "%s: cannot read the grader's files" % label)
-            result, out, err = run_sh(box, work, "grep NoNewPrivs /proc/self/status")
-            check(out.split()[-1:] == ["1"], "%s: cannot regain privileges (%s)" % (label, out))
+            result = run_sh(box, "grep NoNewPrivs /proc/self/status")
+            check(result.stdout.split()[-1:] == ["1"], "%s: cannot regain privileges (%s)"
+                  % (label, result.stdout))
         else:
             check("NOT FULLY ISOLATED" in box.describe() and
                   "could write where grading writes" in box.describe(),
                   "%s: says that student code could write where grading writes" % label)
-        # Output is capped at the file size limit, and read back with its middle cut.
-        result, out, _ = run_sh(box, work, "yes 0123456789 | head -c 200000")
-        check(len(out) < 20000 and "bytes left out" in out,
-              "%s: a long output is kept short (%d characters)" % (label, len(out)))
+        # The class: hidden where there is a mount namespace, and describe() says so where not.
+        result = run_sh(box, "cat %s/classmate.cu; ls %s; echo x > /tmp/pmpp-sandbox-probe"
+                        % (secret, secret))
+        if box.full():
+            check("classmate" not in result.stdout,
+                  "%s: a classmate's file is out of the run's reach (%s)" % (label, result.stdout))
+            check(not os.path.exists("/tmp/pmpp-sandbox-probe"),
+                  "%s: the run's /tmp is its own" % label)
+        else:
+            check("NOT FULLY ISOLATED" in box.describe(),
+                  "%s: says that the class is within reach" % label)
+        if os.path.exists("/tmp/pmpp-sandbox-probe"):
+            os.remove("/tmp/pmpp-sandbox-probe")
+        box.close()
 
     return finish("sandbox")
 

@@ -106,8 +106,8 @@ def test_generator():
                   % (name, line, e.line, e.message))
 
 
-HOST_ALLOW = ["BLOCK_DIM", "common::ceil_div", "n", "segmented_sum_blocks", "unsigned", "int",
-              "return"]
+HOST_ALLOW = ["BLOCK_DIM", "n"]
+HOST_CALLS = ["common::ceil_div"]
 # (lines, kind, forbid, line of the problem or None, what its reason must mention)
 RULES = [
     (["int x = 1;  // a { in a comment, a \"}\" in a string: \"{\"", "if (x) { x++; }"],
@@ -139,10 +139,25 @@ RULES = [
      "__match_any_sync"),
     (["return (n + 2 * BLOCK_DIM - 1) / (2 * BLOCK_DIM);"], "host", (), None, ""),
     (["return common::ceil_div(n, 2 * BLOCK_DIM);"], "host", (), None, ""),
+    (["return n == 0 ? 1u : static_cast<unsigned int>((n - 1) / (2 * BLOCK_DIM) + 1);",
+      "// a comment"], "host", (), None, ""),
+    # A host part is one return statement: no declaration (the block-scope declaration of a C
+    # library function was the way out), no other statement, no call but the worked example's.
     (["const unsigned int per = 2 * BLOCK_DIM;", "return (n + per - 1) / per;"], "host", (),
-     None, ""),
-    (["std::exit(0);"], "host", (), 1, "std::exit"),
-    (["return (::exit(0), 1u);"], "host", (), 1, "exit"),
+     1, "expected `return`"),
+    (['extern "C" int system(const char*);', 'return system("sh") + 1;'], "host", (), 1,
+     "expected `return`"),
+    (["int (*f)(const char*) = nullptr;", "return 1;"], "host", (), 1, "expected `return`"),
+    (["return 1;", "return 2;"], "host", (), 2, "after the return"),
+    (["return segmented_sum_blocks(n);"], "host", (), 1, "calls `segmented_sum_blocks`"),
+    (["return common::ceil_div(n, 2 * per);"], "host", (), 1, "uses `per`"),
+    (["return 1.5;"], "host", (), 1, "integer literals"),
+    (["return static_cast<float>(n);"], "host", (), 1, "integer type"),
+    (["return " + "(" * 40 + "n" + ")" * 40 + ";"], "host", (), 1, "nested"),
+    (["return n" + " + n" * 5000 + ";"], "host", (), None, ""),
+    (["int x = 0;"] * 401, "device", (), 401, "longer than 400 lines"),
+    (["std::exit(0);"], "host", (), 1, "expected `return`"),
+    (["return (::exit(0), 1u);"], "host", (), 1, "`::`"),
     (["return __builtin_exit(0), 1u;"], "host", (), 1, "__builtin_exit"),
     (["return main(0, nullptr);"], "host", (), 1, "main"),
     (["struct X { ~X() { _exit(0); } };", "static X x;", "return 1;"], "host", (), 1, "struct"),
@@ -154,8 +169,8 @@ RULES = [
 
 def test_rules():
     for lines, kind, forbid, line, what in RULES:
-        problem = hwtext.region_check(lines, 1, kind, forbid, HOST_ALLOW)
-        name = " / ".join(lines)
+        problem = hwtext.region_check(lines, 1, kind, forbid, HOST_ALLOW, HOST_CALLS)
+        name = " / ".join(lines)[:200]
         if line is None:
             check(problem is None, "rules: accepted (%s): %s" % (kind, name) +
                   (" -- but %s" % (problem,) if problem else ""))
@@ -190,9 +205,10 @@ def test_splice():
     regions = []
     for r in found:
         kind = hwtext.region_kind(functions[r.first])
-        allow = export.host_allow(r, functions[r.first], {"n", "unsigned", "int"}) \
-            if kind == "host" else []
-        regions.append({"first": r.first, "last": r.last, "kind": kind, "allow": allow})
+        allow, calls = export.host_names(r, functions[r.first], {"n", "unsigned", "int"}) \
+            if kind == "host" else ([], [])
+        regions.append({"first": r.first, "last": r.last, "kind": kind, "allow": allow,
+                        "calls": calls})
     check([r["kind"] for r in regions] == ["device", "host"], "splice: good.cu's regions are "
           "device code and host code")
 
