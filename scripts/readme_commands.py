@@ -33,7 +33,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 RUN = "run"
-# section heading -> RUN, or why its commands do not run here ("--all:" ones run with --all).
+# section heading (##, or a ### one where it differs from its section) -> RUN, or why its
+# commands do not run here ("--all:" ones run with --all).
 PLAN = {
     "(top)": RUN,
     "Start here": RUN,
@@ -41,20 +42,21 @@ PLAN = {
     "Choosing the GPU architecture": "--all: builds everything a second time, for another GPU",
     "Running one program": RUN,
     "Tests": RUN,
-    "Homework: for instructors": "grades submissions: homework/gpu_check_homework.sh runs these",
+    "Homework: for instructors": "exports and grades: homework/gpu_check_homework.sh runs these",
     "Homework: for students": "runs inside an exported homework tree: homework/"
                               "gpu_check_homework.sh runs these",
 }
 
 
 def blocks(readme):
-    """[(section, [command, ...])] for every ```sh block, in order; a command is one line, or
-    lines joined where one ends in a backslash; comment-only lines left out."""
-    found, section, inside, lines = [], "(top)", False, []
+    """[((section, subsection), [command, ...])] for every ```sh block, in order: the ## heading
+    above it and the ### (or deeper) one, if any, under that; a command is one line, or lines
+    joined where one ends in a backslash; comment-only lines left out."""
+    found, section, inside, lines = [], ("(top)", None), False, []
     for line in readme.splitlines():
-        heading = re.match(r"^#{2,4} +(.+?) *$", line)
+        heading = re.match(r"^(#{2,4}) +(.+?) *$", line)
         if heading and not inside:
-            section = heading[1]
+            section = (heading[2], None) if heading[1] == "##" else (section[0], heading[2])
         elif line.strip().startswith("```"):
             if inside:
                 commands, pending = [], ""
@@ -78,11 +80,12 @@ def blocks(readme):
 def plan_of(readme, run_all, only=()):
     """[(section, command, None to run or the reason it does not)]; unknown sections raise."""
     steps = []
-    for section, commands in blocks(readme):
+    for (h2, h3), commands in blocks(readme):
+        section = h3 if h3 in PLAN else h2  # a subsection of its own, else its section's
         if section not in PLAN:
-            raise SystemExit(f"readme_commands: README.md shows commands under '{section}', "
-                             f"which PLAN in {Path(__file__).name} does not know: say whether "
-                             f"they run here")
+            raise SystemExit(f"readme_commands: README.md shows commands under '{h2}', which "
+                             f"PLAN in {Path(__file__).name} does not know: say whether they "
+                             f"run here")
         why = PLAN[section]
         if why == RUN or (run_all and why.startswith("--all:")):
             why = None
