@@ -18,22 +18,40 @@
 // reduceNeighbored leave one sum per block, added on the host afterwards as in the document; CUB's
 // time includes its whole reduction to one sum. GB/s counts the n ints read once; % of peak is of
 // the GPU's memory bandwidth (GPU rows).
-// The device runtime's pending-launch limit (cudaLimitDevRuntimePendingLaunchCount) changes the
-// nested rows' times: each row runs at the limit its own launches need (cdp::set_pending_limit,
-// never below the default 2048), set before it is verified and timed, and the table states it.
-// --pending-limit N runs every row at N instead, to compare rows at equal limits.
-// --csv writes the rows with the document's K40 figures beside them for plot_comparison.py.
 //
-// Build: cmake --build build --target 05_reduction_comparison
+// The device runtime's pending-launch limit (cudaLimitDevRuntimePendingLaunchCount) is set once,
+// before the first launch, as the programming guide requires ("Limits must be set before any kernel
+// is launched"): to the most launches any row makes (16384, for 02's and 03's rows), never below
+// the default 2048. --pending-limit N sets N instead. Every row runs at that one limit, which the
+// table states: the nested rows' times depend on it (RESULTS.md).
+//
+// The same source built a second time without relocatable device code and without the device
+// runtime (05_reduction_comparison_no_rdc, DP_NO_RDC defined) times the rows that launch nothing
+// from the device, reduceNeighbored and CUB, as a program without dynamic parallelism would build
+// them: what -rdc=true and linking cudadevrt cost a kernel that never launches one.
+// --csv writes the rows with the document's K40 figures beside them for plot_comparison.py. Those
+// figures are the document's printed kernels on its machine (a K40c and its host CPU): a ratio of
+// them to the times here compares two programs on two machines, not one kernel on two GPUs.
+//
+// Build: cmake --build build --target 05_reduction_comparison 05_reduction_comparison_no_rdc
 // Run:   build/bin/05_reduction_comparison [--n 1048576] [--block 512] [--reps 20] [--csv]
 //                                           [--pending-limit N]
+//        build/bin/05_reduction_comparison_no_rdc [--n 1048576] [--block 512] [--reps 20] [--csv]
 #include <cub/device/device_reduce.cuh>
 
+#ifndef DP_NO_RDC
 #define DP_KERNELS_ONLY  // each program's file then brings its kernels and launchers, not its main
 #include "02_nested_reduce.cu"
 #include "03_nested_reduce_nosync.cu"
 #include "04_nested_reduce2.cu"
+#endif
 #include "nested_reduce.cuh"
+
+#ifdef DP_NO_RDC
+constexpr bool kRelocatable = false;
+#else
+constexpr bool kRelocatable = true;
+#endif
 
 // reduceNeighbored (Professional CUDA C Programming, ch. 3), the document's baseline: each block
 // reduces its blockDim.x elements in place, the stride doubling, threads tid % (2*stride) == 0
@@ -58,8 +76,9 @@ struct DocumentRow {
 struct Row {
     std::string variant;
     double ms;
-    std::int64_t launches;       // device-side launches, counted on the device (verifying run)
-    std::int64_t pending_limit;  // cudaLimitDevRuntimePendingLaunchCount it ran at; -1: CPU row
+    std::int64_t launches;  // device-side launches, counted on the device (verifying run)
+    bool gpu;
+    std::int64_t pending_limit;  // cudaLimitDevRuntimePendingLaunchCount it ran at; 0: not set
     DocumentRow doc;
 };
 
@@ -77,11 +96,20 @@ std::string csv_field(const std::string& s) {
 
 int main(int argc, char** argv) {
     dp::ReduceOptions o;
-    common::Cli cli("05_reduction_comparison",
-                    "the document's table on this GPU: CPU, reduceNeighbored, the three nested "
-                    "reductions and CUB; each row at the pending-launch limit its own launches "
-                    "need");
+    common::Cli cli(kRelocatable ? "05_reduction_comparison" : "05_reduction_comparison_no_rdc",
+                    kRelocatable ? "the document's table on this GPU: CPU, reduceNeighbored, the "
+                                   "three nested reductions and CUB, at one pending-launch limit"
+                                 : "reduceNeighbored and CUB built without relocatable device code "
+                                   "and without the device runtime");
+#ifdef DP_NO_RDC
+    // No device-side launch, so no pending-launch limit to set: --pending-limit is not offered.
+    o.base.n = dp::kDefaultN;
+    cli.add_standard(o.base, 1, dp::kMaxN);
+    cli.add_choice("--block", &o.block, dp::kBlockSizes,
+                   "threads per block: a power of two from 2 to 1024, as in the relocatable build");
+#else
     dp::add_reduce_flags(cli, o, /*faithful_variant=*/false, /*stall_hook=*/false);
+#endif
     cli.parse_or_exit(argc, argv);
     common::Reporter report(o.base.csv);
     std::FILE* text = report.text();
@@ -89,23 +117,6 @@ int main(int argc, char** argv) {
 
     const dp::Problem p = dp::make_problem(o);
     const bool document_size = p.n == dp::kDefaultN && p.block == dp::kDefaultBlock;
-    const std::string limits =
-        o.pending_limit > 0
-            ? "--pending-limit " + std::to_string(o.pending_limit) + " for every row"
-            : "each row's own (from its launch count, never below the default 2048)";
-    std::fprintf(text, "array %lld grid %u block %u, pending-launch limit: %s\n",
-                 static_cast<long long>(p.n), p.grid, p.block, limits.c_str());
-
-    std::vector<Row> rows;
-    long long cpu_sum = 0;
-    const double cpu_ms = common::host_median_ms(o.base.reps, [&] {
-        long long sum = 0;
-        for (std::int64_t i = 0; i < p.n; ++i) sum += p.input[i];
-        cpu_sum = sum;
-    });
-    rows.push_back({"cpu reduce", cpu_ms, 0, -1, {0.689, -1}});
-
-    dp::Runner runner(dev, p, o.base.reps);
     struct Kernel {
         const char* variant;
         dp::Launch launch;
@@ -114,14 +125,15 @@ int main(int argc, char** argv) {
         DocumentRow doc;
     };
     const std::vector<Kernel> kernels = {
-        {"gpu Neighbored",
+        {kRelocatable ? "gpu Neighbored" : "gpu Neighbored, no -rdc",
          [&](int* in, int* out) {
              reduceNeighbored<<<p.grid, p.block>>>(in, out);
              CUDA_CHECK_LAUNCH();
          },
          0,
          {0, 0, 0},
-         {0.532, 0}},
+         {kRelocatable ? 0.532 : -1, kRelocatable ? 0 : -1}},
+#ifndef DP_NO_RDC
         {"gpu nested",
          [&](int* in, int* out) { CUDA_CHECK(nested_reduce(in, out, p.grid, p.block)); },
          nested_reduce_launches(p.grid, p.block),
@@ -144,28 +156,53 @@ int main(int argc, char** argv) {
          nested_reduce2_launches(p.block),
          nested_reduce2_levels(p.grid, p.block),
          {0.797, 8}},
+#endif
     };
-    // Each row runs at the limit its own launches need: the nested rows' times depend on the
-    // limit (RESULTS.md), so one limit for all, the largest row's, would time the
-    // other rows at a limit they do not need. The limit is set before the row is verified and
-    // kept for its timed runs. A wrong row is reported and left out of the table; the other rows
-    // are still measured.
+
+    // One limit, set before the first launch of the run: the most launches a row makes.
+    std::int64_t limit = 0;
+#ifndef DP_NO_RDC
+    std::int64_t most_launches = 0;
+    for (const Kernel& k : kernels) most_launches = std::max(most_launches, k.launches);
+    limit = static_cast<std::int64_t>(cdp::set_pending_limit(most_launches, o.pending_limit));
+#endif
+    if (kRelocatable) {
+        std::fprintf(text,
+                     "array %lld grid %u block %u, pending-launch limit %lld for every row%s\n",
+                     static_cast<long long>(p.n), p.grid, p.block, static_cast<long long>(limit),
+                     o.pending_limit > 0 ? " (--pending-limit)" : "");
+    } else {
+        std::fprintf(text,
+                     "array %lld grid %u block %u, built without relocatable device code and "
+                     "without the device runtime\n",
+                     static_cast<long long>(p.n), p.grid, p.block);
+    }
+
+    std::vector<Row> rows;
+    long long cpu_sum = 0;
+    const double cpu_ms = common::host_median_ms(o.base.reps, [&] {
+        long long sum = 0;
+        for (std::int64_t i = 0; i < p.n; ++i) sum += p.input[i];
+        cpu_sum = sum;
+    });
+    if (kRelocatable) rows.push_back({"cpu reduce", cpu_ms, 0, false, 0, {0.689, -1}});
+
+    // A wrong row is reported and left out of the table; the other rows are still measured.
+    dp::Runner runner(dev, p, o.base.reps);
     bool all_verified = true;
     for (const Kernel& k : kernels) {
-        const std::size_t limit = cdp::set_pending_limit(k.launches, o.pending_limit);
-        std::fprintf(text, "%s: %lld device-side launches, pending-launch limit %zu\n", k.variant,
-                     static_cast<long long>(k.launches), limit);
+        std::fprintf(text, "%s: %lld device-side launches\n", k.variant,
+                     static_cast<long long>(k.launches));
         std::int64_t counted = 0;
         if (!runner.verify(k.variant, k.launch, k.launches, k.levels, &counted)) {
             all_verified = false;
             continue;
         }
         rows.push_back({k.variant, runner.median_ms(k.variant, k.launch, k.launches, k.levels),
-                        counted, static_cast<std::int64_t>(limit), k.doc});
+                        counted, true, limit, k.doc});
     }
 
     // CUB reads the unpadded input and writes one int (the total fits: n <= 2^21, values <= 1000).
-    const auto cub_limit = static_cast<std::int64_t>(cdp::set_pending_limit(0, o.pending_limit));
     std::size_t temp_bytes = 0;
     common::DeviceBuffer<int> cub_out(1);
     CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, runner.input(), cub_out.get(),
@@ -179,14 +216,15 @@ int main(int argc, char** argv) {
     cub_out.poison();
     cub_sum();
     const int cub_total = cub_out.to_host()[0];
+    const char* cub_variant =
+        kRelocatable ? "cub DeviceReduce::Sum" : "cub DeviceReduce::Sum, no -rdc";
     if (cub_total != p.total) {
-        std::fprintf(stderr, "FAIL cub::DeviceReduce::Sum: got %d, expected %lld\n", cub_total,
-                     p.total);
+        std::fprintf(stderr, "FAIL %s: got %d, expected %lld\n", cub_variant, cub_total, p.total);
         all_verified = false;
     } else {
         common::Timer timer(dev, o.base.reps);
         const double cub_ms = timer.median_ms(cub_sum);
-        rows.push_back({"cub DeviceReduce::Sum", cub_ms, 0, cub_limit, {-1, -1}});
+        rows.push_back({cub_variant, cub_ms, 0, true, limit, {-1, -1}});
     }
 
     if (all_verified)
@@ -204,16 +242,15 @@ int main(int argc, char** argv) {
                     document_size ? "document, Tesla K40c: ms, launches (nvprof)" : "");
     }
     for (const Row& r : rows) {
-        const bool gpu = r.pending_limit >= 0;
         const double gbps = 4.0 * p.n / (r.ms * 1e6);
         const double pct = 100.0 * gbps / dev.peak_gbps;
+        const std::string limit_text = r.pending_limit > 0 ? std::to_string(r.pending_limit) : "";
         if (o.base.csv) {
             std::printf(
                 "%s,%lld,%u,%u,%.6f,%.2f,%s,%lld,%s,%s,%s\n", csv_field(r.variant).c_str(),
                 static_cast<long long>(p.n), p.grid, p.block, r.ms, gbps,
-                gpu ? common::format_number("%.2f", pct).c_str() : "",
-                static_cast<long long>(r.launches),
-                gpu ? std::to_string(r.pending_limit).c_str() : "",
+                r.gpu ? common::format_number("%.2f", pct).c_str() : "",
+                static_cast<long long>(r.launches), limit_text.c_str(),
                 document_size && r.doc.k40_ms >= 0 ? std::to_string(r.doc.k40_ms).c_str() : "",
                 document_size && r.doc.k40_launches >= 0
                     ? std::to_string(r.doc.k40_launches).c_str()
@@ -221,9 +258,9 @@ int main(int argc, char** argv) {
             continue;
         }
         std::printf("%-31s %10.4f %9.1f %7s %16lld %14s", r.variant.c_str(), r.ms, gbps,
-                    gpu ? common::format_number("%.1f%%", pct).c_str() : "-",
+                    r.gpu ? common::format_number("%.1f%%", pct).c_str() : "-",
                     static_cast<long long>(r.launches),
-                    gpu ? std::to_string(r.pending_limit).c_str() : "-");
+                    limit_text.empty() ? "-" : limit_text.c_str());
         if (document_size && r.doc.k40_ms >= 0) {
             std::printf(" | %10.3f", r.doc.k40_ms);
             if (r.doc.k40_launches >= 0)

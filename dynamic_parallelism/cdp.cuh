@@ -13,9 +13,17 @@
 // The device globals below are C++17 inline variables: with relocatable device code (which every
 // program here is built with) nvcc emits them as weak symbols, so a program of several translation
 // units that all include this header still has one log, not a link error or one copy per unit.
+// Built without relocatable device code (05_reduction_comparison_no_rdc, which launches nothing
+// from the device), a program is one translation unit, and nvcc requires them to be static.
 #pragma once
 
 #include <cuda_runtime.h>
+
+#ifdef __CUDACC_RDC__
+#define CDP_DEVICE_VARIABLE inline __device__
+#else
+#define CDP_DEVICE_VARIABLE static __device__
+#endif
 
 namespace cdp {
 
@@ -31,7 +39,7 @@ struct LaunchLog {
     unsigned long long blocks[kBlockSizes];
 };
 
-inline __device__ LaunchLog g_launch_log;
+CDP_DEVICE_VARIABLE LaunchLog g_launch_log;
 
 // The first line of every nested kernel (blocks of a power of two threads, up to 1024).
 __device__ inline void count_block() {
@@ -64,7 +72,7 @@ __device__ inline void log_launch() {
 
 // Nanoseconds that the warps stall_unless() does not spare sleep before they write (0: none; the
 // host sets it with --stall-ns).
-inline __device__ unsigned int g_stall_ns;
+CDP_DEVICE_VARIABLE unsigned int g_stall_ns;
 
 // For the printed kernels that race, and only them: a late warp is legal at any time
 // (preemption, a cache miss, a block scheduled later); this makes one certain, so that code that

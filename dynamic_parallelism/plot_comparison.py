@@ -2,14 +2,19 @@
 """Turns 05_reduction_comparison's CSV into the chapter README's results table and a plot.
 
     build/bin/05_reduction_comparison --csv > dynamic_parallelism/data/comparison.csv
+    build/bin/05_reduction_comparison_no_rdc --csv > dynamic_parallelism/data/comparison_no_rdc.csv
     python3 dynamic_parallelism/plot_comparison.py dynamic_parallelism/data/comparison.csv \
+        --no-rdc dynamic_parallelism/data/comparison_no_rdc.csv \
         --env dynamic_parallelism/data/env.txt --png dynamic_parallelism/comparison.png \
         --readme dynamic_parallelism/README.md
 
---readme rewrites the table between the README's results-table markers and the provenance line
-between its provenance markers; --env names the run's env.txt (date, nvidia-smi and nvcc output,
-as scripts/gpu_check.sh writes it): the provenance gives the GPU, driver, CUDA version and date.
-The table gives each row's pending-launch limit, on which the nested rows' times depend. The plot
+--no-rdc adds the rows of the build without relocatable device code (reduceNeighbored and CUB)
+to the table. --readme rewrites the table between the README's results-table markers and the
+provenance line between its provenance markers; --env names the run's env.txt (date, nvidia-smi
+and nvcc output, as scripts/gpu_check.sh writes it): the provenance gives the GPU, driver, CUDA
+version and date. The table gives the pending-launch limit the rows ran at, on which the nested
+rows' times depend. The document's K40c column is its printed kernels on its machine, so the
+last column is a ratio of two programs on two machines, not a speed-up of one kernel. The plot
 needs matplotlib; without it the plot is skipped with a message and the table is still written.
 """
 import csv
@@ -25,10 +30,21 @@ def load(path):
         return list(csv.DictReader(f))
 
 
+def merge(rows, no_rdc_rows):
+    """Each row of the build without -rdc ("gpu Neighbored, no -rdc") right after the same kernel's
+    row of the relocatable build, or at the end where there is none."""
+    merged = list(rows)
+    for extra in no_rdc_rows:
+        base = extra["variant"].removesuffix(", no -rdc")
+        at = next((i + 1 for i, r in enumerate(merged) if r["variant"] == base), len(merged))
+        merged.insert(at, extra)
+    return merged
+
+
 def table(rows):
     lines = ["| variant | ms | GB/s | % of peak | device-side launches (counted on the device) "
              "| pending-launch limit | document, K40c: ms | document: launches (nvprof) "
-             "| K40c ms ÷ ms here |",
+             "| document's ms ÷ ms here (other kernels, other machine) |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ms = float(r["ms"])
@@ -88,8 +104,11 @@ def plot(rows, png, env):
 
 def main():
     parser = report.parser(__doc__)
+    parser.add_argument("--no-rdc", help="05_reduction_comparison_no_rdc's CSV: its rows are added")
     args = report.parse_args(parser)
-    rows = load(args.csv)
+    if args.no_rdc and not os.path.isfile(args.no_rdc):
+        parser.error(f"--no-rdc {args.no_rdc}: no such file")
+    rows = merge(load(args.csv), load(args.no_rdc) if args.no_rdc else [])
     env = report.describe_env(args.env)
     text = table(rows)
     print(text)

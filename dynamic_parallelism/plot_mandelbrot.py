@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Turns 06_mandelbrot_mariani_silver --sweep's CSV into the chapter README's table and a plot of
+the time of each method against the image's size: where dynamic parallelism loses, where it wins.
+
+    build/bin/06_mandelbrot_mariani_silver --sweep --csv > dynamic_parallelism/data/mandelbrot.csv
+    python3 dynamic_parallelism/plot_mandelbrot.py dynamic_parallelism/data/mandelbrot.csv \\
+        --env dynamic_parallelism/data/env.txt --png dynamic_parallelism/mandelbrot.png \\
+        --readme dynamic_parallelism/README.md
+
+--readme rewrites the table between the README's mandelbrot-table markers. The plot needs
+matplotlib; without it the plot is skipped with a message and the table is still written.
+"""
+import csv
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
+import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
+
+
+def load(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def table(rows):
+    lines = ["| image | flat: ms | Mariani–Silver: ms | Mariani–Silver ÷ flat | device-side "
+             "launches | pixels filled from a border | dwell steps, Mariani–Silver ÷ flat "
+             "| filled pixels off their escape time |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        flat, dp = float(r["flat_ms"]), float(r["mariani_silver_ms"])
+        filled = 100 * int(r["filled_pixels"]) / int(r["pixels"])
+        steps = int(r["mariani_silver_steps"]) / max(1, int(r["flat_steps"]))
+        lines.append(f"| {r['n']} × {r['n']} | {flat:.4f} | {dp:.4f} | {dp / flat:.2f} | "
+                     f"{r['launches']} | {filled:.0f}% | {steps:.2f} | {r['fill_mismatches']} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(rows, png, env):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: plot skipped (pip install matplotlib)")
+        return
+    sides = [int(r["n"]) for r in rows]
+    flat = [float(r["flat_ms"]) for r in rows]
+    dp = [float(r["mariani_silver_ms"]) for r in rows]
+    fig, ax = plt.subplots(figsize=(8.5, 5))
+    ax.plot(sides, flat, "o-", label="flat: one thread per pixel")
+    ax.plot(sides, dp, "s-", label="Mariani–Silver: dynamic parallelism")
+    for s, f, d, r in zip(sides, flat, dp, rows):
+        ax.annotate(f"{d / f:.2f}×\n{r['launches']} launches", (s, d), textcoords="offset points",
+                    xytext=(0, -26 if d < f else 8), ha="center", fontsize=7)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(sides)
+    ax.set_xticklabels([f"{s}²" for s in sides])
+    ax.set_xlabel(f"image (pixels), max dwell {rows[0]['max_dwell']}")
+    ax.set_ylabel("ms (median, log scale)")
+    ax.set_title("The Mandelbrot set: Mariani–Silver ÷ flat, by image size")
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.suptitle(env or "06_mandelbrot_mariani_silver --sweep", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    print(f"wrote {png}")
+
+
+def main():
+    parser = report.parser(__doc__)
+    args = report.parse_args(parser)
+    rows = load(args.csv)
+    text = table(rows)
+    print(text)
+    if args.readme:
+        report.update_readme(args.readme, text, "mandelbrot-table")
+    if args.png:
+        plot(rows, args.png, report.describe_env(args.env))
+
+
+if __name__ == "__main__":
+    main()
