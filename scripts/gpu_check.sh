@@ -5,8 +5,12 @@
 # homework scheme and the Colab notebook. Logs, CSVs and plots go to $OUT (default ./gpu-check-out).
 #   bash scripts/gpu_check.sh                 everything
 #   bash scripts/gpu_check.sh <stage>...      some of it, run in this order whatever order given:
+#     readme     the README's commands in the order written, on a fresh clone, each one timed
+#                (scripts/readme_commands.py; readme_commands.txt has the seconds); not in `all`
 #     test       the README's test command
 #     examples   the README's examples command
+#     times      every program's default run timed: wall, host CPU and GPU seconds
+#                (scripts/time_programs.py; times/times.md and times.csv)
 #     ch10 ch07 dp atomics warp
 #                one chapter's worked numbers and benchmark (`bench`: all five)
 #     ncu        the Nsight Compute counters (ncu, at the clocks it finds)
@@ -24,7 +28,8 @@ status=0
 # want <stage>: whether this run includes the stage.
 want() {
   case "$stages" in
-  *" all "* | *" $1 "*) return 0 ;;
+  *" $1 "*) return 0 ;;
+  *" all "*) [ "$1" != readme ] && return 0 ;; # readme builds and tests again: only when named
   *" bench "*) case " ch10 ch07 dp atomics warp " in *" $1 "*) return 0 ;; esac ;;
   esac
   return 1
@@ -88,6 +93,13 @@ observe() {
   echo "[exit $?]" >>"$file"
 }
 
+if want readme; then
+  # The README's commands as a student types them, on a fresh clone of this checkout (built from
+  # nothing, so the durations are a newcomer's); each command's seconds in readme_commands.txt.
+  step readme.log python3 scripts/readme_commands.py --durations "$OUT/readme_commands.txt"
+  tail -25 "$OUT/readme.log"
+fi
+
 if want test; then
   # The README's test command.
   cmake --workflow --preset test >"$OUT/test.log" 2>&1 || status=1
@@ -98,6 +110,14 @@ if want examples; then
   # The README's examples command.
   cmake --workflow --preset examples >"$OUT/examples.log" 2>&1 || status=1
   sed -n '/== summary/,$p' "$OUT/examples.log"
+fi
+
+if want times; then
+  build
+  # Each program's default run, one after another: wall, host CPU and GPU seconds (CUPTI), the
+  # table the chapter READMEs quote each program's cost from.
+  step times.log python3 scripts/time_programs.py --build build --out "$OUT/times"
+  cat "$OUT/times/times.md"
 fi
 
 if want ch10; then
