@@ -3,13 +3,17 @@
 //
 // The critical section: one thread of each of 2 x (SM count) blocks adds 1 to a plain int, the
 // counter, under the lock, --n times, reading the counter first (to skip the lock once a cap is
-// reached, as code that checks before it locks does; the cap is never reached). Every increment
-// must survive: the counter must end at blocks x --n. Inside the section the thread also reads the
-// counter with an atomic load, which the L2 answers: where the plain read saw less, it read a stale
-// value (from its SM's L1, or a register the compiler kept it in).
+// reached, as code that checks before it locks does; the cap is never reached, and the value read
+// is not used). Every increment must survive: the counter must end at blocks x --n. Inside the
+// section the thread also reads the counter with an atomic load, which the L2 answers: where the
+// plain read saw less, it read a stale value (from its SM's L1, or a register the compiler kept
+// it in). The four locks (book_locks.cuh and lock.cuh):
 //
-//   naive            the book's first attempt (A.1.1): `if (*mutex == 0) *mutex = 1`, in a loop.
-//                    Two threads can both see 0 and both enter: increments lost.
+//   naive, fenced    A.1.1's first attempt, `if (*mutex == 0) *mutex = 1` made to wait: spin
+//                    until a volatile read sees 0, then store 1; fenced, so that its only defect
+//                    is the one the book names: two threads can both read 0 and both enter. (Its
+//                    "stale reads" then also count a holder that read the counter while another
+//                    holder was inside.)
 //   relaxed          the book's printed lock: atomicCAS(mutex, 0, 1) spin, atomicExch(mutex, 0).
 //                    Excludes, but orders nothing: the next holder may read the counter its L1
 //                    kept from before it took the lock, and write back an old value plus one.
@@ -17,56 +21,25 @@
 //                    code that accompanies the book has it: the older spelling of the orderings.
 //   acquire/release  lock.cuh: the CAS an acquire, the exchange a release.
 //
-// The naive and relaxed locks are shown failing, not checked: what they lose depends on the GPU
-// and the moment, and losing nothing on one run proves nothing. The program fails (exit 1) only
-// when the fence or acquire/release lock loses an increment or reads a stale value. Before the
-// four, a warp's 32 lanes take the acquire/release lock one after another: the spin of lanes whose
-// own warp holds the lock, which hangs without sm_70's independent thread scheduling.
+// The naive and relaxed locks are shown failing, not checked: what they lose depends on the GPU,
+// the compiler and the moment, and losing nothing on one run proves nothing (the program says so
+// when the relaxed lock lost nothing). The test whose answer never changes is orderings_ptx, which
+// reads the orderings in lock.cuh's instructions. The program fails (exit 1) only when the fence
+// or acquire/release lock loses an increment or reads a stale value. Before the four, a warp's 32
+// lanes take lock.cuh's lock, all at once: lanes that spin on a lock their own warp holds, which
+// can hang without sm_70's independent thread scheduling.
+//
+// The kernels need lock.cuh and book_locks.cuh alone (the compile_alone test checks it); main and
+// its helpers need the repository's common/.
 //
 // Build: cmake --build build --target A0_lock_litmus
 // Run:   build/bin/A0_lock_litmus [--n 64]
 #include <cuda/atomic>
 
+#include "book_locks.cuh"
 #include "lock.cuh"
 
 namespace atomics {
-
-// A.1.1's first lock: read, and write 1 if it was 0. volatile makes each access a real load or
-// store, in the L2; it does not make the two one indivisible step.
-struct NaiveLock {
-    int* mutex;
-    __device__ void lock() const {
-        volatile int* m = mutex;
-        while (*m != 0) {
-        }
-        *m = 1;  // another thread may have read 0 too, and enter with this one
-    }
-    __device__ void unlock() const { *static_cast<volatile int*>(mutex) = 0; }
-};
-
-// The book's printed lock: indivisible, relaxed.
-struct RelaxedLock {
-    int* mutex;
-    __device__ void lock() const {
-        while (atomicCAS(mutex, 0, 1) != 0) {
-        }
-    }
-    __device__ void unlock() const { atomicExch(mutex, 0); }
-};
-
-// The code download's lock: relaxed atomics, ordered by fences.
-struct FenceLock {
-    int* mutex;
-    __device__ void lock() const {
-        while (atomicCAS(mutex, 0, 1) != 0) {
-        }
-        __threadfence();
-    }
-    __device__ void unlock() const {
-        __threadfence();
-        atomicExch(mutex, 0);
-    }
-};
 
 // One thread a block: `rounds` increments of *counter under the lock. *stale counts the holders
 // whose plain read of the counter was behind the L2's value.
@@ -94,6 +67,7 @@ __global__ void warp_takes_turns(Lock lock, int* counter) {
 
 }  // namespace atomics
 
+#ifndef ATOMICS_KERNELS_ONLY  // the compile_alone test takes the kernels alone
 #include "common.cuh"
 
 namespace {
@@ -154,7 +128,7 @@ int main(int argc, char** argv) {
         bool checked;  // must lose nothing
     };
     const Row rows[] = {
-        {"naive (if (*mutex == 0) *mutex = 1)",
+        {"naive, fenced (wait for 0, store 1)",
          run(atomics::NaiveLock{mutex.get()}, counter.get(), stale.get(), blocks, rounds), false},
         {"relaxed (atomicCAS, atomicExch)",
          run(atomics::RelaxedLock{mutex.get()}, counter.get(), stale.get(), blocks, rounds), false},
@@ -174,5 +148,10 @@ int main(int argc, char** argv) {
             ok = false;
         }
     }
+    if (rows[1].outcome.counter == expected && rows[1].outcome.stale == 0)
+        std::printf(
+            "the relaxed lock lost nothing on this run, which proves nothing: the orderings are "
+            "checked in lock.cuh's instructions (ctest -R orderings_ptx)\n");
     return ok ? common::kExitOk : common::kExitWrong;
 }
+#endif  // ATOMICS_KERNELS_ONLY

@@ -21,7 +21,13 @@
 //
 // --no-lock runs Figure A.5 instead: the same kernel without the lock, once, and counts the entries
 // that are no longer reachable (verify_table checks all the others); losing them is its point, so
-// it exits 0 whatever it counts.
+// it exits 0 whatever it counts, unless not one entry reached a bucket: no race loses them all
+// (the last push onto a bucket stays), so the push did nothing, and it exits 1. (In a student's
+// copy add_to_table_unlocked is an optional part of the exercise, and --no-lock fails so until it
+// is written.) What it counts is not Fig A.5's interleaving alone: with the lane turns kept, only
+// lanes of different warps push at the same moment, and a thread's plain read of the head may
+// also return a copy its SM's L1 kept from earlier, the stale read A0_lock_litmus counts, which
+// loses pushes that were not simultaneous at all.
 //
 // Two GPU times: the kernel's (the clearing of the heads included), and the book's: its start
 // event is recorded before the device allocations and its stop event after the kernel, so its
@@ -100,13 +106,14 @@ __global__ void add_to_table_unlocked(const unsigned int* keys, const unsigned i
 }
 
 // An empty table, then the insert; returns the first error (a fault inside the kernel shows at the
-// next synchronising call). `mutexes`: one int per bucket, all 0.
+// next synchronising call). `mutexes`: one int per bucket, all 0. `blocks`: the book's 60, or
+// another grid (A99_benchmark also runs one thread per key, as A4's pushes do).
 cudaError_t build_locked_table(const DeviceTable& table, int* mutexes, const unsigned int* keys,
                                const unsigned int* values, std::size_t n,
-                               unsigned long long* refused) {
+                               unsigned long long* refused, unsigned int blocks = kLockedBlocks) {
     const cudaError_t err = clear_table(table, refused);
     if (err != cudaSuccess) return err;
-    add_to_table<<<kLockedBlocks, kLockedThreads>>>(keys, values, table, mutexes, n, refused);
+    add_to_table<<<blocks, kLockedThreads>>>(keys, values, table, mutexes, n, refused);
     return cudaGetLastError();
 }
 
@@ -124,8 +131,10 @@ cudaError_t build_locked_table(const DeviceTable& table, int* mutexes, const uns
 namespace atomics {
 
 void build_locked_table(const ChainedTable& table, const Mutexes& mutexes, const unsigned int* keys,
-                        const unsigned int* values, std::size_t n) {
-    CUDA_CHECK(build_locked_table(table.table(), mutexes.data(), keys, values, n, table.refused()));
+                        const unsigned int* values, std::size_t n,
+                        unsigned int blocks = kLockedBlocks) {
+    CUDA_CHECK(build_locked_table(table.table(), mutexes.data(), keys, values, n, table.refused(),
+                                  blocks));
 }
 
 // What the book's timed scope allocates, in its order: keys and values on the device (the keys
@@ -185,7 +194,8 @@ int main(int argc, char** argv) {
     cli.add_int("--pool", &pool, 1, atomics::kMaxKeys, "entries in the pool", "one per key, --n");
     cli.add_flag("--no-lock", &no_lock,
                  "build once without the locks (Figs A.4, A.5) and count the entries lost; exit 0 "
-                 "when every entry still in the table is right, however many were lost");
+                 "when every entry still in the table is right, however many were lost (but not "
+                 "all: then the push did nothing)");
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
@@ -212,6 +222,14 @@ int main(int argc, char** argv) {
         const std::vector<unsigned int> inserted(keys.begin(),
                                                  keys.begin() + std::min(n, capacity));
         if (!atomics::verify_device_table(table, inserted, &lost)) return common::kExitWrong;
+        if (lost == inserted.size()) {
+            std::fprintf(stderr,
+                         "FAIL --no-lock: none of the %zu entries reached a bucket: the push "
+                         "without the lock pushed nothing (no race loses every entry; in a "
+                         "student's copy, add_to_table_unlocked is yet to be written)\n",
+                         lost);
+            return common::kExitWrong;
+        }
         std::fprintf(report.text(),
                      "without the locks (Fig A.5): %zu of the %zu entries pushed are lost, no "
                      "longer reachable from any bucket; the %zu still in the table are right\n",

@@ -7,15 +7,17 @@
 // (a hit) or an empty slot (a miss). Where a chained table follows ~25,600 pointers per lookup
 // (A4), this reads one or two slots, usually from the same 32-byte sector.
 //
-// A slot is 8 bytes, key in the high half and value in the low half, so the CAS that claims the
-// slot for its key (expected: the empty slot, key 0xffffffff) writes the value with it, as cuco
-// does for 4-byte pairs. A key that is already there is a duplicate: the table is a map, so it
-// keeps one entry per distinct key, and with atomicMin on the slot (same key, so the smaller
-// 64-bit word is the smaller value) the value kept is that of the key's first occurrence in the
-// input, whatever order the threads ran in. The hash is MurmurHash3's 32-bit finaliser (cuco
-// offers it as cuco::murmurhash3_fmix_32; cuco's default, cuco::default_hash_function, is
-// xxhash_32); the book's key % count would do for these random keys, but not for keys with
-// patterns in their low bits.
+// A slot is 8 bytes, key in the high half and value in the low half (open_slots.h), so the CAS
+// that claims the slot for its key (expected: the empty slot, key 0xffffffff) writes the value
+// with it, as cuco does for 4-byte pairs. A key that is already there is a duplicate: the table is
+// a map, so it keeps one entry per distinct key, and fetch_min on the slot (same key, so the
+// smaller 64-bit word is the smaller value) keeps the smallest value among the key's occurrences,
+// whatever order the threads ran in. Here every value is its key's index in the input, so the
+// smallest value is the first occurrence's; with other values it is not (the first item of the
+// list below). The hash is MurmurHash3's 32-bit finaliser (cuco offers it as
+// cuco::murmurhash3_fmix_32; cuco's default, cuco::default_hash_function, is xxhash_32); the
+// book's key % count would do for these random keys, but not for keys with patterns in their low
+// bits.
 //
 // Every insert is checked on the host: each distinct key sits in exactly one slot, holds its
 // first occurrence's index, and is reachable from its hash position without crossing an empty
@@ -31,8 +33,15 @@
 // claims it.) A lookup that ran while the table was being filled would have to read the slots
 // with atomic loads: open_lookup's plain loads of a slot another thread is writing would race.
 //
-// The kernels and their launchers need hash_table.h alone (the compile_alone test checks it); main
-// and its helpers need keys.h and the repository's common/. What a copy of them can and cannot do:
+// The kernels and their launchers need open_slots.h and hash_table.h alone (the compile_alone test
+// checks it); main and its helpers need keys.h and the repository's common/. What a copy of them
+// can and cannot do:
+//  - A duplicate key keeps the smallest of its values, not the first inserted: fetch_min compares
+//    the packed words, and with one key in both the value decides. That is the first occurrence's
+//    value only because these values are input indices. To keep the first occurrence's value of
+//    values of your own, insert the indices and look the values up in your array; to keep
+//    whichever occurrence got there first, drop the fetch_min (the CAS's winner stays, as in cuco,
+//    which keeps one value of a duplicate key, not necessarily the first).
 //  - 32-bit keys and 32-bit values, packed in one 8-byte slot (a 64-bit CAS claims both); wider
 //    pairs need another slot layout (cuco claims the key, then writes the value).
 //  - The key 0xffffffff (kEmptyKey) marks an empty slot: the insert refuses it and counts it in
@@ -52,29 +61,9 @@
 #include <cuda/atomic>
 
 #include "hash_table.h"
+#include "open_slots.h"
 
 namespace atomics {
-
-constexpr unsigned long long kEmptySlot = ~0ull;  // key kEmptyKey, value 0xffffffff
-constexpr int kOpenThreads = 256;
-
-ATOMICS_HD inline unsigned int murmur3_fmix32(unsigned int h) {
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-}
-ATOMICS_HD inline std::size_t home_slot(unsigned int key, std::size_t slots) {
-    return murmur3_fmix32(key) % slots;
-}
-ATOMICS_HD inline unsigned long long pack(unsigned int key, unsigned int value) {
-    return (static_cast<unsigned long long>(key) << 32) | value;
-}
-ATOMICS_HD inline unsigned int key_of(unsigned long long slot) {
-    return static_cast<unsigned int>(slot >> 32);
-}
 
 // Linear probing from the key's home slot, at most `slots` steps: a full table never loops forever.
 // A key that is not inserted, for want of a free slot or because it is the reserved kEmptyKey, is
@@ -99,7 +88,7 @@ __global__ void open_insert(const unsigned int* keys, const unsigned int* values
             slot.compare_exchange_strong(current, desired, cuda::memory_order_relaxed))
             return;
         // `current` is now the slot's key, whether it was read or the CAS lost to it.
-        if (key_of(current) == key) {
+        if (key_of(current) == key) {  // a duplicate: keep the smaller value (open_slots.h)
             slot.fetch_min(desired, cuda::memory_order_relaxed);
             return;
         }
@@ -310,7 +299,7 @@ inline std::size_t slots_for(std::size_t n, std::int64_t load_percent) {
 
 }  // namespace atomics
 
-#ifndef ATOMICS_NO_MAIN_A5  // A6 and A99_benchmark include this file for its kernels and helpers
+#ifndef ATOMICS_NO_MAIN_A5  // A6 includes this file for its helpers, A99_benchmark through A6
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = atomics::kBookKeys;

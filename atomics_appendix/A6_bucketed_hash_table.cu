@@ -13,23 +13,27 @@
 // flight instead of 8.
 //
 // Everything else is A5's: the packed 8-byte slot (key high, value low) claimed by one 64-bit
-// atomicCAS, atomicMin on a duplicate (the map keeps each key's first occurrence), MurmurHash3's
-// finaliser, and every check: the slots are verified with A5's verify_open_table, whose walk from
-// the home slot without crossing an empty slot is exactly the bucket invariant here (a key sits
-// after no empty slot of its own bucket and of the buckets before it on its probe path).
+// atomicCAS and MurmurHash3's finaliser (both in open_slots.h), fetch_min on a duplicate (the map
+// keeps each key's smallest value: the first occurrence's only because the values are input
+// indices, A5's header says what that means for a copy), and every check: the slots are verified
+// with A5's verify_open_table, whose walk from the home slot without crossing an empty slot is
+// exactly the bucket invariant here (a key sits after no empty slot of its own bucket and of the
+// buckets before it on its probe path).
 //
 // The insert reads its bucket with ld.relaxed.gpu (other threads write it at the same time; the
 // CAS tells the truth about any slot that the read saw empty); the lookup runs after the inserts
 // have finished and reads with plain loads.
 //
-// The kernels and their launchers need A5's file (its slot format and hash) and hash_table.h alone
-// (the compile_alone test checks it); main and its helpers need A5's helpers, keys.h and the
-// repository's common/.
+// The kernels and their launchers need open_slots.h (the slot format and hash) and hash_table.h
+// alone (the compile_alone test checks it); main and its helpers need A5's file (its checks),
+// keys.h and the repository's common/.
 //
 // Build: cmake --build build --target A6_bucketed_hash_table
 // Run:   build/bin/A6_bucketed_hash_table [--n 26214400] [--load 50|80] [--slots S]
-#define ATOMICS_NO_MAIN_A5
-#include "A5_open_addressing_hash_table.cu"
+#include <cuda/atomic>
+
+#include "hash_table.h"
+#include "open_slots.h"
 
 namespace atomics {
 
@@ -88,7 +92,7 @@ __global__ void bucketed_insert(const unsigned int* keys, const unsigned int* va
         // The key already there: a duplicate.
 #pragma unroll
         for (std::size_t j = 0; j < kBucketSlots; ++j) {
-            if (key_of(seen.slot[j]) == key) {
+            if (key_of(seen.slot[j]) == key) {  // keep the smaller value (open_slots.h)
                 cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(bucket[j])
                     .fetch_min(desired, cuda::memory_order_relaxed);
                 return;
@@ -167,6 +171,9 @@ cudaError_t lookup_bucketed_table(const unsigned long long* slots, std::size_t b
 }  // namespace atomics
 
 #ifndef ATOMICS_KERNELS_ONLY  // the compile_alone test takes the kernels and launchers alone
+#define ATOMICS_NO_MAIN_A5    // A5's checks (verify_open_table, check_open_lookups), not its main
+#include "A5_open_addressing_hash_table.cu"
+
 namespace atomics {
 
 class BucketedTable {

@@ -8,7 +8,17 @@
 //                             allocations and the copy of the keys to the end of the kernel
 //   A3 locks (no lane turns)  the same kernel without the lane loop: what sm_70's independent
 //                             thread scheduling allows
-//   A4 lock-free cas, exch    the chained table without locks (bucket head swapped by one atomic)
+//   A3 locks (fenced lock)    the same kernel with the lock of the book's code download (a bare
+//                             spin on atomicCAS, __threadfence after it and before atomicExch;
+//                             book_locks.cuh) in place of lock.cuh's (test-and-test-and-set with
+//                             back-off, acquire and release)
+//   A3 locks (full grid)      A3's kernel launched as A4's pushes are, one thread per key, where
+//                             the book's <<<60, 256>>> runs 15,360 threads on at most 60 SMs
+//   A4 lock-free cas, exch    the chained table without locks (bucket head swapped by one atomic),
+//                             one thread per key
+//   A4 lock-free cas (A3's grid)  the cas push on A3's <<<60, 256>>>
+// A3 and A4 differ in two ways, the locks and the grid; the full-grid and A3's-grid rows take one
+// at a time.
 //   A5 open addressing        linear probing, at load factors 0.5 and 0.8
 //   A6 bucketed               A5 probed a 32-byte bucket of four slots at a time, same loads
 //   cuco static_map           cuCollections' static_map with its defaults, same keys and loads
@@ -41,7 +51,9 @@
 // Build: cmake --build build --target A99_benchmark
 // Run:   build/bin/A99_benchmark [--n 26214400] [--walk 65536] [--reps 5] [--csv > results.csv]
 #include <functional>
+#include <map>
 #include <memory>
+#include <string>
 
 #define ATOMICS_NO_MAIN_A3
 #define ATOMICS_NO_MAIN_A4
@@ -49,17 +61,20 @@
 #include "A3_gpu_hash_table.cu"  // brings A2's CPU table too
 #include "A4_lock_free_hash_table.cu"
 #include "A6_bucketed_hash_table.cu"  // brings A5's table too
+#include "book_locks.cuh"
 #ifdef ATOMICS_HAVE_CUCO
 #include "cuco_static_map.h"
 #endif
 
 namespace atomics {
 
-// A3's kernel without the lane loop: every lane of a warp spins on its bucket's lock at once.
-// Safe only since sm_70 (see A3_gpu_hash_table.cu).
-__global__ void add_to_table_no_turns(const unsigned int* keys, const unsigned int* values,
-                                      DeviceTable table, int* mutexes, std::size_t n,
-                                      unsigned long long* refused) {
+// A3's kernel with another lock L (lock.cuh's Lock, or the download's FenceLock), with or without
+// its lane turns. Without them every lane of a warp spins on its bucket's lock at once: safe only
+// since sm_70 (see A3_gpu_hash_table.cu).
+template <class L, bool kLaneTurns>
+__global__ void add_to_table_variant(const unsigned int* keys, const unsigned int* values,
+                                     DeviceTable table, int* mutexes, std::size_t n,
+                                     unsigned long long* refused) {
     for (std::size_t tid = threadIdx.x + blockIdx.x * blockDim.x; tid < n;
          tid += blockDim.x * gridDim.x) {
         const unsigned int key = keys[tid];
@@ -68,24 +83,38 @@ __global__ void add_to_table_no_turns(const unsigned int* keys, const unsigned i
             atomicAdd(refused, 1ull);
             continue;
         }
-        Entry* location = &table.pool[tid];
-        location->key = key;
-        location->value = values[tid];
-        const Lock lock{&mutexes[hash_value]};
-        lock.lock();
-        location->next = table.entries[hash_value];
-        table.entries[hash_value] = location;
-        lock.unlock();
+        auto push = [&] {
+            Entry* location = &table.pool[tid];
+            location->key = key;
+            location->value = values[tid];
+            const L lock{&mutexes[hash_value]};
+            lock.lock();
+            location->next = table.entries[hash_value];
+            table.entries[hash_value] = location;
+            lock.unlock();
+        };
+        if constexpr (kLaneTurns) {
+            for (int i = 0; i < 32; i++)
+                if ((tid % 32) == static_cast<std::size_t>(i)) push();
+        } else {
+            push();
+        }
     }
 }
 
-void build_locked_table_no_turns(const ChainedTable& table, const Mutexes& mutexes,
-                                 const unsigned int* keys, const unsigned int* values,
-                                 std::size_t n) {
+template <class L, bool kLaneTurns>
+void build_locked_table_variant(const ChainedTable& table, const Mutexes& mutexes,
+                                const unsigned int* keys, const unsigned int* values,
+                                std::size_t n) {
     CUDA_CHECK(clear_table(table.table(), table.refused()));
-    add_to_table_no_turns<<<kLockedBlocks, kLockedThreads>>>(keys, values, table.table(),
-                                                             mutexes.data(), n, table.refused());
+    add_to_table_variant<L, kLaneTurns><<<kLockedBlocks, kLockedThreads>>>(
+        keys, values, table.table(), mutexes.data(), n, table.refused());
     CUDA_CHECK_LAUNCH();
+}
+
+// One thread per key, as A4's pushes are launched.
+inline unsigned int one_thread_per_key(std::size_t n, int threads) {
+    return static_cast<unsigned int>((n + threads - 1) / threads);
 }
 
 // One line (or CSV row) per measurement: keys per second, and, where `bytes` is given (> 0), GB/s
@@ -243,16 +272,31 @@ int main(int argc, char** argv) {
     atomics::Mutexes mutexes(atomics::kBuckets);
     const unsigned int* k = dev_keys.get();
     const unsigned int* v = dev_values.get();
+    const unsigned int full_grid = atomics::one_thread_per_key(n, atomics::kLockedThreads);
     const std::pair<const char*, std::function<void()>> builds[] = {
         {"A3 locks", [&] { atomics::build_locked_table(chained, mutexes, k, v, n); }},
         {"A3 locks (no lane turns)",
-         [&] { atomics::build_locked_table_no_turns(chained, mutexes, k, v, n); }},
+         [&] {
+             atomics::build_locked_table_variant<atomics::Lock, false>(chained, mutexes, k, v, n);
+         }},
+        {"A3 locks (fenced lock)",
+         [&] {
+             atomics::build_locked_table_variant<atomics::FenceLock, true>(chained, mutexes, k, v,
+                                                                           n);
+         }},
+        {"A3 locks (full grid)",
+         [&] { atomics::build_locked_table(chained, mutexes, k, v, n, full_grid); }},
+        {"A4 lock-free cas (A3's grid)",
+         [&] {
+             atomics::build_lock_free_table(atomics::Push::kCas, chained, k, v, n,
+                                            atomics::kLockedBlocks);
+         }},
         {"A4 lock-free cas",
          [&] { atomics::build_lock_free_table(atomics::Push::kCas, chained, k, v, n); }},
         {"A4 lock-free exch",
          [&] { atomics::build_lock_free_table(atomics::Push::kExch, chained, k, v, n); }},
     };
-    double locked_rate = 0, exch_rate = 0;
+    std::map<std::string, double> insert_rate;  // M keys/s of each build above
     for (const auto& build : builds) {
         chained.poison_pool();
         build.second();
@@ -268,10 +312,10 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "FAIL: %s\n", build.first);
             return common::kExitWrong;
         }
-        const double rate = results.add(build.first, "insert", "-", n, ms, 24.0 * n, dev.peak_gbps);
-        if (build.first == builds[0].first) locked_rate = rate;
-        exch_rate = rate;
+        insert_rate[build.first] =
+            results.add(build.first, "insert", "-", n, ms, 24.0 * n, dev.peak_gbps);
     }
+    const double locked_rate = insert_rate["A3 locks"];
 
     // Lookups in the chained table: `sample` keys spread over the input, then `sample` absent keys.
     double walk_rate = 0;
@@ -355,6 +399,15 @@ int main(int argc, char** argv) {
 #endif
     }
 
+    // The locks and the grid apart: A4's pushes against A3's kernel on the same grid.
+    std::fprintf(text,
+                 "inserts on one grid: one thread per key, A4 exch %.1fx A3's locks; on A3's "
+                 "<<<60, 256>>>, A4 cas %.2fx A3's locks; A3 with the download's fenced lock %.2fx "
+                 "A3 with lock.cuh's\n",
+                 insert_rate["A4 lock-free exch"] / insert_rate["A3 locks (full grid)"],
+                 insert_rate["A4 lock-free cas (A3's grid)"] / locked_rate,
+                 insert_rate["A3 locks (fenced lock)"] / locked_rate);
+    const double exch_rate = insert_rate["A4 lock-free exch"];
     std::fprintf(
         text,
         "inserts: A4 exch %.1fx A3's rate; A5 at 0.5 %.1fx A3's\n"

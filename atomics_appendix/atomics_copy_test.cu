@@ -4,14 +4,17 @@
 //    element fewer (the last product dropped), and over inputs with one product zeroed;
 //  - A4: walk_chains run while add_to_table_cas inserts, in two streams at once: every lookup
 //    returns "not found" or a right value, never a half-made entry;
-//  - A5, A6: the reserved key 0xffffffff is refused (counted in *refused), never stored.
+//  - A5, A6: the reserved key 0xffffffff is refused (counted in *refused), never stored; a key
+//    given twice keeps the smaller of its two values, whichever came first (fetch_min: the first
+//    occurrence's value only where values are input indices, as in the programs).
 // Label gpu: skipped without a GPU, like the programs.
 //
 // Build: cmake --build build --target atomics_copy_test
 // Run:   build/bin/atomics_copy_test
 #define ATOMICS_KERNELS_ONLY  // the kernels and launchers, as a reader copies them
 #include "A4_lock_free_hash_table.cu"
-#include "A6_bucketed_hash_table.cu"  // brings A5's kernels too
+#include "A5_open_addressing_hash_table.cu"
+#include "A6_bucketed_hash_table.cu"
 #undef ATOMICS_KERNELS_ONLY
 #define ATOMICS_NO_MAIN_A1  // A1's kernels and its check, not its main
 #include "A1_lock_dot_product.cu"
@@ -112,13 +115,15 @@ void walk_during_cas_build() {
     CUDA_CHECK(cudaStreamDestroy(walk));
 }
 
-// A5, A6: the reserved key is refused, the others stored and found.
+// A5, A6: the reserved key is refused, the others stored and found. Key 5 comes twice, first
+// with the value 40, then with 4; key 9 twice, first with 5, then with 50: a duplicate keeps the
+// smaller value, not the first (the programs' values are input indices, where the two agree).
 void reserved_key() {
     const unsigned int reserved = atomics::kEmptyKey;
-    const std::vector<unsigned int> keys = {5, reserved, 7, reserved, 5, 9, 0};
-    const std::vector<unsigned int> values = {0, 1, 2, 3, 4, 5, 6};
+    const std::vector<unsigned int> keys = {5, reserved, 7, reserved, 5, 9, 0, 9};
+    const std::vector<unsigned int> values = {40, 1, 2, 3, 4, 5, 6, 50};
     const std::vector<unsigned int> queries = {5, 7, 9, 0, reserved, 8};
-    const std::vector<unsigned int> want = {0, 2, 5, 6, atomics::kNotFound, atomics::kNotFound};
+    const std::vector<unsigned int> want = {4, 2, 5, 6, atomics::kNotFound, atomics::kNotFound};
     common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(values), dev_queries(queries),
         found(queries.size());
     common::DeviceBuffer<unsigned long long> refused(1);
@@ -143,8 +148,8 @@ void reserved_key() {
         expect(refusals.c_str(), count == 2);
         const std::string lookups =
             std::string(table) +
-            ": the other keys found with their first value, the reserved key "
-            "and an absent one not found";
+            ": the other keys found, a duplicate with its smaller value, the reserved key and an "
+            "absent one not found";
         expect(lookups.c_str(), found.to_host() == want);
     }
 }

@@ -16,11 +16,13 @@
 // book's code download adds __threadfence() after the CAS and before the exchange: the older
 // spelling of the same orderings, a separate fence beside relaxed atomics.)
 //
-// While the lock is taken, a waiter tries the CAS only when a plain read (relaxed, no atomic
-// traffic) has seen the mutex free: test-and-test-and-set. Every failed CAS is a read-modify-write
-// that the L2 serialises with the holder's own accesses; a read is not. Between reads the waiter
-// sleeps (__nanosleep, sm_70 and later), twice as long each time up to about a microsecond, which
-// leaves the memory system to the holder.
+// While the lock is taken, a waiter tries the CAS only when a load has seen the mutex free:
+// test-and-test-and-set. The load is a relaxed *atomic* load (ld.relaxed.gpu), not a plain one: it
+// is answered at device scope (the L2) every time, never by a copy the L1 or a register kept, so a
+// waiter sees the unlock; it orders nothing and writes nothing. Every failed CAS is a
+// read-modify-write that the L2 serialises with the holder's own accesses; a load is not. Between
+// loads the waiter sleeps (__nanosleep, sm_70 and later), twice as long each time up to about a
+// microsecond, which leaves the memory system to the holder.
 //
 // What a copier must know:
 //  - Not fair: no queue, no order. A waiter can lose every race for as long as others keep
@@ -28,8 +30,11 @@
 //  - Lanes of one warp that contend for the same mutex: correct only since Volta (sm_70), whose
 //    independent thread scheduling lets the lane that won the CAS run on to its unlock() while the
 //    others spin. Before it a warp had one program counter and could keep running the spinning
-//    lanes forever. A1's lock test has whole warps contend, so it relies on this; A3 keeps the
-//    book's lane-by-lane loop, which let the printed code run on the GPUs of its day.
+//    lanes forever. The guarantee holds for code compiled for compute_70 or later: code built
+//    from compute_6x PTX keeps the old warp-wide scheduling even on a newer GPU (the CUDA
+//    Programming Guide's opt-out, -arch=compute_60 -code=sm_70). A1's lock test and A0's warp line
+//    have whole warps contend, so they rely on this; A3 keeps the book's lane-by-lane loop, which
+//    let the printed code run on the GPUs of its day.
 //  - No collective inside the critical section: __syncthreads(), __syncwarp() or a *_sync
 //    shuffle or vote over lanes that are spinning on this lock waits for threads that wait for it
 //    (the holder never leaves, the others never enter). Take the lock from one lane, or let every
@@ -56,7 +61,7 @@ struct Lock {
             if (m.compare_exchange_strong(expected, 1, cuda::memory_order_acquire,
                                           cuda::memory_order_relaxed))
                 return;
-            while (m.load(cuda::memory_order_relaxed) != 0) {  // held: wait, reading only
+            while (m.load(cuda::memory_order_relaxed) != 0) {  // held: wait, loading only
                 __nanosleep(sleep_ns);
                 if (sleep_ns < 1024) sleep_ns *= 2;
             }

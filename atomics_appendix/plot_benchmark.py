@@ -66,13 +66,40 @@ def readme_table(rows):
     return "\n".join(lines) + "\n"
 
 
+# A3's launch, <<<60, 256>>>: with the lane turns each of its 480 warps pushes its keys one after
+# another, one lane at a time.
+A3_WARPS = 60 * 256 // 32
+
+
 def ratio_lines(rows):
     lines = []
     locked, exch = rate(rows, "A3 locks", "insert"), rate(rows, "A4 lock-free exch", "insert")
     a5 = rate(rows, "A5 open addressing", "insert", "0.5")
     if locked and exch:
         lines.append(f"- inserts, A4 exch / A3 locks: **{exch / locked:.1f}×**"
-                     + (f"; A5 at load 0.5 / A3 locks: **{a5 / locked:.1f}×**" if a5 else ""))
+                     + (f"; A5 at load 0.5 / A3 locks: **{a5 / locked:.1f}×**" if a5 else "")
+                     + " (A4 and A5 run one thread per key, A3 15,360 threads: locks and grid "
+                     "together)")
+    # The locks and the grid apart: the same grid on both sides of each ratio.
+    full = rate(rows, "A3 locks (full grid)", "insert")
+    if full and exch:
+        lines.append(f"- inserts on one grid, one thread per key: A4 exch / A3 locks (full grid): "
+                     f"**{exch / full:.1f}×**")
+    cas_a3_grid = rate(rows, "A4 lock-free cas (A3's grid)", "insert")
+    if cas_a3_grid and locked:
+        lines.append(f"- inserts on A3's grid, <<<60, 256>>>: A4 cas (A3's grid) / A3 locks: "
+                     f"**{cas_a3_grid / locked:.2f}×**")
+    fenced = rate(rows, "A3 locks (fenced lock)", "insert")
+    if fenced and locked:
+        lines.append(f"- A3 with the download's fenced lock / A3 with lock.cuh's: "
+                     f"**{fenced / locked:.2f}×**")
+    for table in ("A3 locks", "A3 locks (fenced lock)"):
+        r = find(rows, table, "insert")
+        if r:
+            per_warp = int(r["n"]) / A3_WARPS
+            lines.append(f"- {table}: each of the {A3_WARPS} warps pushes {per_warp:,.0f} keys one "
+                         f"after another, so a push, its lock and unlock included, takes a warp "
+                         f"**{float(r['ms']) * 1000 / per_warp:.2f} µs**")
     walk = [rate(rows, WALK, op) for op in ("lookup hit", "lookup miss")]
     if all(walk):
         walk_rate = 2 / (1 / walk[0] + 1 / walk[1])  # as many hits as misses

@@ -256,14 +256,26 @@ fi
 
 if want atomics; then
   build
-  # atomics_appendix: the figures at the book's sizes (figures.txt: A0's four locks, A1's dot
-  # product on exact and on the book's inputs, A3's two GPU times beside the CPU's and its lost
-  # pushes without locks, A4's inserts and walks), then the benchmark (benchmark.csv, its text
-  # output benchmark_log.txt) and its plot.
+  # atomics_appendix: every number its README and RESULTS.md quote, from the binaries just built.
+  # figures.txt: A0's four locks (three default runs: the naive and relaxed counts change from run
+  # to run; then --n 1 and --n 1024), A1 on exact and on the book's inputs, A2's CPU build, A3's
+  # two GPU times beside the CPU's and its lost pushes without locks (twice), A4's inserts and walks
+  # (three runs: the spread between runs of one program), A5 and A6 at both loads. host_cpu.txt:
+  # the host's CPU, which A2's and A3's CPU times and the host's checks ran on. Then the benchmark
+  # (benchmark.csv, its text output benchmark_log.txt) and its plot. Afterwards, with data/
+  # replaced by this folder, from the repository's root:
+  #   python3 atomics_appendix/plot_benchmark.py atomics_appendix/data/benchmark.csv \
+  #     --env atomics_appendix/data/env.txt --png atomics_appendix/benchmark.png \
+  #     --readme atomics_appendix/README.md --results atomics_appendix/RESULTS.md
   data_dir atomics_appendix
-  rm -f "$DATA/figures.txt"
-  for p in A0_lock_litmus A1_lock_dot_product "A1_lock_dot_product --book" A3_gpu_hash_table \
-    "A3_gpu_hash_table --no-lock" A4_lock_free_hash_table; do
+  rm -f "$DATA/figures.txt" "$DATA/host_cpu.txt"
+  observe host_cpu.txt sh -c \
+    "lscpu | grep -E '^(Model name|CPU\(s\)|Thread\(s\) per core|Core\(s\) per socket|Socket\(s\)):'"
+  for p in A0_lock_litmus A0_lock_litmus A0_lock_litmus "A0_lock_litmus --n 1" \
+    "A0_lock_litmus --n 1024" A1_lock_dot_product "A1_lock_dot_product --book" A2_cpu_hash_table \
+    A3_gpu_hash_table "A3_gpu_hash_table --no-lock" "A3_gpu_hash_table --no-lock" \
+    A4_lock_free_hash_table A4_lock_free_hash_table A4_lock_free_hash_table \
+    A5_open_addressing_hash_table A6_bucketed_hash_table; do
     record figures.txt build/bin/$p
   done
   step figures.log sh -c "build/bin/A99_benchmark --csv >'$DATA/benchmark.csv' 2>'$DATA/benchmark_log.txt'"
