@@ -19,6 +19,7 @@ matplotlib; without it the plot is skipped with a message and the tables are sti
 import csv
 import os
 import sys
+import textwrap
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
 import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
@@ -87,7 +88,7 @@ def ratio_lines(rows):
                      f"**{exch / full:.1f}×**")
     cas_a3_grid = rate(rows, "A4 lock-free cas (A3's grid)", "insert")
     if cas_a3_grid and locked:
-        lines.append(f"- inserts on A3's grid, <<<60, 256>>>: A4 cas (A3's grid) / A3 locks: "
+        lines.append(f"- inserts on A3's grid, `<<<60, 256>>>`: A4 cas (A3's grid) / A3 locks: "
                      f"**{cas_a3_grid / locked:.2f}×**")
     fenced = rate(rows, "A3 locks (fenced lock)", "insert")
     if fenced and locked:
@@ -115,7 +116,9 @@ def ratio_lines(rows):
             lines += lookups + ["", f"The walk is timed on a sample of {int(sample):,} keys, whose "
                                 "rate measures latency:", "the lookup ratios most likely overstate "
                                 "the gap."]
-    return lines
+    # Markdown of 100 columns: a list item's lines go on under its text.
+    return [textwrap.fill(line, 100, subsequent_indent="  ", break_on_hyphens=False)
+            if line.startswith("- ") else line for line in lines]
 
 
 def bytes_table(rows, peak):
