@@ -21,9 +21,9 @@
 // order, and each result must equal the exact dot product: one product lost or added twice
 // changes it by at least 1, and fails. With --book, the book's a[i] = i, b[i] = 2i, whose sum
 // (about 2.8e22) no float holds exactly: the result depends on the order the blocks arrive in (the
-// lock gives several results over the runs), and the check is the book's 2 * sum of squares within
-// the rounding bound of the summation order, which a lost product can hide inside
-// (RESULTS.md#a1-the-dot-products-tolerance).
+// lock can give several results over the runs), and the check is the book's 2 * sum of squares
+// within the rounding bound of the summation order, which a lost product can hide inside
+// (RESULTS.md#a1-the-dot-products-check).
 //
 // Before either, a direct test of the lock: 1024 threads each add 1 to a plain int under it. A lock
 // that does not exclude (all 32 lanes of a warp inside at once) loses increments, every time. The
