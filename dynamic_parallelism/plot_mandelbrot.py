@@ -68,8 +68,8 @@ def plot(rows, png, env):
     ax.set_xticklabels([f"{s}²" for s in sides])
     ax.set_xlabel(f"image (pixels), max dwell {rows[0]['max_dwell']}")
     ax.set_ylabel("ms (median, log scale)")
-    ax.set_title("The Mandelbrot set by image size: dynamic parallelism against the same "
-                 "algorithm driven from the host")
+    ax.set_title("The Mandelbrot set by image size: dynamic parallelism against\nthe same "
+                 "algorithm driven from the host, and the flat kernel", fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     fig.suptitle(env or "06_mandelbrot_mariani_silver --sweep", fontsize=9)
