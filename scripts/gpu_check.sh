@@ -200,24 +200,31 @@ fi
 if want dp; then
   build
   # dynamic_parallelism: the document's printed runs (hello_world.txt), its table beside the K40
-  # figures (comparison.csv, its log comparison_log.txt; the build without relocatable device
-  # code, comparison_no_rdc.csv) and the plot, 06's default run and its sweep with the plot, 07's
-  # default run and its continuation in the default stream, then what RESULTS.md quotes about the
-  # device runtime's limits, the printed forms and the tools (exit codes logged, not judged:
+  # figures (comparison.csv, its log comparison_log.txt, which must say one pending-launch limit
+  # for every row; the same run's printed table, comparison.txt; the build without relocatable
+  # device code, comparison_no_rdc.csv) and the plot, the correct forms of 03 and 04
+  # (correct_forms.txt), 06's default run and its sweep with the plot, 07's default run and its two
+  # racing ports, the device runtime's limits (runtime_limits.txt), then what RESULTS.md quotes
+  # about the pending-launch limit, the printed forms and the tools (exit codes logged, not judged:
   # refused launches and exposed races exit 1 by design, and ctest judges those). Afterwards
   # `python3 dynamic_parallelism/readme_numbers.py --readme ... --results ...` writes the numbers
   # of the README and RESULTS.md from the data.
   data_dir dynamic_parallelism
   rm -f "$DATA/hello_world.txt" "$DATA/pending_limit.txt" "$DATA/printed_forms.txt" \
     "$DATA/tail_vs_printed.txt" "$DATA/sanitizer.txt" "$DATA/mandelbrot_default.txt" \
-    "$DATA/continuation.txt"
+    "$DATA/continuation.txt" "$DATA/comparison.txt" "$DATA/correct_forms.txt" \
+    "$DATA/runtime_limits.txt"
   record hello_world.txt build/bin/01_nested_hello_world --blocks 1
   record hello_world.txt build/bin/01_nested_hello_world --blocks 2
   step figures.log sh -c "build/bin/05_reduction_comparison --csv >'$DATA/comparison.csv' 2>'$DATA/comparison_log.txt'"
+  record comparison.txt build/bin/05_reduction_comparison
   step figures.log sh -c "build/bin/05_reduction_comparison_no_rdc --csv >'$DATA/comparison_no_rdc.csv' 2>'$DATA/comparison_no_rdc_log.txt'"
   step figures.log python3 dynamic_parallelism/plot_comparison.py "$DATA/comparison.csv" \
     --no-rdc "$DATA/comparison_no_rdc.csv" --png "$OUT/dynamic_parallelism/comparison.png" \
     --env "$DATA/env.txt"
+  record correct_forms.txt build/bin/03_nested_reduce_nosync
+  record correct_forms.txt build/bin/03_nested_reduce_nosync --tail
+  record correct_forms.txt build/bin/04_nested_reduce2
   record mandelbrot_default.txt build/bin/06_mandelbrot_mariani_silver
   step figures.log sh -c "build/bin/06_mandelbrot_mariani_silver --sweep --csv >'$DATA/mandelbrot.csv' 2>'$DATA/mandelbrot_log.txt'"
   step figures.log python3 dynamic_parallelism/plot_mandelbrot.py "$DATA/mandelbrot.csv" \
@@ -228,6 +235,16 @@ if want dp; then
   done
   observe continuation.txt build/bin/07_continuation --default-stream --stall-ns 200000 --n 65536 \
     --segments 300 --reps 1
+  for i in 1 2 3; do
+    observe continuation.txt build/bin/07_continuation --no-join --reps 1
+  done
+  observe continuation.txt build/bin/07_continuation --no-join --stall-ns 200000 --n 65536 \
+    --segments 300 --reps 1
+  # One run per pending-launch limit: a limit is set before a program's first launch.
+  record runtime_limits.txt build/bin/device_runtime_limits
+  for limit in 16384 32768; do
+    record runtime_limits.txt build/bin/device_runtime_limits --pending-limit $limit
+  done
   for limit in 16 2048 4096 8192 16384 32768; do
     observe pending_limit.txt build/bin/02_nested_reduce --pending-limit $limit
   done
