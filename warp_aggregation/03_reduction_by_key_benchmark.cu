@@ -998,8 +998,8 @@ int main(int argc, char** argv) {
         const OrderKeys k = order_keys(o, per_warp, n, static_cast<unsigned int>(per_cell),
                                        static_cast<unsigned int>(displacement), opt.seed);
         std::fprintf(report.text(),
-                     "%s: %.2f distinct keys per warp on average (%d to %d in %.1f%% of the "
-                     "warps); checking, then %s, every variant\n",
+                     "%s: %.2f distinct keys per warp (%d to %d in %.1f%% of the warps); "
+                     "checking, then %s\n",
                      k.name.c_str(), k.d.mean, k.d.low, k.d.high, 100.0 * k.d.share,
                      repeat ? "repeating" : "timing");
         order_names.push_back(k.name);
