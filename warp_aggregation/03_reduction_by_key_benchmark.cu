@@ -786,7 +786,7 @@ bool repeat_order(const OrderKeys& k, Precision<T>& prec, common::DeviceBuffer<i
     const std::string prefix = std::string(prec.name) + "/" + k.name + "/";
     const std::vector<double> want = warp_agg::reference_bins(k.keys, prec.values, k.num_keys);
     const double m = k.most_per_bin, u = std::numeric_limits<T>::epsilon() / 2;
-    const common::Tolerance tol{2.0 * m * u * 4.0 * m + std::numeric_limits<double>::min(), 0.0};
+    const common::Tolerance tol{2.0 * m * u * 4.0 * m, 0.0};  // never 0: m >= 1
     std::vector<T> got;
     bool ok = true;
     for (const Method& method : methods(k, prec, p)) {
