@@ -506,8 +506,8 @@ def which_to_use():
             if rows and "warp match_any" in rows:
                 def verdict(variant):
                     d = plot_sweep.slower_from(rows, variant)
-                    return (f"slower than `atomicAdd` from d = {d} on" if d else
-                            "faster than `atomicAdd` at every d")
+                    return (f"slower than `atomicAdd` from *d* = {d} on" if d else
+                            "faster than `atomicAdd` at every *d*")
                 scattered = ("scattered sweep, double: `match_any` aggregation "
                              + verdict("warp match_any") + "; `labeled_partition` "
                              + verdict("cg labeled_partition"))
@@ -536,7 +536,7 @@ def which_to_use():
     loop = ratio(ms(peers, variant="get_peers/all distinct"),
                  ms(peers, variant="__match_any_sync/all distinct"))
     loop_cell = (NOT_YET if loop is None else
-                 f"the loop takes {loop:.2f}× `__match_any_sync`'s time at d = 32")
+                 f"the loop takes {loop:.2f}× `__match_any_sync`'s time at *d* = 32")
     rows = [
         ("sorted, or nearly (each key's values close together)",
          "the warp segmented scan, or CUB's `ReduceByKey` (sorted keys only)",
