@@ -292,14 +292,19 @@ if want warp; then
   build
   # warp_aggregation: the traces at 64 keys with their timings (traces.txt), 01's and 04's
   # timings at their default sizes (get_peers.csv, filter.csv, each with its text output in
-  # *_log.txt), what the SASS of the peer searches and of 04's plain filter holds (sass.txt), then
-  # the reduction-by-key benchmark (benchmark.csv, benchmark_log.txt) and its plot.
+  # *_log.txt; filter.txt: 04's result lines as it prints them), what the SASS of the peer searches
+  # and of 04's plain filter holds (sass.txt), then the reduction-by-key benchmark (benchmark.csv,
+  # benchmark_log.txt) and its plot, and its text on sorted keys in double (scan.txt). Copied into
+  # the tree, these files and the sweep's and the determinism check's below fill every number of
+  # the chapter's README: python3 warp_aggregation/readme_numbers.py --readme
+  # warp_aggregation/README.md (RESULTS.md lists the rest).
   data_dir warp_aggregation
-  rm -f "$DATA/traces.txt" "$DATA/sass.txt"
+  rm -f "$DATA/traces.txt" "$DATA/sass.txt" "$DATA/filter.txt" "$DATA/scan.txt"
   record traces.txt build/bin/01_get_peers --n 64 --trace
   record traces.txt build/bin/02_reduce_peers --n 64 --trace
   step figures.log sh -c "build/bin/01_get_peers --csv >'$DATA/get_peers.csv' 2>'$DATA/get_peers_log.txt'"
   step figures.log sh -c "build/bin/04_warp_aggregated_increment --csv >'$DATA/filter.csv' 2>'$DATA/filter_log.txt'"
+  record filter.txt build/bin/04_warp_aggregated_increment
   # Per kernel of 01-03 for sm_90: the warp instructions of a peer search (MATCH.ANY, REDUX.OR,
   # BRA.DIV, SHFL.IDX, VOTE.ANY, WARPSYNC) and the atomics (ATOMS.CAST.SPIN: a shared-memory CAS
   # loop; REDG: an atomic done in the L2); then 04's filter_plain whole.
@@ -316,11 +321,16 @@ if want warp; then
   step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --csv >'$DATA/benchmark.csv' 2>'$DATA/benchmark_log.txt'"
   step figures.log python3 warp_aggregation/plot_benchmark.py "$DATA/benchmark.csv" \
     --png "$OUT/warp_aggregation/benchmark.png" --env "$DATA/env.txt"
-  # The governing variable: sorted keys with 1 to 32 distinct keys per warp, in double (sweep.csv,
-  # sweep_log.txt) and its plot; the host's share of each default run (host_checks.txt).
+  record scan.txt build/bin/03_reduction_by_key_benchmark --order sorted --precision double
+  # The governing variable: 1 to 32 distinct keys per warp, in runs and scattered, in double
+  # (sweep.csv, sweep_log.txt) and its plot; whether each variant's bits repeat over 20 runs, on the
+  # three orders and on runs of 4096 equal keys (determinism.csv, determinism_4096.csv, with their
+  # text in *_log.txt); the host's share of each default run (host_checks.txt).
   step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --order sweep --precision double --csv >'$DATA/sweep.csv' 2>'$DATA/sweep_log.txt'"
   step figures.log python3 warp_aggregation/plot_sweep.py "$DATA/sweep.csv" \
     --png "$OUT/warp_aggregation/sweep.png" --env "$DATA/env.txt"
+  step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --determinism 20 --csv >'$DATA/determinism.csv' 2>'$DATA/determinism_log.txt'"
+  step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --determinism 20 --order sorted --per-cell 4096 --precision double --csv >'$DATA/determinism_4096.csv' 2>'$DATA/determinism_4096_log.txt'"
   rm -f "$DATA/host_checks.txt"
   record host_checks.txt build/bin/warp_host_checks --size-percent 100
   record host_checks.txt build/bin/warp_host_checks --size-percent 1000
