@@ -16,7 +16,8 @@
 //         many CAS fail and retry. But `next` is stored *before* the CAS that makes the entry
 //         reachable, and the CAS is a release: a reader that loads the head with acquire sees
 //         the entry fully linked (key, value and next), at any moment of the build. This is the
-//         form that concurrent readers need.
+//         form that concurrent readers need; walk_chains reads every link with such an acquire
+//         load, so it may run during a cas build (a test runs it so), never during an exch one.
 // Both use cuda::atomic_ref on the head. For exch the release publishes only the key and value
 // (the `next` store comes after it), which is why it needs the phase separation above.
 //
@@ -80,17 +81,28 @@ __global__ void add_to_table_cas(const unsigned int* keys, const unsigned int* v
 }
 
 // The value of one entry whose key matches (for duplicate keys, the last one pushed), or kNotFound.
+// Every link (the bucket's head, then each entry's `next`) is read with an acquire load, the
+// partner of the cas push's release: the walk may run while add_to_table_cas inserts (another
+// kernel, in another stream), and every entry it reaches is whole, its key, value and `next`
+// stored before the CAS that made it reachable. Not so with add_to_table_exch, which stores `next`
+// after the exchange that publishes the entry: after an exch build, walk once the build kernel
+// has finished (a later kernel in the same stream, or after synchronising), as the programs do.
 __global__ void walk_chains(const unsigned int* queries, std::size_t n, DeviceTable table,
                             unsigned int* values) {
     const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
     if (i >= n) return;
     const unsigned int key = queries[i];
     unsigned int found = kNotFound;
-    for (const Entry* e = table.entries[hash(key, table.count)]; e != nullptr; e = e->next) {
+    Entry** link = &table.entries[hash(key, table.count)];
+    for (;;) {
+        Entry* e = cuda::atomic_ref<Entry*, cuda::thread_scope_device>(*link).load(
+            cuda::memory_order_acquire);
+        if (e == nullptr) break;
         if (e->key == key) {
             found = e->value;
             break;
         }
+        link = &e->next;
     }
     values[i] = found;
 }
@@ -168,8 +180,7 @@ inline WalkDepth walk_depth(const ChainedTable& table, const std::vector<unsigne
     Table host_table;
     copy_table_to_host(table.table(), host_table);
     WalkDepth depth{0.0, 0};
-    for (unsigned int key : present) {
-        const std::size_t steps = walk_length(host_table, key);
+    for (std::size_t steps : walk_depths(host_table, present)) {
         depth.mean += static_cast<double>(steps) / present.size();
         depth.longest = std::max(depth.longest, steps);
     }
@@ -228,11 +239,10 @@ int main(int argc, char** argv) {
 
     // Lookups on the last table built: `hits` present keys spread over the input, then as many
     // absent ones.
-    std::vector<unsigned int> sorted(keys);
-    std::sort(sorted.begin(), sorted.end());
     std::vector<unsigned int> queries = atomics::walk_sample(keys, hits);
     const atomics::WalkDepth depth = atomics::walk_depth(table, queries);
-    const std::vector<unsigned int> absent = atomics::absent_keys(sorted, hits, opt.seed);
+    const std::vector<unsigned int> absent =
+        atomics::absent_keys(atomics::sorted_copy(keys), hits, opt.seed);
     queries.insert(queries.end(), absent.begin(), absent.end());
     common::DeviceBuffer<unsigned int> dev_queries(queries), dev_found(queries.size());
     CUDA_CHECK(cudaMemset(dev_found.get(), 0xff - 1, queries.size() * sizeof(unsigned int)));

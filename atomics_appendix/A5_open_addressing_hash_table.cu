@@ -32,7 +32,20 @@
 // with atomic loads: open_lookup's plain loads of a slot another thread is writing would race.
 //
 // The kernels and their launchers need hash_table.h alone (the compile_alone test checks it); main
-// and its helpers need keys.h and the repository's common/.
+// and its helpers need keys.h and the repository's common/. What a copy of them can and cannot do:
+//  - 32-bit keys and 32-bit values, packed in one 8-byte slot (a 64-bit CAS claims both); wider
+//    pairs need another slot layout (cuco claims the key, then writes the value).
+//  - The key 0xffffffff (kEmptyKey) marks an empty slot: the insert refuses it and counts it in
+//    *refused, as it counts a key that finds no free slot. Your keys must avoid it, or be mapped.
+//  - No delete: a slot emptied again would cut the probe paths that pass through it (a delete
+//    writes a tombstone, which lookups step over and inserts may reuse).
+//  - Inserts and lookups in separate kernels (or ordered by a stream or an event): open_lookup
+//    reads slots with plain loads, which race with a concurrent insert's CAS. A lookup that must
+//    run during inserts reads each slot with cuda::atomic_ref's load (relaxed is enough: the key
+//    and value arrive in one word).
+//  - Size the table for the keys: each probe sequence is bounded by the table's size, so a full
+//    or nearly full table is never an endless loop, but an insert or a miss then walks a long run
+//    of occupied slots, up to all of them: n keys cost up to n x slots probes, not n.
 //
 // Build: cmake --build build --target A5_open_addressing_hash_table
 // Run:   build/bin/A5_open_addressing_hash_table [--n 26214400] [--load 50|80|both | --slots S]
@@ -64,12 +77,18 @@ ATOMICS_HD inline unsigned int key_of(unsigned long long slot) {
 }
 
 // Linear probing from the key's home slot, at most `slots` steps: a full table never loops forever.
+// A key that is not inserted, for want of a free slot or because it is the reserved kEmptyKey, is
+// counted in *refused.
 __global__ void open_insert(const unsigned int* keys, const unsigned int* values, std::size_t n,
                             unsigned long long* slots, std::size_t num_slots,
                             unsigned long long* refused) {
     const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
     if (i >= n) return;
     const unsigned int key = keys[i];
+    if (key == kEmptyKey) {  // the empty slot's key: stored, it would read as an empty slot
+        atomicAdd(refused, 1ull);
+        return;
+    }
     const unsigned long long desired = pack(key, values[i]);
     std::size_t s = home_slot(key, num_slots);
     for (std::size_t probe = 0; probe < num_slots; ++probe) {
@@ -159,85 +178,130 @@ class OpenTable {
     common::DeviceBuffer<unsigned long long> refused_;
 };
 
-// What the map must hold: each distinct key once, with the index of its first occurrence.
-struct MapReference {
-    std::vector<unsigned long long> first;  // pack(key, first index), sorted, one per key
-    std::vector<unsigned int> expected;     // expected[i]: the value a lookup of keys[i] returns
-    std::vector<unsigned int> sorted_keys;  // the distinct keys, sorted
-
-    explicit MapReference(const std::vector<unsigned int>& keys) : expected(keys.size()) {
-        std::vector<unsigned long long> pairs(keys.size());
-        for (std::size_t i = 0; i < keys.size(); ++i)
-            pairs[i] = pack(keys[i], static_cast<unsigned int>(i));
-        std::sort(pairs.begin(), pairs.end());
-        for (std::size_t i = 0; i < pairs.size(); ++i) {
-            if (i == 0 || key_of(pairs[i]) != key_of(pairs[i - 1])) first.push_back(pairs[i]);
-            expected[static_cast<unsigned int>(pairs[i])] = static_cast<unsigned int>(first.back());
-        }
-        sorted_keys.reserve(first.size());
-        for (unsigned long long p : first) sorted_keys.push_back(key_of(p));
-    }
-};
-
-// The slots after an insert (see the header comment for what is checked). `home` gives the slot
-// where a key's probe path starts (A6 passes its bucket's first slot).
-inline bool verify_open_table(const std::vector<unsigned long long>& slots, const MapReference& ref,
-                              std::size_t (*home)(unsigned int, std::size_t) = home_slot) {
-    std::vector<std::uint8_t> found(ref.first.size(), 0);
-    std::size_t occupied = 0;
-    for (std::size_t s = 0; s < slots.size(); ++s) {
-        if (slots[s] == kEmptySlot) continue;
-        ++occupied;
-        const unsigned int key = key_of(slots[s]);
-        const auto it = std::lower_bound(ref.sorted_keys.begin(), ref.sorted_keys.end(), key);
-        if (it == ref.sorted_keys.end() || *it != key) {
-            std::fprintf(stderr,
-                         "FAIL open table: slot %zu holds key %u, which was never inserted\n", s,
-                         key);
-            return false;
-        }
-        const std::size_t k = static_cast<std::size_t>(it - ref.sorted_keys.begin());
-        if (found[k]++) {
-            std::fprintf(stderr, "FAIL open table: key %u is in the table twice (slot %zu)\n", key,
-                         s);
-            return false;
-        }
-        if (slots[s] != ref.first[k]) {
-            std::fprintf(
-                stderr, "FAIL open table: key %u holds value %u, its first occurrence is %u\n", key,
-                static_cast<unsigned int>(slots[s]), static_cast<unsigned int>(ref.first[k]));
-            return false;
-        }
-        for (std::size_t p = home(key, slots.size()); p != s; p = (p + 1) % slots.size()) {
-            if (slots[p] == kEmptySlot) {
-                std::fprintf(stderr,
-                             "FAIL open table: key %u in slot %zu, but slot %zu before it on its "
-                             "probe path is empty: a lookup stops there\n",
-                             key, s, p);
-                return false;
+// The slots after an insert (see the header comment for what is checked), in one pass over the
+// slots in order, split among the host's cores. `Home` gives the slot where a key's probe path
+// starts (A6 passes its bucket's first slot). A key is reachable when no slot from its home to its
+// own is empty: the nearest empty slot before it lies before its home.
+template <std::size_t (*Home)(unsigned int, std::size_t) = home_slot>
+bool verify_open_table(const std::vector<unsigned long long>& slots,
+                       const std::vector<unsigned int>& keys, const MapReference& ref) {
+    const std::size_t num_slots = slots.size(), n = keys.size(), words = n / 64 + 1;
+    // Bit v of a part's bitmap: value v may not appear (again) in the part's slots. It starts as
+    // the later occurrences (a slot must hold its key's first) and takes each value seen, so that
+    // a key in two slots shows as a value seen twice: within a part here, across parts when the
+    // bitmaps are merged below. One bitmap, one read a slot.
+    const unsigned int parts = parallel_parts(num_slots);
+    std::vector<std::vector<std::uint64_t>> taken(parts);
+    std::vector<Problem> problems(parts);
+    std::vector<std::size_t> occupied(parts, 0);
+    parallel_for(num_slots, [&](unsigned int part, std::size_t first, std::size_t last) {
+        std::vector<std::uint64_t>& mine = taken[part];
+        mine.resize(words);
+        for (std::size_t w = 0; w < words; ++w) mine[w] = ref.later_bits(w);
+        // First, alone in a small loop, what needs a read at a random place of the keys: whether
+        // the value is an index of the slot's key. Kept apart from the rest of the checks, many of
+        // these reads are in flight at once.
+        std::size_t stop = last;
+        for (std::size_t s = first; s < last; ++s) {
+            const unsigned long long slot = slots[s];
+            const unsigned int value = static_cast<unsigned int>(slot);
+            if (slot != kEmptySlot && (value >= n || keys[value] != key_of(slot))) {
+                stop = s;
+                break;
             }
         }
+        // The nearest empty slot before `first`, cyclically; none in a table with no empty slot.
+        std::size_t empty = num_slots;
+        for (std::size_t back = 1; back <= num_slots && first != last; ++back) {
+            const std::size_t p = (first + num_slots - back) % num_slots;
+            if (slots[p] == kEmptySlot) {
+                empty = p;
+                break;
+            }
+        }
+        // Slots from s back: the distance to `to`, going backwards around the table.
+        const auto behind = [num_slots](std::size_t s, std::size_t to) {
+            return s >= to ? s - to : s + num_slots - to;
+        };
+        std::size_t count = 0;
+        for (std::size_t s = first; s <= stop && s < last; ++s) {
+            const unsigned long long slot = slots[s];
+            if (slot == kEmptySlot) {
+                empty = s;
+                continue;
+            }
+            ++count;
+            const unsigned int key = key_of(slot);
+            const unsigned int value = static_cast<unsigned int>(slot);
+            const char* problem = nullptr;
+            if (s == stop)
+                problem = "is not the index of that key: a key never inserted, or a wrong value";
+            else if ((mine[value / 64] >> (value % 64)) & 1)
+                problem = ref.is_first(value) ? "is there twice: the key is in the table twice"
+                                              : "is not the index of the key's first occurrence";
+            else if (empty != num_slots && behind(s, Home(key, num_slots)) >= behind(s, empty))
+                problem = "is behind an empty slot on its probe path: a lookup stops there";
+            if (problem != nullptr) {
+                problems[part] =
+                    "open table: slot " + std::to_string(s) + " holds key " + std::to_string(key) +
+                    " with value " + std::to_string(value) + ", which " + problem +
+                    (empty != num_slots
+                         ? " (the last empty slot before it: " + std::to_string(empty) + ")"
+                         : std::string());
+                return;
+            }
+            mine[value / 64] |= std::uint64_t{1} << (value % 64);
+        }
+        occupied[part] = count;
+    });
+    if (!report_first(problems)) return false;
+    for (std::size_t w = 0; w < words; ++w) {
+        std::uint64_t all = 0;
+        for (const std::vector<std::uint64_t>& part : taken) {
+            const std::uint64_t twice = all & part[w] & ~ref.later_bits(w);
+            if (twice != 0) {
+                std::size_t value = w * 64;
+                while (!((twice >> (value % 64)) & 1)) ++value;
+                std::fprintf(stderr, "FAIL open table: key %u is in the table twice\n",
+                             keys[value]);
+                return false;
+            }
+            all |= part[w];
+        }
     }
-    if (occupied != ref.first.size()) {
-        std::fprintf(stderr, "FAIL open table: %zu occupied slots for %zu distinct keys\n",
-                     occupied, ref.first.size());
+    std::size_t total = 0;
+    for (std::size_t o : occupied) total += o;
+    if (total != ref.distinct()) {
+        std::fprintf(stderr, "FAIL open table: %zu occupied slots for %zu distinct keys\n", total,
+                     ref.distinct());
         return false;
     }
     return true;
 }
 
-// Lookups of the input keys (hits: queries[0..hits)) and of absent keys.
-inline bool check_open_lookups(const MapReference& ref, const std::vector<unsigned int>& queries,
-                               std::size_t hits, const std::vector<unsigned int>& got) {
-    for (std::size_t i = 0; i < queries.size(); ++i) {
-        const unsigned int want = i < hits ? ref.expected[i] : kNotFound;
-        if (got[i] != want) {
-            std::fprintf(stderr, "FAIL open lookup: query %zu, key %u (%s): got %u, expected %u\n",
-                         i, queries[i], i < hits ? "present" : "absent", got[i], want);
-            return false;
+// Lookups of the input keys (hits: queries[i] = keys[i] for i < hits) and of absent keys: a hit
+// must return the index of its key's first occurrence, a miss kNotFound.
+inline bool check_open_lookups(const std::vector<unsigned int>& keys, const MapReference& ref,
+                               const std::vector<unsigned int>& queries, std::size_t hits,
+                               const std::vector<unsigned int>& got) {
+    std::vector<Problem> problems(parallel_parts(queries.size()));
+    parallel_for(queries.size(), [&](unsigned int part, std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) {
+            const bool right = i < hits ? got[i] < keys.size() && keys[got[i]] == queries[i] &&
+                                              ref.is_first(got[i])
+                                        : got[i] == kNotFound;
+            if (!right) {
+                problems[part] =
+                    "open lookup: query " + std::to_string(i) + ", key " +
+                    std::to_string(queries[i]) +
+                    (i < hits ? " (present): got " : " (absent): got ") + std::to_string(got[i]) +
+                    ", expected " +
+                    (i < hits ? "the index of its first occurrence" : std::to_string(kNotFound));
+                return;
+            }
         }
-    }
-    return true;
+    });
+    return report_first(problems);
 }
 
 inline std::size_t slots_for(std::size_t n, std::int64_t load_percent) {
@@ -268,10 +332,10 @@ int main(int argc, char** argv) {
     const std::vector<unsigned int> keys = atomics::random_keys(n, opt.seed);
     const atomics::MapReference ref(keys);
     std::vector<unsigned int> queries(keys);
-    const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys, n, opt.seed);
+    const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys(), n, opt.seed);
     queries.insert(queries.end(), absent.begin(), absent.end());
     std::fprintf(report.text(), "%zu keys, %zu distinct; lookups: all %zu, then %zu absent keys\n",
-                 n, ref.first.size(), n, n);
+                 n, ref.distinct(), n, n);
 
     std::vector<std::int64_t> loads = {50, 80};
     if (load != 0) loads = {load};
@@ -293,20 +357,20 @@ int main(int argc, char** argv) {
             std::fprintf(stderr,
                          "table full: %zu slots for %zu distinct keys; %llu inserts found no free "
                          "slot\n",
-                         slots, ref.first.size(), refused);
+                         slots, ref.distinct(), refused);
             return common::kExitWrong;
         }
-        if (!atomics::verify_open_table(table.to_host(), ref)) return common::kExitWrong;
+        if (!atomics::verify_open_table(table.to_host(), keys, ref)) return common::kExitWrong;
         CUDA_CHECK(cudaMemset(dev_found.get(), 0xfe, queries.size() * sizeof(unsigned int)));
         table.lookup(dev_queries.get(), queries.size(), dev_found.get());
-        if (!atomics::check_open_lookups(ref, queries, n, dev_found.to_host()))
+        if (!atomics::check_open_lookups(keys, ref, queries, n, dev_found.to_host()))
             return common::kExitWrong;
 
         const double insert_ms =
             timer.median_ms([&] { table.insert(dev_keys.get(), dev_values.get(), n); });
         const double lookup_ms = timer.median_ms(
             [&] { table.lookup(dev_queries.get(), queries.size(), dev_found.get()); });
-        const double actual_load = static_cast<double>(ref.first.size()) / slots;
+        const double actual_load = static_cast<double>(ref.distinct()) / slots;
         std::fprintf(report.text(),
                      "load %.2f (%zu slots): insert %.0f M keys/s, lookup (half hits, half "
                      "misses) %.0f M keys/s\n",

@@ -68,13 +68,18 @@ __device__ __forceinline__ Bucket load_bucket(const unsigned long long* p) {
     return {{lo.x, lo.y, hi.x, hi.y}};
 }
 
-// At most `buckets` steps: a full table refuses the key instead of looping.
+// At most `buckets` steps: a full table refuses the key instead of looping. As in A5, the reserved
+// kEmptyKey is refused too, and every key refused is counted in *refused.
 __global__ void bucketed_insert(const unsigned int* keys, const unsigned int* values, std::size_t n,
                                 unsigned long long* slots, std::size_t buckets,
                                 unsigned long long* refused) {
     const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
     if (i >= n) return;
     const unsigned int key = keys[i];
+    if (key == kEmptyKey) {
+        atomicAdd(refused, 1ull);
+        return;
+    }
     const unsigned long long desired = pack(key, values[i]);
     std::size_t b = home_bucket(key, buckets);
     for (std::size_t probe = 0; probe < buckets; ++probe) {
@@ -210,10 +215,10 @@ int main(int argc, char** argv) {
     const std::vector<unsigned int> keys = atomics::random_keys(n, opt.seed);
     const atomics::MapReference ref(keys);
     std::vector<unsigned int> queries(keys);
-    const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys, n, opt.seed);
+    const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys(), n, opt.seed);
     queries.insert(queries.end(), absent.begin(), absent.end());
     std::fprintf(report.text(), "%zu keys, %zu distinct; lookups: all %zu, then %zu absent keys\n",
-                 n, ref.first.size(), n, n);
+                 n, ref.distinct(), n, n);
 
     std::vector<std::int64_t> loads = {50, 80};
     if (load != 0) loads = {load};
@@ -235,21 +240,21 @@ int main(int argc, char** argv) {
             std::fprintf(stderr,
                          "table full: %zu slots for %zu distinct keys; %llu inserts found no free "
                          "slot\n",
-                         slots, ref.first.size(), refused);
+                         slots, ref.distinct(), refused);
             return common::kExitWrong;
         }
-        if (!atomics::verify_open_table(table.to_host(), ref, atomics::bucket_home_slot))
+        if (!atomics::verify_open_table<atomics::bucket_home_slot>(table.to_host(), keys, ref))
             return common::kExitWrong;
         CUDA_CHECK(cudaMemset(dev_found.get(), 0xfe, queries.size() * sizeof(unsigned int)));
         table.lookup(dev_queries.get(), queries.size(), dev_found.get());
-        if (!atomics::check_open_lookups(ref, queries, n, dev_found.to_host()))
+        if (!atomics::check_open_lookups(keys, ref, queries, n, dev_found.to_host()))
             return common::kExitWrong;
 
         const double insert_ms =
             timer.median_ms([&] { table.insert(dev_keys.get(), dev_values.get(), n); });
         const double lookup_ms = timer.median_ms(
             [&] { table.lookup(dev_queries.get(), queries.size(), dev_found.get()); });
-        const double actual_load = static_cast<double>(ref.first.size()) / slots;
+        const double actual_load = static_cast<double>(ref.distinct()) / slots;
         std::fprintf(report.text(),
                      "load %.2f (%zu slots): insert %.0f M keys/s, lookup (half hits, half "
                      "misses) %.0f M keys/s\n",

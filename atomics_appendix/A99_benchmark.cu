@@ -118,7 +118,6 @@ class Results {
             }
             std::printf("\n");
         }
-        std::fflush(stdout);
         return mkeys;
     }
 
@@ -169,9 +168,9 @@ inline bool check_cuco_map(std::size_t size, const MapReference& ref,
                            const std::vector<unsigned int>& keys,
                            const std::vector<unsigned int>& queries, std::size_t hits,
                            const std::vector<unsigned int>& got) {
-    if (size != ref.first.size()) {
+    if (size != ref.distinct()) {
         std::fprintf(stderr, "FAIL cuco static_map: %zu keys in the map, %zu distinct keys\n", size,
-                     ref.first.size());
+                     ref.distinct());
         return false;
     }
     for (std::size_t i = 0; i < queries.size(); ++i) {
@@ -212,9 +211,9 @@ int main(int argc, char** argv) {
     common::require_device_bytes(4.0 * 6 * n + 16.0 * n + 3 * 16.0 * n, "the keys and tables");
     const std::vector<unsigned int> keys = atomics::random_keys(n, opt.seed);
     const atomics::MapReference ref(keys);
-    const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys, n, opt.seed);
+    const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys(), n, opt.seed);
     std::fprintf(text, "%zu keys (%zu distinct), %zu absent keys for the misses\n", n,
-                 ref.first.size(), n);
+                 ref.distinct(), n);
     common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(atomics::key_indices(n));
     common::Timer timer(dev, opt.reps);
 
@@ -322,8 +321,8 @@ int main(int argc, char** argv) {
             },
             [&] {
                 return a5_table.refused_count() == 0 &&
-                       atomics::verify_open_table(a5_table.to_host(), ref) &&
-                       atomics::check_open_lookups(ref, queries, n, dev_found.to_host());
+                       atomics::verify_open_table(a5_table.to_host(), keys, ref) &&
+                       atomics::check_open_lookups(keys, ref, queries, n, dev_found.to_host());
             });
         if (!a5[l].ok()) return common::kExitWrong;
         const atomics::BucketedTable a6_table(slots);
@@ -335,9 +334,9 @@ int main(int argc, char** argv) {
             },
             [&] {
                 return a6_table.refused_count() == 0 &&
-                       atomics::verify_open_table(a6_table.to_host(), ref,
-                                                  atomics::bucket_home_slot) &&
-                       atomics::check_open_lookups(ref, queries, n, dev_found.to_host());
+                       atomics::verify_open_table<atomics::bucket_home_slot>(a6_table.to_host(),
+                                                                             keys, ref) &&
+                       atomics::check_open_lookups(keys, ref, queries, n, dev_found.to_host());
             });
         if (!a6[l].ok()) return common::kExitWrong;
 #ifdef ATOMICS_HAVE_CUCO

@@ -2,12 +2,13 @@
 // roofline floor and the libraries a user would pick instead.
 //
 // For each radius (default 1..4; --radius for one) on one random W x H fp32 image (default
-// 8192 x 8192) it runs Fig 7.7 (basic), Fig 7.9 (constant memory), Fig 7.12 (tiled), Fig 7.15
-// (cached halo), 07_ex2 (output-tiled), 07_91 (register-tiled), 07_92 (register window, reuse
-// from the caches), 07_93 (float4 strips: 8 rows and 64 registers per thread; also 8 rows with 80,
-// 4 rows with 64 and 16 rows with 128), 07_94 (strips as an FMA pipeline: 4 columns x 5 rows of
-// outputs per thread in 72 registers; also 4x4 in 64, 4x6 in 80 and 4x8 in 128), and, where the
-// build found them, cuDNN
+// 8192 x 8192) it runs Fig 7.7 (basic), Fig 7.9 (constant memory), Fig 7.9's two changes one at a
+// time (Fig 7.7 with its radius at compile time, Fig 7.9 with its radius at run time), Fig 7.12
+// (tiled), Fig 7.15 (cached halo), 07_ex2 (output-tiled), 07_91 (register-tiled), 07_92 (register
+// window, reuse from the caches), 07_93 (float4 strips: 8 rows and 64 registers per thread; also 8
+// rows with 80, 4 rows with 64 and 16 rows with 128), 07_94 (strips as an FMA pipeline: 4 columns
+// x 5 rows of outputs per thread in 72 registers; also 4x4 in 64, 4x6 in 80 and 4x8 in 128), and,
+// where the build found them, cuDNN
 // (cudnnConvolutionForward: one image, one channel, zero padding r, cross-correlation as in the
 // book, CUDNN_FMA_MATH so that it computes in fp32 like the kernels; two rows from
 // cudnnFindConvolutionForwardAlgorithm: "cuDNN direct sum", its fastest direct-sum algorithm, and
@@ -416,6 +417,67 @@ double fp32_peak_gflops(const common::Device& dev) {
            1e9;
 }
 
+// Fig 7.9's speed-up taken apart. Fig 7.9 changes two things at once from Fig 7.7: the weights
+// come from the __constant__ F_c, through the constant cache (LDC), instead of through the pointer
+// F and L1 (LDG), and the radius is known when the kernel is compiled, so that both loops unroll
+// and every weight's address and every offset into N is a constant. Each kernel below makes one of
+// the two changes alone; the README's Fig 7.9 section reads the four rows side by side.
+
+// Fig 7.7 with FILTER_RADIUS at compile time: the loops unroll, the weights still come through F.
+template <int FILTER_RADIUS>
+__global__ void basic_kernel_compile_time_r(const float* N, const float* F, float* P, int width,
+                                            int height) {
+    int outCol = blockIdx.x * blockDim.x + threadIdx.x;
+    int outRow = blockIdx.y * blockDim.y + threadIdx.y;
+    if (outRow >= height || outCol >= width) return;
+    float Pvalue = 0.0f;
+    for (int fRow = 0; fRow < 2 * FILTER_RADIUS + 1; fRow++) {
+        for (int fCol = 0; fCol < 2 * FILTER_RADIUS + 1; fCol++) {
+            int inRow = outRow - FILTER_RADIUS + fRow;
+            int inCol = outCol - FILTER_RADIUS + fCol;
+            if (inRow >= 0 && inRow < height && inCol >= 0 && inCol < width) {
+                Pvalue += F[fRow * (2 * FILTER_RADIUS + 1) + fCol] * N[inRow * width + inCol];
+            }
+        }
+    }
+    P[outRow * width + outCol] = Pvalue;
+}
+
+// Fig 7.9 with the radius r at run time: the weights come from F_c, the loops stay loops.
+__global__ void const_mem_kernel_run_time_r(const float* N, float* P, int r, int width,
+                                            int height) {
+    int outCol = blockIdx.x * blockDim.x + threadIdx.x;
+    int outRow = blockIdx.y * blockDim.y + threadIdx.y;
+    if (outRow >= height || outCol >= width) return;
+    float Pvalue = 0.0f;
+    for (int fRow = 0; fRow < 2 * r + 1; fRow++) {
+        for (int fCol = 0; fCol < 2 * r + 1; fCol++) {
+            int inRow = outRow - r + fRow;
+            int inCol = outCol - r + fCol;
+            if (inRow >= 0 && inRow < height && inCol >= 0 && inCol < width) {
+                Pvalue += F_c[fRow][fCol] * N[inRow * width + inCol];
+            }
+        }
+    }
+    P[outRow * width + outCol] = Pvalue;
+}
+
+// Both on Fig 7.7's and Fig 7.9's blocks of 32 x 8 threads.
+template <int FILTER_RADIUS>
+cudaError_t basic_compile_time_r(const float* N, const float* F, float* P, int width, int height) {
+    dim3 block(BLOCK_X, BLOCK_Y);
+    dim3 grid(ch07::ceil_div(width, BLOCK_X), ch07::ceil_div(height, BLOCK_Y));
+    basic_kernel_compile_time_r<FILTER_RADIUS><<<grid, block>>>(N, F, P, width, height);
+    return cudaGetLastError();
+}
+
+cudaError_t const_mem_run_time_r(const float* N, float* P, int r, int width, int height) {
+    dim3 block(CONST_BLOCK_X, CONST_BLOCK_Y);
+    dim3 grid(ch07::ceil_div(width, CONST_BLOCK_X), ch07::ceil_div(height, CONST_BLOCK_Y));
+    const_mem_kernel_run_time_r<<<grid, block>>>(N, P, r, width, height);
+    return cudaGetLastError();
+}
+
 struct Kernel {
     std::string name;  // a CSV field as printed: no commas
     std::function<void()> launch;
@@ -440,6 +502,9 @@ std::vector<Kernel> chapter_kernels(const ch07::Conv2dRunner& run) {
          [=, &run] { CUDA_CHECK(convolution_2D_basic(in, run.filter(), out, R, w, h)); }, false},
         {"07_09 constant memory", [=] { CUDA_CHECK(convolution_2D_const_mem<R>(in, out, w, h)); },
          false},
+        {"07_07 r at compile time",
+         [=, &run] { CUDA_CHECK(basic_compile_time_r<R>(in, run.filter(), out, w, h)); }, false},
+        {"07_09 r at run time", [=] { CUDA_CHECK(const_mem_run_time_r(in, out, R, w, h)); }, false},
         {"07_12 tiled", [=] { CUDA_CHECK(convolution_tiled_2D_const_mem<R>(in, out, w, h)); },
          false},
         {"07_15 cached halo",

@@ -5,14 +5,18 @@ results come from.
     python3 ch07_convolution/draw_figures.py --out-dir ch07_convolution
 
   conv1d.png       Figs 7.1-7.3: x = [8 2 5 4 1 7 3] and f = [1 3 5 3 1] (r = 2): y[2], y[3] one
-                   element further (the sliding window), and y[1] with its ghost cell x[-1] = 0
+                   element further (the sliding window), and y[1] with its ghost cell x[-1] = 0,
+                   each y[i] in a row under x, under x[i]
+  conv2d.png       Figs 7.4-7.6: P[2][2]'s 5 x 5 patch of N, P[1][0]'s with its 13 ghost cells,
+                   and the 16 x 16 image in 4 x 4 blocks, thread (1, 1) of block (1, 1) on P[5][5]
   tile_7_11.png    Fig 7.11: the 16 x 16 toy image, a 4 x 4 output tile and its 8 x 8 input tile
                    (5 x 5 filter): the halo makes the input tile 4 times the output tile
   tile_7_13.png    Fig 7.13: an 8 x 8 block that is its input tile, r = 1: the ring of threads
                    that only load, the 6 x 6 that compute, and the patches of threads (1, 1) and
                    (5, 5) in N_s
-  memory.png       Figs 7.8 and 7.10: where F_c, N and P live, and the caches between DRAM and the
-                   SMs, with the sizes of the GPU of the committed data (see below)
+  memory.png       Figs 7.8 and 7.10: where F_c, N and P live, the caches between DRAM and the SMs,
+                   and the path N and F_c each take, with the sizes of the GPU of the committed
+                   data (see below)
   roofline.png     that GPU's roofline: the OP/B the book counts for Figs 7.7, 7.9 and 7.12 and its
                    5x5 bound, the OP/B measured for each kernel at 5x5, and the ridge point
 
@@ -72,7 +76,7 @@ def conv1d(png):
     cases = [(2, "Fig 7.1: y[2], the inner product of f with x[0..4]"),
              (3, "Fig 7.2: y[3], the same f one element further: x[1..5]"),
              (1, "Fig 7.3: y[1] needs x[−1], outside x: a ghost cell, 0")]
-    fig, axes = plt.subplots(len(cases), 1, figsize=(11, 3.1 * len(cases)))
+    fig, axes = plt.subplots(len(cases), 1, figsize=(11, 3.9 * len(cases)))
     for ax, (i, title) in zip(axes, cases):
         lo, hi = -r, len(x) - 1 + r
         # x, with the ghost cells on both sides dashed (shown as 0 where the window uses them)
@@ -97,20 +101,130 @@ def conv1d(png):
             cell(ax, k, 0.2, f[j] * xv, face="white", edge="#999999")
         terms = " + ".join(
             f"{f[j]}·{x[i - r + j] if 0 <= i - r + j < len(x) else 0}" for j in range(2 * r + 1))
-        ax.annotate("", xy=(hi + 2.1, 0.7), xytext=(i + r + 1.1, 0.7),
-                    arrowprops=dict(arrowstyle="->", color=DARK))
-        cell(ax, hi + 2.2, 0.2, y[i], face=DARK, edge=DARK, weight="bold", colour="white")
-        ax.text(hi + 2.7, 1.55, f"y[{i}]", ha="center", fontsize=10, color=DARK)
+        # y, one element per element of x and under it: the products' sum lands under x[i]
+        ax.text(lo - 0.7, -1.0, "y", ha="right", va="center", fontsize=12, style="italic")
+        for k in range(len(x)):
+            cell(ax, k, -1.5, y[k] if k == i else "", face=DARK if k == i else "white",
+                 edge=DARK if k == i else "#999999", weight="bold" if k == i else None,
+                 colour="white")
+            ax.text(k + 0.5, -1.85, f"y[{k}]", ha="center", va="top", fontsize=8,
+                    color=DARK if k == i else "#555555")
+        ax.annotate("", xy=(i + 0.5, -0.48), xytext=(i + 0.5, 0.18),
+                    arrowprops=dict(arrowstyle="->", color=DARK, linewidth=1.5))
+        ax.text(i + 0.62, -0.15, "sum", ha="left", va="center", fontsize=9, color=DARK)
         ax.set_title(f"{title}:   y[{i}] = {terms} = {y[i]}", fontsize=11, loc="left")
-        ax.set_xlim(lo - 1.6, hi + 3.6)
-        ax.set_ylim(-0.2, 4.7)
+        ax.set_xlim(lo - 1.6, hi + 1.2)
+        ax.set_ylim(-2.4, 4.7)
         ax.set_aspect("equal")
         ax.axis("off")
-    fig.suptitle("Figs 7.1–7.3: a 5-element filter (r = 2) slides over x; "
+    fig.suptitle("Figs 7.1–7.3: a 5-element filter (r = 2) slides over x; y[i] lies under x[i]; "
                  "dashed: ghost cells outside x, 0 where used", fontsize=12)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(png, dpi=100)
     print(f"wrote {png}: y = {y}")
+
+
+# --- Figs 7.4-7.6 ---------------------------------------------------------------------------
+
+def grid_axes(ax, rows, cols, title):
+    """Row 0 at the top, column 0 at the left, as the arrays are indexed: [row][column]."""
+    ax.set_xlim(cols[0] - 0.2, cols[-1] + 1.2)
+    ax.set_ylim(rows[-1] + 1.2, rows[0] - 0.2)
+    ax.set_aspect("equal")
+    ax.set_xticks([c + 0.5 for c in cols])
+    ax.set_xticklabels([str(c).replace("-", "−") for c in cols], fontsize=8)
+    ax.set_yticks([r + 0.5 for r in rows])
+    ax.set_yticklabels([str(r).replace("-", "−") for r in rows], fontsize=8)
+    ax.xaxis.tick_top()
+    ax.xaxis.set_label_position("top")
+    ax.set_xlabel("column (x)", fontsize=9)
+    ax.set_ylabel("row (y)", fontsize=9)
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    ax.set_title(title, fontsize=10, pad=10, y=-0.13 if False else None, loc="left")
+
+
+def conv2d(png):
+    plt = pyplot()
+    from matplotlib.patches import Rectangle, Patch
+    r, n = 2, 7  # a 5 x 5 filter on the book's 7 x 7 N
+    fig, (a, b, c) = plt.subplots(1, 3, figsize=(17, 6.6),
+                                  gridspec_kw={"width_ratios": [n + 2, n + 2, 16]})
+
+    def patch_panel(ax, out_row, out_col, title):
+        rows = list(range(-r, n + r))
+        cols = list(range(-r, n + r))
+        ghosts = 0
+        for yy in rows:
+            for xx in cols:
+                inside = 0 <= yy < n and 0 <= xx < n
+                in_patch = abs(yy - out_row) <= r and abs(xx - out_col) <= r
+                if not inside and not in_patch:
+                    continue
+                centre = (yy, xx) == (out_row, out_col)
+                face = DARK if centre else (LIGHT if in_patch and inside else
+                                            GHOST if in_patch else "white")
+                ghosts += in_patch and not inside
+                ax.add_patch(Rectangle((xx, yy), 1, 1, facecolor=face, edgecolor="#777777",
+                                       linewidth=0.8, linestyle="-" if inside else "--"))
+                if in_patch and not inside:
+                    ax.text(xx + 0.5, yy + 0.5, "0", ha="center", va="center", fontsize=8,
+                            color="#555555")
+        ax.add_patch(Rectangle((0, 0), n, n, fill=False, edgecolor="black", linewidth=1.6))
+        ax.add_patch(Rectangle((out_col - r, out_row - r), 2 * r + 1, 2 * r + 1, fill=False,
+                               edgecolor=DARK, linewidth=2.5))
+        grid_axes(ax, rows, cols, title.format(ghosts=ghosts))
+        return ghosts
+
+    patch_panel(a, 2, 2, "Fig 7.4: P[2][2] sums the 5×5 filter times\n"
+                         "the patch of N in rows 0–4, columns 0–4")
+    ghosts = patch_panel(b, 1, 0, "Fig 7.5: P[1][0]'s patch, rows −1–3, columns −2–2:\n"
+                                  "{ghosts} ghost cells (grey, 0), 12 inputs")
+    assert ghosts == 13, ghosts
+
+    # Fig 7.6: a 16 x 16 image in 4 x 4 blocks of 4 x 4 threads
+    side, bs, bx, by, tx, ty = 16, 4, 1, 1, 1, 1
+    out_col, out_row = bx * bs + tx, by * bs + ty
+    assert (out_row, out_col) == (5, 5)
+    for yy in range(side):
+        for xx in range(side):
+            in_block = by * bs <= yy < (by + 1) * bs and bx * bs <= xx < (bx + 1) * bs
+            in_patch = abs(yy - out_row) <= r and abs(xx - out_col) <= r
+            face = DARK if (yy, xx) == (out_row, out_col) else (
+                "#d4e6f4" if in_block else "white")
+            c.add_patch(Rectangle((xx, yy), 1, 1, facecolor=face, edgecolor="#cccccc",
+                                  linewidth=0.6, hatch="..." if in_patch and face == "white"
+                                  else None))
+    for k in range(0, side + 1, bs):
+        c.plot([0, side], [k, k], color="#666666", linewidth=1.3)
+        c.plot([k, k], [0, side], color="#666666", linewidth=1.3)
+    c.add_patch(Rectangle((out_col - r, out_row - r), 2 * r + 1, 2 * r + 1, fill=False,
+                          edgecolor=HALO, linewidth=2.5, linestyle="--"))
+    c.annotate("P[5][5]: thread (1, 1)\nof block (1, 1)", xy=(out_col + 0.8, out_row + 0.5),
+               xytext=(10.2, 2.2), fontsize=9, color=DARK, va="center",
+               arrowprops=dict(arrowstyle="->", color=DARK),
+               bbox=dict(facecolor="white", edgecolor="none", pad=1))
+    for k in range(side // bs):
+        c.text(k * bs + bs / 2, side + 0.55, f"blockIdx.x = {k}", ha="center", va="top",
+               fontsize=7, color="#555555")
+    grid_axes(c, list(range(side)), list(range(side)),
+              "Fig 7.6: 4×4 blocks of 4×4 threads; thread (1, 1) of block (1, 1)\n"
+              "computes P[1·4 + 1][1·4 + 1] = P[5][5] from N's rows and columns 3–7")
+    c.set_ylim(side + 1.4, -0.2)
+    fig.legend(handles=[Patch(facecolor=DARK, label="the output's own position"),
+                        Patch(facecolor=LIGHT, label="inputs of its patch"),
+                        Patch(facecolor=GHOST, edgecolor="#777777", linestyle="--",
+                              label="ghost cells: outside N, 0"),
+                        Patch(facecolor="#d4e6f4", label="block (1, 1): 16 threads, 16 outputs"),
+                        Patch(fill=False, edgecolor=HALO, linestyle="--", linewidth=2,
+                              label="P[5][5]'s patch (in N, same coordinates)")],
+               loc="lower center", ncol=5, fontsize=9, frameon=False)
+    fig.suptitle("Figs 7.4–7.6: a 5×5 filter (r = 2). Pairs in parentheses are (x, y) = "
+                 "(column, row); indices in brackets are [row][column]", fontsize=12)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.95))
+    fig.savefig(png, dpi=100)
+    print(f"wrote {png}")
 
 
 # --- Fig 7.11 -------------------------------------------------------------------------------
@@ -280,10 +394,10 @@ def memory(png, data, env):
     def box(x, y, w, h, title, lines, face, size=10, container=False):
         ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.02,rounding_size=0.12",
                                     facecolor=face, edgecolor="#333333", linewidth=1.2))
-        if container:  # the title at the top, the lines under it
-            ax.text(x + w / 2, y + h - 0.15, title, ha="center", va="top", fontsize=size + 1,
+        if container:  # the title at the top, the lines under it, left of the arrows' way
+            ax.text(x + 1.0, y + h - 0.15, title, ha="left", va="top", fontsize=size + 1,
                     fontweight="bold")
-            ax.text(x + w / 2, y + h - 0.5, "\n".join(lines), ha="center", va="top",
+            ax.text(x + 1.0, y + h - 0.5, "\n".join(lines), ha="left", va="top",
                     fontsize=size)
             return
         ax.text(x + w / 2, y + h / 2 + (0.03 if lines else 0), title, ha="center",
@@ -299,43 +413,47 @@ def memory(png, data, env):
         container=True)
     box(0.6, 0.35, 4.4, 0.95, "global memory", ["N, P and Fig 7.7's F: any kernel reads them"],
         "white", size=9)
-    box(5.3, 0.35, 4.6, 0.95, f"constant memory, {const_kb} KB",
+    box(5.3, 0.35, 4.6, 0.95, f"constant memory, {const_kb} KiB",
         ["F_c: read-only while a kernel runs"], "white", size=9)
     box(10.7, 0.35, 2.0, 0.95, "host memory", ["F_h"], "white", size=9)
     ax.annotate("", xy=(9.9, 0.83), xytext=(10.7, 0.83),
                 arrowprops=dict(arrowstyle="->", color=ACCENT, linewidth=1.8))
     ax.text(10.3, 1.45, "cudaMemcpy-\nToSymbol", ha="center", fontsize=8, color=ACCENT)
     # L2
-    box(0.3, 3.1, 12.4, 1.0, f"L2 cache, {l2_mb:.0f} MB, shared by all {sms} SMs",
-        ["every global load and store passes through it: the halo a neighbour read may still "
-         "be there"], "#d9e6f2")
-    # SMs
+    box(0.3, 3.1, 12.4, 1.0, f"L2 cache, {l2_mb:.0f} MiB, shared by all {sms} SMs",
+        ["every load and store to DRAM passes through it: the halo a neighbour read may still be "
+         "there"], "#d9e6f2")
+    # SMs: registers above, L1 + shared memory and the constant cache side by side below
     for k, x0 in enumerate((0.3, 4.55, 8.8)):
         label = ["SM 0", "SM 1", f"…  SM {sms - 1}"][k]
         box(x0, 4.6, 3.9, 3.1, label, [], "#f7f7f7", container=True)
-        box(x0 + 0.15, 6.6, 3.6, 0.7, f"registers, {regs_kb} KB", ["Pvalue: each thread's own"],
+        box(x0 + 0.15, 6.6, 3.6, 0.7, f"registers, {regs_kb} KiB", ["Pvalue: each thread's own"],
             "white", size=8)
-        box(x0 + 0.15, 5.6, 3.6, 0.9, "L1 cache + shared memory",
-            [f"shared (N_s): up to {shared_kb} KB per SM", "the rest: L1, caches N"], LIGHT,
+        box(x0 + 0.15, 4.75, 2.2, 1.7, "L1 + shared memory",
+            ["shared (N_s): up to", f"{shared_kb} KiB per SM", "the rest: L1, caches N"], LIGHT,
             size=8)
-        box(x0 + 0.15, 4.75, 3.6, 0.75, "constant cache", ["F_c: one read serves a warp"],
+        box(x0 + 2.45, 4.75, 1.3, 1.7, "constant\ncache", ["F_c: one read", "serves a warp"],
             "#fbe3c9", size=8)
-    for x0 in (2.25, 6.5, 10.75):
-        ax.annotate("", xy=(x0, 4.6), xytext=(x0, 4.1),
-                    arrowprops=dict(arrowstyle="<->", color="#333333"))
-    ax.annotate("", xy=(5.25, 3.1), xytext=(5.25, 2.6), arrowprops=dict(arrowstyle="<->",
-                                                                        color="#333333"))
+    # Which array takes which path: N (Figs 7.7-7.15) through L2 and L1 into SM 0's registers,
+    # F_c through L2 and the constant cache into SM 1's (every SM has both paths)
+    for x, colour, text in ((0.95, DARK, "N: global memory → L2 → L1 → registers"),
+                            (7.6, HALO, "F_c: constant memory → L2 → constant cache → registers")):
+        for y0, y1 in ((1.3, 3.1), (4.1, 4.75)):  # into the L2, then out of it into the SM
+            ax.annotate("", xy=(x, y1), xytext=(x, y0),
+                        arrowprops=dict(arrowstyle="-|>", color=colour, linewidth=3))
+        ax.text(x + 0.12, 2.85, text, ha="left", va="center", fontsize=9, color=colour,
+                fontweight="bold")
     ax.set_xlim(0, 13)
     ax.set_ylim(0, 7.8)
     ax.axis("off")
     ax.set_title("Figs 7.8 and 7.10 on " + (env or "the GPU of the committed data") +
-                 ": where the chapter's arrays live, and the caches between DRAM and the SMs\n"
-                 "(KB, MB: 1024 and 1024² bytes; GB: 10⁹; the L1 and constant-cache sizes are "
+                 ": where the chapter's arrays live, and the path each takes to the SMs\n"
+                 "(KiB, MiB: 1024 and 1024² bytes; GB: 10⁹; the L1 and constant-cache sizes are "
                  "not among the device's attributes)", fontsize=11)
     fig.tight_layout()
     fig.savefig(png, dpi=100)
-    print(f"wrote {png}: {sms} SMs, registers {regs_kb} KB and shared memory up to {shared_kb} KB "
-          f"per SM, L2 {l2_mb:.0f} MB, constant memory {const_kb} KB, DRAM {dram_gb:.1f} GB, "
+    print(f"wrote {png}: {sms} SMs, registers {regs_kb} KiB and shared memory up to {shared_kb} KiB "
+          f"per SM, L2 {l2_mb:.0f} MiB, constant memory {const_kb} KiB, DRAM {dram_gb:.1f} GB, "
           f"peak {peak:.0f} GB/s, copy {copy:.0f} GB/s")
 
 
@@ -382,30 +500,38 @@ def roofline(png, data, env):
     ax.plot(xs, [min(copy * x, peak) for x in xs], color="black", linewidth=2,
             label=f"roof: min({copy:.0f} GB/s × OP/B, {peak / 1000:.1f} TFLOP/s)")
     ax.axvline(ridge, color="#888888", linestyle=":", linewidth=1.5)
-    ax.text(ridge * 1.05, 9000, f"ridge point\n{ridge:.1f} OP/B", fontsize=10, color="#555555")
-    book_colour = ACCENT
+    ax.text(ridge * 1.05, 1200, f"ridge point\n{ridge:.1f} OP/B", fontsize=10, color="#555555")
+    # The three kernels the book counts: the square at the book's OP/B and the dot at the measured
+    # one share a colour (no arrows between them: they would cross the other points' labels).
+    book_colours = {"07_07 basic": ACCENT, "07_09 constant memory": ACCENT2,
+                    "07_12 tiled": "#b07aa1"}
     for kernel, measured, gflops, book in points:
         if book is not None:
-            ax.plot(book, copy * book, "s", color=book_colour, markersize=9, mfc="white", mew=2)
+            colour = book_colours[kernel]
+            ax.plot(book, copy * book, "s", color=colour, markersize=10, mfc="white", mew=2.5)
             ax.annotate(f"{kernel[:5]}: the book's {book:g} OP/B,\nat most {copy * book:,.0f}"
                         " GFLOP/s", (book, copy * book), textcoords="offset points",
-                        xytext=(8, -28) if book < 5 else (-150, 8), fontsize=9,
-                        color=book_colour)
-            ax.annotate("", xy=(measured, gflops), xytext=(book, copy * book),
-                        arrowprops=dict(arrowstyle="->", color=book_colour, alpha=0.5))
+                        xytext=(10, -26) if book < 5 else (-160, 8), fontsize=9, color=colour)
     bound = 12.5
-    ax.plot(bound, min(copy * bound, peak), "s", color=book_colour, markersize=9, mfc="white",
+    ax.plot(bound, min(copy * bound, peak), "s", color="#777777", markersize=9, mfc="white",
             mew=2)
     ax.annotate("the book's 5×5 bound, 12.5 OP/B\n(infinitely large tiles)", (bound, copy * bound),
-                textcoords="offset points", xytext=(10, -30), fontsize=9, color=book_colour)
-    # Labels left of the points whose neighbours' labels would cover them.
-    left_labels = {"07_12 tiled", "07_93 8 rows/64 regs"}
-    for kernel, measured, gflops, _ in points:
-        ax.plot(measured, gflops, "o", color=DARK, markersize=7)
-        left = kernel in left_labels
-        ax.annotate(kernel, (measured, gflops), textcoords="offset points",
-                    xytext=(-8, -7) if left else (7, 0), ha="right" if left else "left",
-                    va="center", fontsize=8, color=DARK)
+                textcoords="offset points", xytext=(10, -30), fontsize=9, color="#555555")
+    # The measured points lie on one vertical line (6.4-6.5 OP/B): each label in a column to the
+    # right, at least a factor 1.2 above the one below it, with a leader line to its point.
+    label_x, spacing, last = 9.0, 1.2, 0.0
+    for kernel, measured, gflops, _ in sorted(points, key=lambda p: p[2]):
+        colour = book_colours.get(kernel, DARK)
+        if kernel == "07_12 tiled":  # a ring around 07_09's dot, which lies 3% above it
+            ax.plot(measured, gflops, "o", color=colour, markersize=14, mfc="white", mew=2.5,
+                    zorder=2)
+        else:
+            ax.plot(measured, gflops, "o", color=colour, markersize=8, zorder=3)
+        y = max(gflops, last * spacing)
+        last = y
+        ax.plot([measured * 1.03, label_x * 0.97], [gflops, y], color=colour, linewidth=0.8)
+        ax.text(label_x, y, f"{kernel}: {gflops:,.0f}", ha="left", va="center", fontsize=8.5,
+                color=colour)
     # The roof above them: what their measured traffic allows.
     mean = sum(m for _, m, _, _ in points) / len(points)
     ax.plot(mean, copy * mean, "D", color=DARK, markersize=8, mfc="white", mew=2)
@@ -421,11 +547,12 @@ def roofline(png, data, env):
     ax.grid(True, which="both", alpha=0.25)
     from matplotlib.lines import Line2D
     handles = [Line2D([], [], color="black", linewidth=2, label=ax.get_lines()[0].get_label()),
-               Line2D([], [], marker="s", color=book_colour, mfc="white", mew=2, linestyle="",
+               Line2D([], [], marker="s", color="#777777", mfc="white", mew=2, linestyle="",
                       label="the book's OP/B (requests counted as DRAM bytes), on the roof"),
                Line2D([], [], marker="o", color=DARK, linestyle="",
-                      label="measured at 5×5: DRAM bytes from Nsight Compute, GFLOP/s from "
-                            "07_99")]
+                      label="measured at 5×5 (GFLOP/s labelled): DRAM bytes from Nsight "
+                            "Compute,\nGFLOP/s from 07_99; a square and a dot of one colour: "
+                            "one kernel")]
     ax.legend(handles=handles, loc="lower right", fontsize=9)
     ax.set_title(f"The roofline of {env or 'the GPU of the committed data'}, "
                  f"5×5 filter on {first['width']}×{first['height']}: every kernel moves the "
@@ -452,6 +579,7 @@ def main():
         return
     out = lambda name: os.path.join(args.out_dir, name)  # noqa: E731
     conv1d(out("conv1d.png"))
+    conv2d(out("conv2d.png"))
     tile_7_11(out("tile_7_11.png"))
     tile_7_13(out("tile_7_13.png"))
     memory(out("memory.png"), args.data, env)

@@ -10,17 +10,19 @@ image figure.
         --readme ch07_convolution/README.md --results ch07_convolution/RESULTS.md \
         --images images --images-png ch07_convolution/image_filter.png
 
---readme rewrites the README's results table (each kernel's % of the roofline floor at every radius)
-between its results-table markers, and its provenance lines between the provenance markers;
---compare adds a second GPU's columns beside the first's (its env.txt beside its CSV; '–' while
-its CSV is not committed). --results rewrites RESULTS.md's full tables (one per radius: median,
-fastest and slowest run, GB/s, GFLOP/s, % of the floor, speed against both cuDNN rows and the
-algorithm cuDNN ran) between its spread-table markers and its provenance line. --env names the
-run's env.txt (date, nvidia-smi and nvcc output, as scripts/gpu_check.sh writes it): the
-provenance gives the GPU, driver, CUDA version and date. The plots need matplotlib (and numpy
-for the images); without them they are skipped with a message and the tables are still written.
-The image figure shows crops of 07_98's PGMs at 1:1, one image pixel per pixel, and its title
-names the kernel that 07_98 records in its PGMs (a "# kernel: ..." comment line).
+--readme rewrites the README's results table (% of the roofline floor at every radius, for the rows
+of README_ROWS: the book's kernels, 07_91 and 07_92, the defaults of 07_93 and 07_94, one cuDNN row
+and NPP) between its results-table markers, and its provenance lines between the provenance
+markers; the plot (--png) shows the same rows. --compare adds a second GPU's columns beside the
+first's, with its provenance line (its env.txt beside its CSV); while that CSV does not exist its
+columns are left out. --results rewrites RESULTS.md's full tables (every row of the CSV, one table
+per radius: median, fastest and slowest run, GB/s, GFLOP/s, % of the floor, speed against both
+cuDNN rows and the algorithm cuDNN ran) between its spread-table markers and its provenance line.
+--env names the run's env.txt (date, nvidia-smi and nvcc output, as scripts/gpu_check.sh writes
+it): the provenance gives the GPU, driver, CUDA version and date. The plots need matplotlib (and
+numpy for the images); without them they are skipped with a message and the tables are still
+written. The image figure shows crops of 07_98's PGMs at 1:1, one image pixel per pixel, and its
+title names the kernel that 07_98 records in its PGMs (a "# kernel: ..." comment line).
 
 % of floor is computed here from the CSV's floor_ms and ms, as 07_99 computes the percentage its log
 prints: rounding the CSV's two-decimal pct_of_floor a second time could differ from the log by 0.1.
@@ -79,26 +81,48 @@ def gpu_label(env_path, csv_path):
     return os.path.basename(os.path.dirname(os.path.abspath(csv_path))).upper()
 
 
+# The README's table and plot: (the CSV's kernel, the label shown). The book's kernels, the two
+# kernels beyond it that have one form each, 07_93's and 07_94's defaults (the programs' own
+# variants; the other register budgets are in RESULTS.md), the cuDNN algorithm a user calling cuDNN
+# gets, and NPP. A row the run does not have (a library the build did not find) is left out.
+README_ROWS = [("07_07 basic", "07_07 basic"),
+               ("07_09 constant memory", "07_09 constant memory"),
+               ("07_12 tiled", "07_12 tiled"),
+               ("07_15 cached halo", "07_15 cached halo"),
+               ("07_ex2 output tiled", "07_ex2 output tiled"),
+               ("07_91 register tiled", "07_91 register tiled"),
+               ("07_92 register cached", "07_92 register cached"),
+               ("07_93 8 rows/64 regs", "07_93 strip float4"),
+               ("07_94 4x5/72 regs", "07_94 strip FMA"),
+               ("cuDNN fastest", "cuDNN (its fastest algorithm)"),
+               ("NPP nppiFilter", "NPP nppiFilter")]
+
+
+def readme_rows(kernels):
+    """README_ROWS that the run has, as (kernel, label)."""
+    return [(k, label) for k, label in README_ROWS if k in kernels]
+
+
 def readme_table(gpus):
-    """% of the roofline floor, one column per radius and GPU: gpus is [(label, rows, radii,
-    kernels)], rows None for a GPU without a committed run (its cells '–'). The kernels and radii
-    are the first GPU's."""
+    """% of the roofline floor, one column per radius and GPU, for the README's rows: gpus is
+    [(label, rows, radii, kernels)], every one with a committed run. The rows and radii are the
+    first GPU's; a cell a GPU lacks is '–'."""
     _, _, radii, kernels = gpus[0]
     head = "| kernel |" + "".join(f" {label} {filt(r)} |" for label, _, _, _ in gpus for r in radii)
     lines = [head, "|---" * (1 + len(gpus) * len(radii)) + "|"]
     floor_cells = []
     for _, rows, _, ks in gpus:
         for r in radii:
-            row = rows.get((ks[0], r)) if rows else None
+            row = rows.get((ks[0], r))
             floor_cells.append(floor_kind(row, r) if row else "–")
     lines.append("| *the floor is* | " + " | ".join(floor_cells) + " |")
-    for k in kernels:
+    for k, label in readme_rows(kernels):
         cells = []
         for _, rows, _, _ in gpus:
             for r in radii:
-                row = rows.get((k, r)) if rows else None
+                row = rows.get((k, r))
                 cells.append("–" if row is None else f"{pct_of_floor(row):.1f}%")
-        lines.append(f"| {k} | " + " | ".join(cells) + " |")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -144,17 +168,18 @@ def plot(rows, radii, kernels, png, env):
     plt = pyplot()
     if plt is None:
         return
+    shown = readme_rows(kernels)
     fig, (pct, ms) = plt.subplots(1, 2, figsize=(15, 5.5))
     width = 0.8 / len(radii)
     for j, r in enumerate(radii):
-        xs = [i + j * width for i in range(len(kernels))]
-        pct.bar(xs, [pct_of_floor(rows[(k, r)]) if (k, r) in rows else 0 for k in kernels], width,
-                label=filt(r))
-        ms.bar(xs, [float(rows[(k, r)]["ms"]) if (k, r) in rows else 0 for k in kernels], width,
+        xs = [i + j * width for i in range(len(shown))]
+        pct.bar(xs, [pct_of_floor(rows[(k, r)]) if (k, r) in rows else 0 for k, _ in shown],
+                width, label=filt(r))
+        ms.bar(xs, [float(rows[(k, r)]["ms"]) if (k, r) in rows else 0 for k, _ in shown], width,
                label=filt(r))
     for ax in (pct, ms):
-        ax.set_xticks([i + width * (len(radii) - 1) / 2 for i in range(len(kernels))])
-        ax.set_xticklabels(kernels, rotation=30, ha="right", fontsize=8)
+        ax.set_xticks([i + width * (len(radii) - 1) / 2 for i in range(len(shown))])
+        ax.set_xticklabels([label for _, label in shown], rotation=30, ha="right", fontsize=8)
         ax.legend(fontsize=8)
     pct.axhline(100, color="gray", linestyle=":")
     pct.set_ylabel("% of the roofline floor (higher is better)")
@@ -194,8 +219,11 @@ def read_pgm(path, comments=None):
     return np.frombuffer(data[pos + 1:pos + 1 + w * h], dtype=np.uint8).reshape(h, w)
 
 
-# The image figure's crops, as fractions of 07_98's test pattern (x0, y0 of the top-left corner):
-# what the README's caption describes, each shown pixel for pixel.
+# The image figure's crops, as fractions of 07_98's test pattern (x0, y0 of the top-left corner),
+# each shown pixel for pixel: the left edge, where the Sobel filter marks column 0 (the ghost cells
+# of 0 make a step there) and the blur darkens it; small letters, whose strokes the sharpen filter
+# makes crisper and the blur softens; the finest stripes, two pixels wide, which the blur averages
+# to grey and the Sobel filter turns white (its output clamped to 255).
 CROP = 160
 CROPS = [("the left edge", 0.0, 0.1),
          ("small letters", 0.04, 0.66),
@@ -249,7 +277,7 @@ def main():
     parser = report.parser(__doc__, csv_optional=True)
     parser.add_argument("--results", help="rewrite the spread tables of this RESULTS.md")
     parser.add_argument("--compare", help="a second GPU's benchmark CSV (its env.txt beside it): "
-                        "its columns in the README's table, '–' while the file is missing")
+                        "its columns in the README's table, left out while the file is missing")
     parser.add_argument("--images", help="folder with 07_98's input/blur/sharpen/sobel PGMs")
     parser.add_argument("--images-png", help="write the side-by-side image figure here")
     args = report.parse_args(parser, outputs=("png", "images_png"))
@@ -263,25 +291,22 @@ def main():
     if args.csv:
         rows, radii, kernels = load(args.csv)
         gpus = [(gpu_label(args.env, args.csv), rows, radii, kernels)]
+        compare_env = None
         if args.compare:
-            compare_env = os.path.join(os.path.dirname(args.compare), "env.txt")
-            there = os.path.isfile(args.compare)
-            gpus.append((gpu_label(compare_env, args.compare),
-                         *(load(args.compare) if there else (None, radii, kernels))))
+            if os.path.isfile(args.compare):
+                compare_env = os.path.join(os.path.dirname(args.compare), "env.txt")
+                gpus.append((gpu_label(compare_env, args.compare), *load(args.compare)))
+            else:
+                print(f"--compare {args.compare}: no such file yet, its columns left out")
         table = readme_table(gpus)
         print(table)
         spreads = spread_table(rows, radii, kernels)
         if args.readme:
             report.update_readme(args.readme, table, "results-table")
             lines = [f"{gpus[0][0]}: " + report.provenance(args.env, args.csv, args.readme)]
-            if args.compare:
-                label = gpus[1][0]
-                data = os.path.relpath(args.compare,
-                                       os.path.dirname(os.path.abspath(args.readme)))
-                lines.append(f"{label}: " + (
-                    report.provenance(compare_env, args.compare, args.readme)
-                    if os.path.isfile(args.compare) else
-                    f"no run committed yet; its columns come from `{data}`."))
+            if compare_env:
+                lines.append(f"{gpus[1][0]}: " +
+                             report.provenance(compare_env, args.compare, args.readme))
             report.update_readme(args.readme, "\n\n".join(lines) + "\n", "provenance")
         if args.results:
             report.update_readme(args.results, spreads, "spread-table")

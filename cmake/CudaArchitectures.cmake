@@ -1,5 +1,5 @@
-# Chooses CMAKE_CUDA_ARCHITECTURES when the user did not (-DCMAKE_CUDA_ARCHITECTURES=... or CUDAARCHS
-# always win):
+# Chooses CMAKE_CUDA_ARCHITECTURES when the user did not (-DCMAKE_CUDA_ARCHITECTURES=... or
+# CUDAARCHS always win):
 #   - a GPU visible through nvidia-smi: its compute capability (what `native` would pick), checked
 #     against what the installed nvcc can target. Older than nvcc's oldest: a configure error that
 #     says so. Newer than nvcc's newest: PTX for nvcc's newest, which the driver compiles at load.
@@ -8,9 +8,48 @@
 #     Hopper (sm_90) machine code, the GPU the READMEs' measurements come from. Two device
 #     compilations per file, as many as the previous fallback (80-real;90), so CI takes no longer.
 #     If nvcc cannot target 75 (a future toolkit), its oldest architecture takes that place.
+# Whichever way the list comes, an architecture below compute capability 7.0 (Volta) stops the
+# configure, naming the GPU: the examples use `__nanosleep` (dynamic_parallelism) and
+# `__match_any_sync` (warp_aggregation), which exist from 7.0 on, and their warp code relies on
+# Volta's independent thread scheduling. CUDA 12 can still target Pascal (6.x), so without this
+# check such a GPU would configure and then fail to compile. A machine with GPUs on both sides of
+# 7.0 builds for the newer ones and says which GPU cannot run the programs.
 # CMake's own `native` value is not used because it is a configure error on a machine with no GPU.
-# This runs before project(), so nvcc is found here the way CMake will find it.
+# This runs before project(), so nvcc is found here the way CMake will find it: $CUDACXX, else
+# `nvcc` on the PATH, else in $CUDA_PATH/bin.
+#
+# Also a script, which decides the same way and prints the result instead of setting it (run by
+# scripts/doctor.py, and by the tests with stand-ins for nvidia-smi and nvcc):
+#   cmake [-DCMAKE_CUDA_ARCHITECTURES=...] -P cmake/CudaArchitectures.cmake
+# prints "CUDA architectures: <list>" and exits 0, or prints why no list would build and exits 1.
+set(_pmpp_min_cc 70)
+set(_pmpp_min_why "these examples need compute capability 7.0 (Volta) or later: they use \
+__nanosleep and __match_any_sync, which older GPUs lack")
+set(_pmpp_script_mode OFF)
+if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
+  set(_pmpp_script_mode ON)
+  # The policies of what this file uses (IN_LIST, list(SORT COMPARE)); an included file has the
+  # build's. Older than the build's 3.25 on purpose: the doctor asks even an outdated CMake.
+  cmake_minimum_required(VERSION 3.18)
+endif()
+
+# An explicit list: numeric entries below the minimum are refused here, where the message can say
+# why, rather than by the compiler on the first __nanosleep.
 if(DEFINED CMAKE_CUDA_ARCHITECTURES OR DEFINED ENV{CUDAARCHS})
+  if(DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(_archs "${CMAKE_CUDA_ARCHITECTURES}")
+  else()
+    set(_archs "$ENV{CUDAARCHS}")
+  endif()
+  foreach(_arch IN LISTS _archs)
+    if(_arch MATCHES "^([0-9]+)" AND CMAKE_MATCH_1 LESS _pmpp_min_cc)
+      message(FATAL_ERROR "CUDA architecture ${_arch} was asked for, but ${_pmpp_min_why}. "
+                          "Give a list of ${_pmpp_min_cc} or later.")
+    endif()
+  endforeach()
+  if(_pmpp_script_mode)
+    message(STATUS "CUDA architectures: ${_archs} (given)")
+  endif()
   return()
 endif()
 
@@ -20,7 +59,7 @@ if(DEFINED ENV{CUDACXX})
 elseif(CMAKE_CUDA_COMPILER)
   set(_nvcc "${CMAKE_CUDA_COMPILER}")
 else()
-  find_program(PMPP_NVCC nvcc HINTS "$ENV{CUDA_PATH}/bin" /usr/local/cuda/bin)
+  find_program(PMPP_NVCC nvcc PATHS "$ENV{CUDA_PATH}/bin")  # PATHS: after the PATH, as CMake does
   set(_nvcc "${PMPP_NVCC}")
 endif()
 set(_nvcc_archs "")
@@ -54,19 +93,22 @@ endif()
 if(_nvidia_smi AND _smi_result EQUAL 0 AND _smi_output MATCHES "[0-9]+\\.[0-9]+")
   string(REGEX REPLACE "[\r\n]+" ";" _gpus "${_smi_output}")
   set(_archs "")
+  set(_too_old "")
   foreach(_gpu IN LISTS _gpus)
     if(NOT _gpu MATCHES "^(.*), *([0-9]+)\\.([0-9]+)")
       continue()
     endif()
     set(_name "${CMAKE_MATCH_1}")
     set(_cc "${CMAKE_MATCH_2}${CMAKE_MATCH_3}")
-    if(_cc LESS _oldest)
+    set(_cc_dotted "${CMAKE_MATCH_2}.${CMAKE_MATCH_3}")
+    if(_cc LESS _pmpp_min_cc)
+      list(APPEND _too_old "'${_name}' (compute capability ${_cc_dotted}, sm_${_cc})")
+    elseif(_cc LESS _oldest)
       message(FATAL_ERROR
-        "The GPU '${_name}' has compute capability ${CMAKE_MATCH_2}.${CMAKE_MATCH_3}, but the "
-        "installed nvcc (${_nvcc}) targets ${_oldest} and later only, so no program built here "
-        "could run on it. Install a CUDA toolkit that supports it (CUDA 12.x supports 5.0 and "
-        "later; these examples need 7.5 or later), or pass -DCMAKE_CUDA_ARCHITECTURES=... to "
-        "build for another GPU.")
+        "The GPU '${_name}' has compute capability ${_cc_dotted}, but the installed nvcc "
+        "(${_nvcc}) targets ${_oldest} and later only, so no program built here could run on it. "
+        "Install a CUDA toolkit that supports it (CUDA 12.x targets 5.0 and later), or pass "
+        "-DCMAKE_CUDA_ARCHITECTURES=... to build for another GPU.")
     elseif(_nvcc_archs AND NOT _cc IN_LIST _nvcc_archs)
       message(STATUS "The GPU '${_name}' (compute capability ${_cc}) is newer than this nvcc "
                      "knows: building PTX for ${_newest}, which the driver compiles at load")
@@ -75,6 +117,16 @@ if(_nvidia_smi AND _smi_result EQUAL 0 AND _smi_output MATCHES "[0-9]+\\.[0-9]+"
       list(APPEND _archs "${_cc}")
     endif()
   endforeach()
+  list(JOIN _too_old ", " _too_old)
+  if(_too_old AND NOT _archs)
+    message(FATAL_ERROR
+      "The GPU ${_too_old} is too old: ${_pmpp_min_why}. Use a GPU of "
+      "compute capability 7.0 or later (a hosted notebook's T4 is 7.5), or pass "
+      "-DCMAKE_CUDA_ARCHITECTURES=75 (or your other GPU's) to build here without running.")
+  elseif(_too_old)
+    message(WARNING "Not building for the GPU ${_too_old}: ${_pmpp_min_why}. The programs use "
+                    "the first GPU they see: set CUDA_VISIBLE_DEVICES to a newer one's index.")
+  endif()
   list(REMOVE_DUPLICATES _archs)
   message(STATUS "GPU found: building for ${_archs}")
 else()
@@ -86,5 +138,9 @@ else()
   message(STATUS "No GPU found: building for the fallback list ${_archs} (machine code for "
                  "${_turing} and Hopper, PTX for ${_turing} and later; "
                  "-DCMAKE_CUDA_ARCHITECTURES=... chooses)")
+endif()
+if(_pmpp_script_mode)
+  message(STATUS "CUDA architectures: ${_archs}")
+  return()
 endif()
 set(CMAKE_CUDA_ARCHITECTURES "${_archs}" CACHE STRING "CUDA architectures to build for")

@@ -45,7 +45,8 @@ def problems(nb):
         source = "".join(cell.get("source", []))
         for line in source.splitlines():
             if line.lstrip().startswith(("!", "%")):
-                found.append(f"cell {number}: `{line.strip()}` is IPython syntax; use the run() helper")
+                found.append(f"cell {number}: `{line.strip()}` is IPython syntax; "
+                             f"use the run() helper")
         try:
             compile(source, f"<cell {number}>", "exec")
         except SyntaxError as e:

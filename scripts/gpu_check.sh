@@ -5,8 +5,12 @@
 # homework scheme and the Colab notebook. Logs, CSVs and plots go to $OUT (default ./gpu-check-out).
 #   bash scripts/gpu_check.sh                 everything
 #   bash scripts/gpu_check.sh <stage>...      some of it, run in this order whatever order given:
+#     readme     the README's commands in the order written, on a fresh clone, each one timed
+#                (scripts/readme_commands.py; readme_commands.txt has the seconds); not in `all`
 #     test       the README's test command
 #     examples   the README's examples command
+#     times      every program's default run timed: wall, host CPU and GPU seconds
+#                (scripts/time_programs.py; times/times.md and times.csv)
 #     ch10 ch07 dp atomics warp
 #                one chapter's worked numbers and benchmark (`bench`: all five)
 #     ncu        the Nsight Compute counters (ncu, at the clocks it finds)
@@ -24,7 +28,8 @@ status=0
 # want <stage>: whether this run includes the stage.
 want() {
   case "$stages" in
-  *" all "* | *" $1 "*) return 0 ;;
+  *" $1 "*) return 0 ;;
+  *" all "*) [ "$1" != readme ] && return 0 ;; # readme builds and tests again: only when named
   *" bench "*) case " ch10 ch07 dp atomics warp " in *" $1 "*) return 0 ;; esac ;;
   esac
   return 1
@@ -88,6 +93,13 @@ observe() {
   echo "[exit $?]" >>"$file"
 }
 
+if want readme; then
+  # The README's commands as a student types them, on a fresh clone of this checkout (built from
+  # nothing, so the durations are a newcomer's); each command's seconds in readme_commands.txt.
+  step readme.log python3 scripts/readme_commands.py --durations "$OUT/readme_commands.txt"
+  tail -25 "$OUT/readme.log"
+fi
+
 if want test; then
   # The README's test command.
   cmake --workflow --preset test >"$OUT/test.log" 2>&1 || status=1
@@ -98,6 +110,14 @@ if want examples; then
   # The README's examples command.
   cmake --workflow --preset examples >"$OUT/examples.log" 2>&1 || status=1
   sed -n '/== summary/,$p' "$OUT/examples.log"
+fi
+
+if want times; then
+  build
+  # Each program's default run, one after another: wall, host CPU and GPU seconds (CUPTI), the
+  # table the chapter READMEs quote each program's cost from.
+  step times.log python3 scripts/time_programs.py --build build --out "$OUT/times"
+  cat "$OUT/times/times.md"
 fi
 
 if want ch10; then
@@ -137,17 +157,30 @@ fi
 if want ch07; then
   build
   # ch07: the worked numbers (figures.txt: 07_01, 07_14 and every figure program at its defaults),
-  # NPP's edge ring at 1000 x 777 (npp_ring.txt), the machine code the README quotes (sass.txt),
-  # then the benchmark (benchmark.csv; its text output, with NPP's ring at 8192 x 8192, in
-  # benchmark_log.txt) with the SM clock sampled through it and through a sustained 9x9 load of
-  # 07_94 (clocks_9x9.csv, sustained_9x9.txt), its plot, and the image filter with its figure.
+  # the 3D kernels on a volume twice the L2 (conv3d.txt), NPP's edge ring at 1000 x 777
+  # (npp_ring.txt), the machine code the README quotes (sass.txt), then the benchmark
+  # (benchmark.csv; its text output, with NPP's ring at 8192 x 8192, in benchmark_log.txt) with the
+  # SM clock sampled through it and through a sustained 9x9 load of 07_94 (clocks_9x9.csv,
+  # sustained_9x9.txt), its plot, and the image filter with its figure of 1:1 crops. Afterwards,
+  # with data/ replaced by this folder (and a second GPU's run, if any, in data/h100/ with its
+  # env.txt), from the repository's root:
+  #   python3 ch07_convolution/plot_benchmark.py ch07_convolution/data/benchmark.csv \
+  #     --env ch07_convolution/data/env.txt --png ch07_convolution/benchmark.png \
+  #     --readme ch07_convolution/README.md --results ch07_convolution/RESULTS.md \
+  #     --compare ch07_convolution/data/h100/benchmark.csv
+  #   python3 ch07_convolution/draw_figures.py --out-dir ch07_convolution   # after the ncu stage
+  # and image_filter.png from here to ch07_convolution/.
   data_dir ch07_convolution
-  rm -f "$DATA/figures.txt" "$DATA/npp_ring.txt" "$DATA/sass.txt" "$DATA/sustained_9x9.txt"
+  rm -f "$DATA/figures.txt" "$DATA/conv3d.txt" "$DATA/npp_ring.txt" "$DATA/sass.txt" \
+    "$DATA/sustained_9x9.txt"
   for p in 07_01_conv1d_sequential 07_14_arithmetic_intensity 07_07_conv2d_basic \
     07_09_conv2d_constant_memory 07_12_conv2d_tiled 07_15_conv2d_tiled_cached_halo 07_ex1_conv1d \
     07_ex2_conv2d_output_tiled 07_ex3_conv3d 07_91_conv2d_register_tiled \
     07_92_conv2d_register_cached 07_93_conv2d_strip_float4 07_94_conv2d_strip_fma; do
     record figures.txt build/bin/$p
+  done
+  for r in 2 4; do
+    record conv3d.txt build/bin/07_ex3_conv3d --n 256 --radius $r
   done
   # NPP's edge ring at 3x3, 5x5 (where it differs) and 7x7 (where it does not), as 07_99 reports it.
   for r in 1 2 3; do
@@ -231,12 +264,14 @@ fi
 
 if want atomics; then
   build
-  # atomics_appendix: the figures at the book's sizes (figures.txt: A1's dot product, A3's two GPU
-  # times beside the CPU's, A4's inserts and walks), then the benchmark (benchmark.csv, its text
+  # atomics_appendix: the figures at the book's sizes (figures.txt: A0's four locks, A1's dot
+  # product on exact and on the book's inputs, A3's two GPU times beside the CPU's and its lost
+  # pushes without locks, A4's inserts and walks), then the benchmark (benchmark.csv, its text
   # output benchmark_log.txt) and its plot.
   data_dir atomics_appendix
   rm -f "$DATA/figures.txt"
-  for p in A1_lock_dot_product A3_gpu_hash_table A4_lock_free_hash_table; do
+  for p in A0_lock_litmus A1_lock_dot_product "A1_lock_dot_product --book" A3_gpu_hash_table \
+    "A3_gpu_hash_table --no-lock" A4_lock_free_hash_table; do
     record figures.txt build/bin/$p
   done
   step figures.log sh -c "build/bin/A99_benchmark --csv >'$DATA/benchmark.csv' 2>'$DATA/benchmark_log.txt'"
@@ -272,6 +307,14 @@ if want warp; then
   step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --csv >'$DATA/benchmark.csv' 2>'$DATA/benchmark_log.txt'"
   step figures.log python3 warp_aggregation/plot_benchmark.py "$DATA/benchmark.csv" \
     --png "$OUT/warp_aggregation/benchmark.png" --env "$DATA/env.txt"
+  # The governing variable: sorted keys with 1 to 32 distinct keys per warp, in double (sweep.csv,
+  # sweep_log.txt) and its plot; the host's share of each default run (host_checks.txt).
+  step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --order sweep --precision double --csv >'$DATA/sweep.csv' 2>'$DATA/sweep_log.txt'"
+  step figures.log python3 warp_aggregation/plot_sweep.py "$DATA/sweep.csv" \
+    --png "$OUT/warp_aggregation/sweep.png" --env "$DATA/env.txt"
+  rm -f "$DATA/host_checks.txt"
+  record host_checks.txt build/bin/warp_host_checks --size-percent 100
+  record host_checks.txt build/bin/warp_host_checks --size-percent 1000
 fi
 
 if want ncu; then

@@ -11,7 +11,10 @@
 //                      last sort. Each particle's position gets a random offset in
 //                      [0, displacement) and the particles are stably sorted by it.
 //   random             a uniform random permutation of the sorted order
-// in float and in double. The variants, every one summing into the same 10^6 bins:
+// in float and in double. --order sweep replaces the three orders with the variable that decides
+// between the variants: sorted keys with 1, 2, ..., 32 distinct keys in every warp (the blog's
+// sorted case has 4), which is the number of atomics a warp-aggregated warp issues and the number
+// of rounds of get_peers' loop. The variants, every one summing into the same bins:
 //   atomicAdd                  one native atomicAdd per value (double: sm_60 and later)
 //   atomicCAS loop             the Programming Guide's double add from a 64-bit atomicCAS, which
 //                              the blog started from (Kepler had no double atomicAdd); float too
@@ -24,12 +27,19 @@
 //                              written out): the part the blog left out
 //   reduce_peers, masks given  the reduction and atomics alone, from masks found beforehand: what
 //                              the blog's figure timed
+//   cg labeled_partition       the same aggregation in cooperative groups, CUDA's own spelling:
+//                              labeled_partition(warp, key) makes the peer groups, cg::reduce sums
+//                              each, its thread 0 adds the sum
 //   warp segmented scan        beyond the blog: each lane sums kItems (4 or 8) consecutive values
 //                              by runs of equal keys, a segmented scan over the lanes joins the
 //                              runs that cross lanes, one atomicAdd per run (any order; one per
 //                              key and tile on sorted keys)
 //   CUB ReduceByKey            cub::DeviceReduce::ReduceByKey on the sorted keys, the library a
-//                              user would pick (it needs them sorted: sorted order only)
+//                              user would pick (it needs them sorted: sorted orders only)
+//   CUB sort + ReduceByKey     what a user does with keys in any order: cub::DeviceRadixSort sorts
+//                              the pairs by key, then ReduceByKey; the same bits every run (no
+//                              atomics), where every atomic variant's float sums depend on the
+//                              order in which the atomics land
 // Every variant's bins are checked against a CPU sum in double before it is timed. The values are
 // multiples of 1/4 (warp_agg.h) and a bin holds at most --per-cell of them (sum <= 4*per-cell, far
 // below 2^22), so every bin is exact in float and double whatever the order of the additions: the
@@ -46,14 +56,19 @@
 //
 // Build: cmake --build build --target 03_reduction_by_key_benchmark
 // Run:   build/bin/03_reduction_by_key_benchmark [--n 10000000] [--per-cell 10]
-//        [--displacement 32] [--order all|sorted|partial|random] [--precision both|float|double]
-//        [--reps 20] [--csv]
+//        [--displacement 32] [--order all|sorted|partial|random|sweep]
+//        [--precision both|float|double] [--reps 20] [--csv]
+//        (all: the three orders; sweep: 1 to 32 distinct keys per warp, 32 orders in turn)
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <cstddef>
 #include <cstring>
 
 #include "warp_peers.cuh"
 
-constexpr unsigned int kBlock = 256;
+namespace cg = cooperative_groups;
+
+constexpr unsigned int kBlock = 256;  // whole warps: the kernels vote on the full mask
 
 // ---------------------------------------------------------------------------------------------
 // The two ways to add into a bin.
@@ -193,6 +208,27 @@ __global__ void masks_given_kernel(const int* keys, const T* values, const unsig
 }
 
 // ---------------------------------------------------------------------------------------------
+// The same aggregation in cooperative groups (CUDA 11 and later). labeled_partition(warp, key)
+// splits the warp into one group per key (a __match_any_sync inside), cg::reduce sums each group,
+// and the group's thread 0 adds the sum to its bin: the blog's two functions as two calls. The
+// partition is collective over the whole warp, so no lane leaves before it: a lane past the end
+// brings a key of its own (kPadKey, never a real key) and a value of 0, and adds nothing.
+
+constexpr int kPadKey = -1;  // past the end: a group, or a run, that adds nothing
+
+template <class T>
+__global__ void labeled_partition_kernel(const int* keys, const T* values, T* bins,
+                                         unsigned int n) {
+    const cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int key = i < n ? keys[i] : kPadKey;
+    const T v = i < n ? values[i] : T(0);
+    const cg::coalesced_group peers = cg::labeled_partition(warp, key);
+    const T sum = cg::reduce(peers, v, cg::plus<T>());
+    if (peers.thread_rank() == 0 && key != kPadKey) atomicAdd(&bins[key], sum);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Warp aggregation by runs: a warp takes a tile of 32 * kItems consecutive values, lane l the
 // kItems from l * kItems on. Instead of asking which lanes share a key (get_peers, match_any: a
 // peer may sit anywhere in the warp), it sums each *run* of equal neighbouring keys, and the run's
@@ -207,8 +243,6 @@ __global__ void masks_given_kernel(const int* keys, const T* values, const unsig
 // of one partial sum per lane, whose rounds stop at the longest run of lanes (one or two rounds on
 // sorted keys with 10 per key). The kItems keys and values of a lane are read with 16-byte loads.
 // Needs the arrays 16-byte aligned (cudaMalloc gives 256).
-
-constexpr int kPadKey = -1;  // past the end of a partial tile: a run that adds nothing
 
 // The kItems elements of a lane as 16-byte loads; `p` is 16-byte aligned.
 template <int kItems, class E>
@@ -365,6 +399,14 @@ cudaError_t run_segmented_scan(const Problem<T>& p) {
 }
 
 template <class T>
+cudaError_t run_labeled_partition(const Problem<T>& p) {
+    const cudaError_t err = clear_bins(p);
+    if (err != cudaSuccess) return err;
+    labeled_partition_kernel<<<blocks_for(p.n, kBlock), kBlock>>>(p.keys, p.values, p.bins, p.n);
+    return cudaGetLastError();
+}
+
+template <class T>
 cudaError_t run_masks_given(const Problem<T>& p) {
     const cudaError_t err = clear_bins(p);
     if (err != cudaSuccess) return err;
@@ -373,6 +415,7 @@ cudaError_t run_masks_given(const Problem<T>& p) {
 }
 
 #ifndef WARP_KERNELS_ONLY  // the compile_alone test takes the kernels and launchers alone
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/functional>
 #include <functional>
@@ -381,6 +424,8 @@ cudaError_t run_masks_given(const Problem<T>& p) {
 
 #include "common.cuh"
 #include "warp_agg.h"
+
+using warp_agg::Order;
 
 // cub::DeviceReduce::ReduceByKey: one output per run of equal keys, so on sorted keys (every
 // cell occupied) the unique keys are 0..num_keys-1 and the aggregates are the bins.
@@ -402,18 +447,19 @@ class CubReduceByKey {
         CUDA_CHECK(cudaMemset(p.bins, 0xff, p.num_keys * sizeof(T)));
     }
     // The run count and the unique keys; the aggregates are checked as bins.
-    bool check_keys(unsigned int num_keys) const {
+    bool check_keys(const char* what, unsigned int num_keys) const {
         const int runs = num_runs_.to_host()[0];
         if (runs != static_cast<int>(num_keys)) {
-            std::fprintf(stderr, "FAIL CUB ReduceByKey: %d runs, expected %u\n", runs, num_keys);
+            std::fprintf(stderr, "FAIL %s: %d runs, expected %u\n", what, runs, num_keys);
             return false;
         }
-        std::vector<int> got = unique_.to_host();
-        got.resize(num_keys);
+        std::vector<int> got(num_keys);
+        CUDA_CHECK(
+            cudaMemcpy(got.data(), unique_.get(), num_keys * sizeof(int), cudaMemcpyDeviceToHost));
         std::vector<int> want(num_keys);
         std::iota(want.begin(), want.end(), 0);
-        return common::check_close("CUB ReduceByKey unique keys", got.data(), want.data(), num_keys,
-                                   {0.0, 0.0});
+        return common::check_close((std::string(what) + " unique keys").c_str(), got.data(),
+                                   want.data(), num_keys, {0.0, 0.0});
     }
 
   private:
@@ -430,59 +476,93 @@ class CubReduceByKey {
     common::DeviceBuffer<int> unique_, num_runs_;
 };
 
-// ---------------------------------------------------------------------------------------------
-// Keys in the three orders, and the reference bins.
-
-enum class Order { kSorted = 1, kPartial = 2, kRandom = 3 };
-
-const char* order_name(Order o) {
-    switch (o) {
-        case Order::kSorted:
-            return "sorted";
-        case Order::kPartial:
-            return "partially sorted";
-        case Order::kRandom:
-            return "random";
-    }
-    return "?";
-}
-
-std::vector<int> make_keys(Order order, unsigned int n, unsigned int per_cell,
-                           unsigned int displacement, std::uint64_t seed) {
-    std::vector<int> keys(n);
-    for (unsigned int i = 0; i < n; ++i) keys[i] = static_cast<int>(i / per_cell);
-    std::uint64_t state = seed;
-    if (order == Order::kPartial) {
-        // Particle i goes where i + offset (0 <= offset < displacement) sorts. Every particle
-        // from i - displacement down still sorts before it and every one from i + displacement up
-        // after it, so none moves by `displacement` positions or more.
-        std::vector<std::uint64_t> position(n);
-        for (unsigned int i = 0; i < n; ++i)
-            position[i] = (std::uint64_t{i} + common::splitmix64(state) % displacement) << 32 | i;
-        std::sort(position.begin(), position.end());
-        std::vector<int> moved(n);
-        for (unsigned int j = 0; j < n; ++j) moved[j] = keys[position[j] & 0xffffffffu];
-        keys.swap(moved);
-    } else if (order == Order::kRandom) {
-        for (unsigned int i = n - 1; i > 0; --i)  // Fisher-Yates
-            std::swap(keys[i], keys[common::splitmix64(state) % (i + 1)]);
-    }
-    return keys;
-}
-
+// Keys in any order: cub::DeviceRadixSort::SortPairs sorts the (key, value) pairs by key, on the
+// key's low bits only (those that a key below num_keys can set), then ReduceByKey as above. The
+// radix sort is stable and ReduceByKey adds in an order fixed by the input, so the bins hold the
+// same bits at every run on a given GPU ("run-to-run" determinism, in CUB's words); the atomic
+// variants add in the order the atomics land, which changes from run to run.
 template <class T>
-std::vector<double> reference_bins(const std::vector<int>& keys, const std::vector<T>& values,
-                                   unsigned int num_keys) {
-    std::vector<double> bins(num_keys, 0.0);
-    for (std::size_t i = 0; i < keys.size(); ++i) bins[keys[i]] += values[i];
-    return bins;
-}
+class CubSortReduceByKey {
+  public:
+    explicit CubSortReduceByKey(unsigned int n)
+        : temp_(temp_bytes(n)), sorted_keys_(n), sorted_values_(n), reduce_(n) {}
+
+    void run(const Problem<T>& p) {
+        int bits = 1;
+        while (bits < 31 && (p.num_keys - 1) >> bits) ++bits;
+        std::size_t bytes = temp_.size();
+        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.get(), bytes, p.keys, sorted_keys_.get(),
+                                                   p.values, sorted_values_.get(), p.n, 0, bits));
+        Problem<T> sorted = p;
+        sorted.keys = sorted_keys_.get();
+        sorted.values = sorted_values_.get();
+        reduce_.run(sorted);
+    }
+    void poison(const Problem<T>& p) { reduce_.poison(p); }
+    bool check_keys(const char* what, unsigned int num_keys) const {
+        return reduce_.check_keys(what, num_keys);
+    }
+
+  private:
+    static std::size_t temp_bytes(unsigned int n) {
+        std::size_t bytes = 0;
+        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+            nullptr, bytes, static_cast<const int*>(nullptr), static_cast<int*>(nullptr),
+            static_cast<const T*>(nullptr), static_cast<T*>(nullptr), n));
+        return bytes;
+    }
+
+    common::DeviceBuffer<unsigned char> temp_;
+    common::DeviceBuffer<int> sorted_keys_;
+    common::DeviceBuffer<T> sorted_values_;
+    CubReduceByKey<T> reduce_;
+};
 
 // ---------------------------------------------------------------------------------------------
 // The benchmark.
 
+// One order's keys, made once and run in each precision: the keys, their peer masks on the CPU,
+// the number of bins (every key below it occurs) and the bins' sums. The values are the same
+// numbers in float and in double (multiples of 1/4), so one reference serves both.
+struct OrderKeys {
+    std::string name;
+    bool sorted;  // keys never decrease: CUB's ReduceByKey runs on them as they are
+    std::vector<int> keys;
+    std::vector<unsigned int> masks;
+    unsigned int num_keys;
+    std::vector<double> want;
+};
+
+OrderKeys order_keys(Order order, unsigned int per_warp, const std::vector<double>& values,
+                     unsigned int per_cell, unsigned int displacement, std::uint64_t seed) {
+    const unsigned int n = static_cast<unsigned int>(values.size());
+    OrderKeys k;
+    switch (order) {
+        case Order::kSorted:
+            k.name = "sorted";
+            break;
+        case Order::kPartial:
+            k.name = "partially sorted";
+            break;
+        case Order::kRandom:
+            k.name = "random";
+            break;
+        case Order::kSweep:
+            k.name = std::to_string(per_warp) + " keys/warp";
+            break;
+    }
+    k.sorted = order == Order::kSorted || order == Order::kSweep;
+    k.keys = order == Order::kSweep ? warp_agg::keys_per_warp(n, per_warp)
+                                    : warp_agg::make_keys(order, n, per_cell, displacement, seed);
+    k.masks = warp_agg::cpu_peers(k.keys);
+    k.num_keys = static_cast<unsigned int>(*std::max_element(k.keys.begin(), k.keys.end())) + 1;
+    k.want = warp_agg::reference_bins(k.keys, values, k.num_keys);
+    return k;
+}
+
 struct Row {
     std::string precision, order, variant;
+    unsigned int bins;
     double bytes;  // the fewest bytes the variant must move (Traffic)
     common::TimeStats t;
 };
@@ -508,7 +588,7 @@ constexpr double kKeyBytes = sizeof(int), kMaskBytes = sizeof(unsigned int);
 
 // Every variant that sums into the bins reads a key and a value per particle and writes each bin
 // once: clearing the bins and the atomics on them meet in the L2, from which a bin's line need
-// reach DRAM only once. The CUB variant has its own count (run_precision).
+// reach DRAM only once. The CUB variants have their own count (kCubTraffic).
 template <class T>
 constexpr Traffic kBinsTraffic{kKeyBytes + sizeof(T), sizeof(T)};
 
@@ -526,6 +606,7 @@ std::vector<Variant<T>> variants() {
         {"warp get_peers + CAS", run_warp<T, Search::kGetPeers, Atomic::kCas>, true,
          kBinsTraffic<T>},
         {"warp match_any", run_warp<T, Search::kMatchAny, Atomic::kNative>, true, kBinsTraffic<T>},
+        {"cg labeled_partition", run_labeled_partition<T>, true, kBinsTraffic<T>},
         {"get_peers search only", run_search<T, Search::kGetPeers>, false, search},
         {"match_any search only", run_search<T, Search::kMatchAny>, false, search},
         {"reduce_peers masks given", run_masks_given<T>, true, masks_given},
@@ -535,86 +616,89 @@ std::vector<Variant<T>> variants() {
 }
 
 // CUB's ReduceByKey reads a key and a value per value and writes, per run of equal keys (one per
-// bin on sorted keys), the unique key and its sum; its 4-byte run count is left out.
+// bin on sorted keys), the unique key and its sum; its 4-byte run count is left out. With the sort
+// before it, the same: the least the pair must move (the sort's own passes are its choice).
 template <class T>
 constexpr Traffic kCubTraffic{kKeyBytes + sizeof(T), kKeyBytes + sizeof(T)};
 
-struct Config {
-    unsigned int n, per_cell, displacement;
-    std::vector<Order> orders;
+// One precision's data, kept on the GPU across the orders.
+template <class T>
+struct Precision {
+    const char* name;
+    common::DeviceBuffer<T> d_values, d_bins;
+    CubReduceByKey<T> cub;
+    CubSortReduceByKey<T> cub_sort;
+    Precision(const char* name_, const std::vector<double>& values)
+        : name(name_),
+          d_values(std::vector<T>(values.begin(), values.end())),  // exact: multiples of 1/4
+          d_bins(values.size()),                                   // never more bins than values
+          cub(static_cast<unsigned int>(values.size())),
+          cub_sort(static_cast<unsigned int>(values.size())) {}
 };
 
+// Checks every variant on one order's keys, then times it; the rows go to *rows.
 template <class T>
-bool run_precision(const common::Device& dev, const common::Options& opt, const Config& cfg,
-                   const char* precision, std::vector<Row>* rows) {
-    const unsigned int n = cfg.n;
-    const unsigned int num_keys = static_cast<unsigned int>(common::ceil_div(n, cfg.per_cell));
-    const std::vector<T> values = warp_agg::quarter_values<T>(n, opt.seed + 1);
-    common::DeviceBuffer<int> d_keys(n);
-    common::DeviceBuffer<T> d_values(values);
-    common::DeviceBuffer<T> d_bins(num_keys);
-    common::DeviceBuffer<unsigned int> d_masks(n);
-    common::Timer timer(dev, opt.reps);
-    const Problem<T> p{n, num_keys, d_keys.get(), d_values.get(), d_bins.get(), d_masks.get()};
-    CubReduceByKey<T> cub(n);
+bool run_order(const OrderKeys& k, Precision<T>& prec, common::DeviceBuffer<int>& d_keys,
+               common::DeviceBuffer<unsigned int>& d_masks, common::Timer& timer,
+               std::vector<Row>* rows) {
+    const unsigned int n = static_cast<unsigned int>(k.keys.size()), num_keys = k.num_keys;
+    const Problem<T> p{
+        n, num_keys, d_keys.get(), prec.d_values.get(), prec.d_bins.get(), d_masks.get()};
+    const std::string prefix = std::string(prec.name) + "/" + k.name + "/";
+    std::vector<T> got(num_keys);
+    std::vector<unsigned int> got_masks(n);
+
+    auto verify = [&](const std::string& name, const std::function<void()>& launch,
+                      bool writes_bins) {
+        CUDA_CHECK(cudaMemset(p.bins, 0xff, num_keys * sizeof(T)));    // NaN unless written
+        CUDA_CHECK(cudaMemset(p.masks, 0, n * sizeof(unsigned int)));  // no real mask
+        launch();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const std::string what = prefix + name;
+        if (!writes_bins) {
+            CUDA_CHECK(cudaMemcpy(got_masks.data(), p.masks, n * sizeof(unsigned int),
+                                  cudaMemcpyDeviceToHost));
+            return warp_agg::check_exact(what, got_masks, k.masks);
+        }
+        CUDA_CHECK(cudaMemcpy(got.data(), p.bins, num_keys * sizeof(T), cudaMemcpyDeviceToHost));
+        // Tolerance 0: every bin is exact (see the header).
+        return warp_agg::check_exact(what, got, k.want);
+    };
+    auto put_masks = [&] {
+        CUDA_CHECK(
+            cudaMemcpy(p.masks, k.masks.data(), n * sizeof(unsigned int), cudaMemcpyHostToDevice));
+    };
 
     bool ok = true;
-    for (Order order : cfg.orders) {
-        const std::vector<int> keys = make_keys(order, n, cfg.per_cell, cfg.displacement, opt.seed);
-        CUDA_CHECK(cudaMemcpy(d_keys.get(), keys.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-        const std::vector<double> want = reference_bins(keys, values, num_keys);
-        const std::vector<unsigned int> want_masks = warp_agg::cpu_peers(keys);
-        const std::string prefix = std::string(precision) + "/" + order_name(order) + "/";
-
-        auto verify = [&](const std::string& name, const std::function<void()>& launch,
-                          bool writes_bins) {
-            CUDA_CHECK(cudaMemset(d_bins.get(), 0xff, num_keys * sizeof(T)));  // NaN unless written
-            CUDA_CHECK(cudaMemset(d_masks.get(), 0, n * sizeof(unsigned int)));  // no real mask
-            launch();
-            CUDA_CHECK(cudaDeviceSynchronize());
-            const std::string what = prefix + name;
-            if (!writes_bins) {
-                const std::vector<unsigned int> got = d_masks.to_host();
-                return common::check_close(what.c_str(), got.data(), want_masks.data(), n,
-                                           {0.0, 0.0});
-            }
-            const std::vector<T> got = d_bins.to_host();
-            // Tolerance 0: every bin is exact (see the header).
-            return common::check_close(what.c_str(), got.data(), want.data(), num_keys, {0.0, 0.0});
+    for (const Variant<T>& v : variants<T>()) {
+        const bool masks_given = v.name == "reduce_peers masks given";
+        auto launch = [&] {
+            if (masks_given) put_masks();
+            CUDA_CHECK(v.launch(p));
         };
-        auto put_masks = [&] {
-            CUDA_CHECK(cudaMemcpy(d_masks.get(), want_masks.data(), n * sizeof(unsigned int),
-                                  cudaMemcpyHostToDevice));
-        };
-
-        for (const Variant<T>& v : variants<T>()) {
-            const bool masks_given = v.name == "reduce_peers masks given";
-            auto launch = [&] {
-                if (masks_given) put_masks();
-                CUDA_CHECK(v.launch(p));
-            };
-            if (!verify(v.name, launch, v.writes_bins)) {
-                ok = false;
-                continue;
-            }
-            if (masks_given) put_masks();  // the masks stay in place for every timed run
-            rows->push_back({precision, order_name(order), v.name, v.traffic.bytes(n, num_keys),
-                             timer.measure([&] { CUDA_CHECK(v.launch(p)); }, [] {})});
+        if (!verify(v.name, launch, v.writes_bins)) {
+            ok = false;
+            continue;
         }
-        if (order == Order::kSorted) {
-            auto launch = [&] {
-                cub.poison(p);
-                cub.run(p);
-            };
-            if (!verify("CUB ReduceByKey", launch, true) || !cub.check_keys(num_keys)) {
-                ok = false;
-                continue;
-            }
-            rows->push_back({precision, order_name(order), "CUB ReduceByKey",
-                             kCubTraffic<T>.bytes(n, num_keys),
-                             timer.measure([&] { cub.run(p); }, [] {})});
-        }
+        if (masks_given) put_masks();  // the masks stay in place for every timed run
+        rows->push_back({prec.name, k.name, v.name, num_keys, v.traffic.bytes(n, num_keys),
+                         timer.measure([&] { CUDA_CHECK(v.launch(p)); }, [] {})});
     }
+    // The library: ReduceByKey on keys that are sorted already, and sort + ReduceByKey on any.
+    auto library = [&](const std::string& name, auto& cub) {
+        auto launch = [&] {
+            cub.poison(p);
+            cub.run(p);
+        };
+        if (!verify(name, launch, true) || !cub.check_keys((prefix + name).c_str(), num_keys)) {
+            ok = false;
+            return;
+        }
+        rows->push_back({prec.name, k.name, name, num_keys, kCubTraffic<T>.bytes(n, num_keys),
+                         timer.measure([&] { cub.run(p); }, [] {})});
+    };
+    if (k.sorted) library("CUB ReduceByKey", prec.cub);
+    library("CUB sort + ReduceByKey", prec.cub_sort);
     return ok;
 }
 
@@ -627,24 +711,22 @@ const Row* find_row(const std::vector<Row>& rows, const std::string& precision,
 
 bool is_warp_variant(const std::string& v) {
     return v == "warp get_peers" || v == "warp get_peers + CAS" || v == "warp match_any" ||
-           v.rfind("warp segmented scan", 0) == 0;
+           v == "cg labeled_partition" || v.rfind("warp segmented scan", 0) == 0;
 }
 
 // Prints every row with its ratios (above 1: faster than the baseline), then the summary the
 // README quotes: for each precision and order, the best warp variant against atomicAdd, the
-// atomicCAS loop and (sorted keys) CUB. A ratio without its baseline row is "-" in the text and
-// an empty field in the CSV; the CUB ratio is given for sorted rows only, the only order CUB ran.
-void print_results(const std::vector<Row>& rows, const Config& cfg, const common::Device& dev,
-                   bool csv, std::FILE* text) {
-    const unsigned int num_keys = static_cast<unsigned int>(common::ceil_div(cfg.n, cfg.per_cell));
+// atomicCAS loop and (sorted keys) CUB's ReduceByKey. A ratio without its baseline row is "-" in
+// the text and an empty field in the CSV: the CUB ratio (column vs_cub_sorted) exists for the
+// sorted orders only, the only ones where ReduceByKey runs alone.
+void print_results(const std::vector<Row>& rows, const std::vector<std::string>& orders,
+                   unsigned int n, const common::Device& dev, bool csv, std::FILE* text) {
     // The median of the baseline over the row's: 0 when there is no baseline row.
     auto ratio = [&](const Row& r, const std::string& order, const char* variant) {
         const Row* base = find_row(rows, r.precision, order, variant);
         return base ? base->t.median / r.t.median : 0.0;
     };
-    auto cub_ratio = [&](const Row& r) {
-        return r.order == "sorted" ? ratio(r, "sorted", "CUB ReduceByKey") : 0.0;
-    };
+    auto cub_ratio = [&](const Row& r) { return ratio(r, r.order, "CUB ReduceByKey"); };
     // A ratio as text, "-" (text) or nothing (CSV) where there is none.
     auto fmt = [](double x, const char* format, const char* none) {
         return x <= 0.0 ? std::string(none) : common::format_number(format, x);
@@ -670,10 +752,10 @@ void print_results(const std::vector<Row>& rows, const Config& cfg, const common
         const double vs_cub = cub_ratio(r);
         if (csv) {
             std::printf("%s,%s,%s,%u,%.6f,%.2f,%.2f,%s,%s,%s,%.6f,%.6f,%u,%.0f\n",
-                        r.precision.c_str(), r.order.c_str(), r.variant.c_str(), cfg.n, r.t.median,
+                        r.precision.c_str(), r.order.c_str(), r.variant.c_str(), n, r.t.median,
                         gbps, pct_peak, fmt(vs_atomic, "%.4f", "").c_str(),
                         fmt(vs_cas, "%.4f", "").c_str(), fmt(vs_cub, "%.4f", "").c_str(), r.t.min,
-                        r.t.max, num_keys, r.bytes);
+                        r.t.max, r.bins, r.bytes);
         } else {
             std::printf("%-6s %-17s %-28s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s\n",
                         r.precision.c_str(), r.order.c_str(), r.variant.c_str(), r.t.median,
@@ -683,19 +765,19 @@ void print_results(const std::vector<Row>& rows, const Config& cfg, const common
     }
     std::fprintf(text, "\nbest warp variant (atomics included, peer search included):\n");
     for (const char* precision : {"float", "double"}) {
-        for (Order o : cfg.orders) {
+        for (const std::string& o : orders) {
             const Row* best = nullptr;
             for (const Row& r : rows)
-                if (r.precision == precision && r.order == order_name(o) &&
-                    is_warp_variant(r.variant) && (!best || r.t.median < best->t.median))
+                if (r.precision == precision && r.order == o && is_warp_variant(r.variant) &&
+                    (!best || r.t.median < best->t.median))
                     best = &r;
             if (!best) continue;
             std::fprintf(text, "  %-6s %-17s %-27s %sx atomicAdd, %sx atomicCAS loop", precision,
-                         order_name(o), best->variant.c_str(),
-                         fmt(ratio(*best, order_name(o), "atomicAdd"), "%.2f", "-").c_str(),
-                         fmt(ratio(*best, order_name(o), "atomicCAS loop"), "%.2f", "-").c_str());
+                         o.c_str(), best->variant.c_str(),
+                         fmt(ratio(*best, o, "atomicAdd"), "%.2f", "-").c_str(),
+                         fmt(ratio(*best, o, "atomicCAS loop"), "%.2f", "-").c_str());
             const double vs_cub = cub_ratio(*best);
-            if (vs_cub > 0.0) std::fprintf(text, ", %.2fx CUB ReduceByKey on sorted keys", vs_cub);
+            if (vs_cub > 0.0) std::fprintf(text, ", %.2fx CUB ReduceByKey", vs_cub);
             std::fprintf(text, "\n");
         }
     }
@@ -711,37 +793,73 @@ int main(int argc, char** argv) {
     cli.add_int("--per-cell", &per_cell, 1, 4096, "particles per cell (values per key)");
     cli.add_int("--displacement", &displacement, 1, 1 << 20,
                 "partially sorted: every particle moves by less than this");
-    cli.add_enum("--order", &order, {{"all", 0}, {"sorted", 1}, {"partial", 2}, {"random", 3}},
-                 "key order (partial: partially sorted)");
+    cli.add_enum("--order", &order,
+                 {{"all", 0}, {"sorted", 1}, {"partial", 2}, {"random", 3}, {"sweep", 4}},
+                 "key order (partial: partially sorted; all: the three; sweep: 1 to 32 distinct "
+                 "keys per warp)");
     cli.add_enum("--precision", &precision, {{"both", 0}, {"float", 32}, {"double", 64}},
                  "value type");
     cli.parse_or_exit(argc, argv);
+    const bool sweep = order == static_cast<int>(Order::kSweep);
     if (cli.given("--displacement") && order != 0 && order != static_cast<int>(Order::kPartial))
         cli.usage_error("--displacement moves the particles of the partially sorted order only");
+    if (cli.given("--per-cell") && sweep)
+        cli.usage_error("--per-cell sets the cells of the three orders; the sweep sets its own");
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
 
-    Config cfg{static_cast<unsigned int>(opt.n),
-               static_cast<unsigned int>(per_cell),
-               static_cast<unsigned int>(displacement),
-               {}};
-    for (Order o : {Order::kSorted, Order::kPartial, Order::kRandom})
-        if (order == 0 || order == static_cast<int>(o)) cfg.orders.push_back(o);
-    // Keys, values, masks, bins, CUB's unique keys and scratch, and the L2 flush, in double.
-    common::require_device_bytes(opt.n * (4.0 + 8.0 + 4.0 + 8.0 + 4.0 + 8.0) + 2.0 * dev.l2_bytes,
+    const unsigned int n = static_cast<unsigned int>(opt.n);
+    // Keys and masks; per precision its values, bins, CUB's unique keys, sorted pairs and scratch
+    // (float and double both held); the L2 flush.
+    common::require_device_bytes(opt.n * (8.0 + 32.0 + 48.0) + 2.0 * dev.l2_bytes,
                                  "the particles and the bins");
-    std::fprintf(report.text(),
-                 "%u values, %u per key, %u keys; partially sorted: displacement < %u\n", cfg.n,
-                 cfg.per_cell, static_cast<unsigned int>(common::ceil_div(cfg.n, cfg.per_cell)),
-                 cfg.displacement);
+    if (sweep) {
+        std::fprintf(report.text(), "%u values; sorted keys, 1 to 32 distinct keys per warp\n", n);
+    } else {
+        std::fprintf(report.text(),
+                     "%u values, %u per key, %u keys; partially sorted: displacement < %u\n", n,
+                     static_cast<unsigned int>(per_cell),
+                     static_cast<unsigned int>(common::ceil_div(n, per_cell)),
+                     static_cast<unsigned int>(displacement));
+    }
+    std::vector<std::pair<Order, unsigned int>> orders;  // (order, distinct keys per warp)
+    for (Order o : {Order::kSorted, Order::kPartial, Order::kRandom})
+        if (order == 0 || order == static_cast<int>(o)) orders.push_back({o, 0});
+    if (sweep)
+        for (unsigned int d = 1; d <= static_cast<unsigned int>(warp_agg::kWarp); ++d)
+            orders.push_back({Order::kSweep, d});
 
+    common::DeviceBuffer<int> d_keys(n);
+    common::DeviceBuffer<unsigned int> d_masks(n);
+    common::Timer timer(dev, opt.reps);
+    const std::vector<double> values =
+        warp_agg::quarter_values<double>(n, static_cast<std::uint64_t>(opt.seed) + 1);
+    std::unique_ptr<Precision<float>> single;
+    std::unique_ptr<Precision<double>> dbl;
+    if (precision != 64) single = std::make_unique<Precision<float>>("float", values);
+    if (precision != 32) dbl = std::make_unique<Precision<double>>("double", values);
+
+    // Each order's keys are made once and run in both precisions; the rows, printed in the end,
+    // go precision by precision.
     std::vector<Row> rows;
+    std::vector<std::string> order_names;
     bool ok = true;
-    if (precision != 64) ok = run_precision<float>(dev, opt, cfg, "float", &rows) && ok;
-    if (precision != 32) ok = run_precision<double>(dev, opt, cfg, "double", &rows) && ok;
+    for (const auto& [o, per_warp] : orders) {
+        const OrderKeys k = order_keys(o, per_warp, values, static_cast<unsigned int>(per_cell),
+                                       static_cast<unsigned int>(displacement), opt.seed);
+        std::fprintf(report.text(), "%s: checking, then timing, every variant\n", k.name.c_str());
+        order_names.push_back(k.name);
+        CUDA_CHECK(
+            cudaMemcpy(d_keys.get(), k.keys.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+        if (single) ok = run_order(k, *single, d_keys, d_masks, timer, &rows) && ok;
+        if (dbl) ok = run_order(k, *dbl, d_keys, d_masks, timer, &rows) && ok;
+    }
     if (!ok) return common::kExitWrong;
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+        return a.precision == "float" && b.precision != "float";  // float first
+    });
     std::fprintf(report.text(), "every variant's bins match the CPU exactly\n");
-    print_results(rows, cfg, dev, opt.csv, report.text());
+    print_results(rows, order_names, n, dev, opt.csv, report.text());
     return common::kExitOk;
 }
 #endif  // WARP_KERNELS_ONLY

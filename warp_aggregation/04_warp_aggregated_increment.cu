@@ -13,12 +13,16 @@
 // Reduction by key (01–03) is the same idea with many counters: aggregate each key's lanes.
 // A fourth kernel, beyond the blog, aggregates per block: one global atomic per 256 elements.
 //
-// The output order depends on the order the warps reach the counter, so the filtered output is
-// checked against the CPU as a multiset (both sorted), and the count exactly. The inputs are
-// random integers in [0, 10^6); an element passes when it is below percent * 10^4.
+// The library does it without a counter: cub::DeviceSelect::If scans the flags, so that every kept
+// element knows its place from the elements before it, and keeps the inputs' order.
+//
+// The atomic kernels' output order depends on the order the warps reach the counter, so their
+// output is checked against the CPU as a multiset (every value counted: warp_agg::FilterCheck),
+// the count exactly; CUB's also in order. The inputs are random integers in [0, 10^6); an element
+// passes when it is below percent * 10^4.
 //
 // The kernels and their launcher need warp_peers.cuh alone (the compile_alone test checks it);
-// main needs the repository's common/.
+// CUB's call and main need warp_agg.h and the repository's common/.
 //
 // Build: cmake --build build --target 04_warp_aggregated_increment
 // Run:   build/bin/04_warp_aggregated_increment [--n 16777216] [--percent 1..100 (default: sweep)]
@@ -29,7 +33,7 @@
 
 namespace cg = cooperative_groups;
 
-constexpr unsigned int kBlock = 256;
+constexpr unsigned int kBlock = 256;  // whole warps: the kernels vote on the full mask
 constexpr int kKeyRange = 1000000;
 
 // One element per thread; the threads past the end take part in the warp's vote with a false
@@ -99,9 +103,40 @@ cudaError_t filter(FilterKernel kernel, const int* in, int* out, unsigned int* c
 }
 
 #ifndef WARP_KERNELS_ONLY  // the compile_alone test takes the kernels and launcher alone
-#include <algorithm>
+#include <cub/device/device_select.cuh>
 
 #include "common.cuh"
+#include "warp_agg.h"
+
+// The library's filter: cub::DeviceSelect::If, a scan over the flags instead of a counter. Its
+// output keeps the inputs' order, so it is the same at every run; the atomic kernels' order is the
+// order in which the warps reach the counter.
+struct Below {
+    int threshold;
+    __device__ bool operator()(int x) const { return x < threshold; }
+};
+
+class CubSelect {
+  public:
+    explicit CubSelect(unsigned int n) : temp_(temp_bytes(n)), count_(1) {}
+    void run(const int* in, int* out, unsigned int n, int threshold) {
+        std::size_t bytes = temp_.size();
+        CUDA_CHECK(
+            cub::DeviceSelect::If(temp_.get(), bytes, in, out, count_.get(), n, Below{threshold}));
+    }
+    unsigned int* count() const { return count_.get(); }
+
+  private:
+    static std::size_t temp_bytes(unsigned int n) {
+        std::size_t bytes = 0;
+        CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, static_cast<const int*>(nullptr),
+                                         static_cast<int*>(nullptr),
+                                         static_cast<unsigned int*>(nullptr), n, Below{0}));
+        return bytes;
+    }
+    common::DeviceBuffer<unsigned char> temp_;
+    common::DeviceBuffer<unsigned int> count_;
+};
 
 int main(int argc, char** argv) {
     common::Options opt;
@@ -120,59 +155,78 @@ int main(int argc, char** argv) {
     const unsigned int n = static_cast<unsigned int>(opt.n);
     common::require_device_bytes(2.0 * n * sizeof(int), "the input and the output");
     const std::vector<int> input = common::random_ints(n, opt.seed, 0, kKeyRange - 1);
+    const warp_agg::FilterCheck check(input, kKeyRange);
     common::DeviceBuffer<int> d_in(input);
     common::DeviceBuffer<int> d_out(n);
     common::DeviceBuffer<unsigned int> d_counter(1);
+    CubSelect cub(n);
     common::Timer timer(dev, opt.reps);
+    std::vector<int> got(n);
 
     struct Variant {
         const char* name;
-        FilterKernel kernel;
+        FilterKernel kernel;  // nullptr: CUB's DeviceSelect::If
     };
     const Variant variants[] = {{"plain atomicAdd", filter_plain},
                                 {"warp-aggregated", filter_warp_aggregated},
                                 {"coalesced_threads", filter_coalesced_group},
-                                {"block-aggregated", filter_block_aggregated}};
+                                {"block-aggregated", filter_block_aggregated},
+                                {"CUB DeviceSelect::If", nullptr}};
     std::vector<std::int64_t> percents = {1, 10, 50, 90, 100};
     if (percent != 0) percents = {percent};
 
     bool ok = true;
     for (std::int64_t pct : percents) {
         const int threshold = static_cast<int>(pct * (kKeyRange / 100));
-        std::vector<int> want;
-        for (int x : input)
-            if (x < threshold) want.push_back(x);
-        std::sort(want.begin(), want.end());
+        const std::size_t want = check.kept(threshold);
         for (const Variant& v : variants) {
             const std::string what = std::string(v.name) + "/" + std::to_string(pct) + "%";
+            auto launch = [&] {
+                if (v.kernel) {
+                    CUDA_CHECK(
+                        filter(v.kernel, d_in.get(), d_out.get(), d_counter.get(), n, threshold));
+                } else {
+                    cub.run(d_in.get(), d_out.get(), n, threshold);
+                }
+            };
+            unsigned int* counter = v.kernel ? d_counter.get() : cub.count();
             // -1 everywhere: never an input, every input is >= 0
             CUDA_CHECK(cudaMemset(d_out.get(), 0xff, n * sizeof(int)));
-            CUDA_CHECK(cudaMemset(d_counter.get(), 0xff, sizeof(unsigned int)));
-            CUDA_CHECK(filter(v.kernel, d_in.get(), d_out.get(), d_counter.get(), n, threshold));
+            CUDA_CHECK(cudaMemset(counter, 0xff, sizeof(unsigned int)));
+            launch();
             CUDA_CHECK(cudaDeviceSynchronize());
-            const unsigned int count = d_counter.to_host()[0];
-            if (count != want.size()) {
+            unsigned int count = 0;
+            CUDA_CHECK(cudaMemcpy(&count, counter, sizeof count, cudaMemcpyDeviceToHost));
+            if (count != want) {
                 std::fprintf(stderr, "FAIL %s: %u elements kept, expected %zu\n", what.c_str(),
-                             count, want.size());
+                             count, want);
                 ok = false;
                 continue;
             }
-            // The same multiset: equal once sorted (exact integers, tolerance 0). A slot written
-            // twice leaves another at -1, which sorts first and fails.
-            std::vector<int> got = d_out.to_host();
-            got.resize(count);
-            std::sort(got.begin(), got.end());
-            if (!common::check_close(what.c_str(), got.data(), want.data(), count, {0.0, 0.0})) {
+            // The same multiset, counted (exact integers). A slot written twice leaves another
+            // at -1, which is no input.
+            CUDA_CHECK(
+                cudaMemcpy(got.data(), d_out.get(), count * sizeof(int), cudaMemcpyDeviceToHost));
+            if (!check.check(what.c_str(), got.data(), count, threshold)) {
                 ok = false;
                 continue;
+            }
+            // CUB's output also keeps the inputs' order: the kept inputs, in order.
+            if (!v.kernel) {
+                std::vector<int> in_order;
+                in_order.reserve(want);
+                for (int x : input)
+                    if (x < threshold) in_order.push_back(x);
+                if (!common::check_close((what + " in order").c_str(), got.data(), in_order.data(),
+                                         count, {0.0, 0.0})) {
+                    ok = false;
+                    continue;
+                }
             }
             // Bytes: every input read, every kept element written.
-            const double ms = timer.median_ms([&] {
-                CUDA_CHECK(
-                    filter(v.kernel, d_in.get(), d_out.get(), d_counter.get(), n, threshold));
-            });
-            report.print({"04_warp_aggregated_increment", what, opt.n, ms,
-                          4.0 * n + 4.0 * want.size(), dev.peak_gbps});
+            const double ms = timer.median_ms(launch);
+            report.print({"04_warp_aggregated_increment", what, opt.n, ms, 4.0 * n + 4.0 * want,
+                          dev.peak_gbps});
         }
     }
     if (!ok) return common::kExitWrong;

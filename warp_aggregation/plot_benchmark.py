@@ -36,14 +36,16 @@ import report  # noqa: E402  (scripts/report.py: what every chapter's plot scrip
 ORDERS = ["sorted", "partially sorted", "random"]
 PRECISIONS = ["float", "double"]
 WARP_VARIANTS = ["warp get_peers", "warp get_peers + CAS", "warp match_any",
-                 "warp segmented scan 4/lane", "warp segmented scan 8/lane"]
+                 "cg labeled_partition", "warp segmented scan 4/lane",
+                 "warp segmented scan 8/lane"]
 # The plot's colours: related variants in shades of one colour, the searches alone hatched.
 COLORS = {"atomicAdd": "#1f4e79", "atomicCAS loop": "#9dc3e6", "shared-memory hashing": "#ff9f40",
           "warp get_peers": "#2e7d32", "warp get_peers + CAS": "#81c784",
           "warp match_any": "#6a1b9a", "get_peers search only": "#2e7d32",
           "match_any search only": "#6a1b9a", "reduce_peers masks given": "#8d6e63",
           "warp segmented scan 4/lane": "#c62828", "warp segmented scan 8/lane": "#ef9a9a",
-          "CUB ReduceByKey": "#424242"}
+          "cg labeled_partition": "#ab47bc", "CUB ReduceByKey": "#424242",
+          "CUB sort + ReduceByKey": "#9e9e9e"}
 
 
 def load(path):

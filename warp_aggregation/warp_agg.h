@@ -1,10 +1,17 @@
-// warp_agg.h: the host side the chapter's programs share: the key patterns that exercise the peer
-// search, the CPU peer masks, and the values whose sums are exact.
+// warp_agg.h: the host side of the chapter's programs: the key patterns that exercise the peer
+// search, the CPU's peer masks and group sums, the values whose sums are exact, 03's key orders and
+// reference bins, and 04's check of a filtered output.
+//
+// Every reference and check here is linear in its input, so that a default run spends well under a
+// second on the host (warp_host_checks times them): groups found with a small hash table per warp,
+// keys moved with a counting sort, a multiset compared by counting.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common.h"
@@ -63,16 +70,96 @@ inline std::vector<int> pattern_keys(Pattern p, std::size_t n, std::uint64_t see
     return keys;
 }
 
+// Runs fn(begin, end) on slices of [0, n), one per thread, on up to the host's cores; no slice
+// holds fewer than min_slice items (where starting a thread would cost more than it saves).
+template <class F>
+void parallel_slices(std::size_t n, F&& fn, std::size_t min_slice = std::size_t{1} << 18) {
+    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t parts = std::max<std::size_t>(1, std::min(cores, n / min_slice));
+    std::vector<std::thread> threads;
+    for (std::size_t p = 1; p < parts; ++p)
+        threads.emplace_back(fn, n * p / parts, n * (p + 1) / parts);
+    fn(std::size_t{0}, n / parts);
+    for (std::thread& t : threads) t.join();
+}
+
+// The peer groups of one warp of keys, found with a hash table of 64 slots (twice the warp, so a
+// slot is always free): O(32) a warp whatever its number of distinct keys, where comparing every
+// lane with every other costs 32 x 32.
+struct WarpGroups {
+    static constexpr int kSlots = 2 * kWarp;
+    int group[kWarp];           // each lane's group: the slot of its key
+    unsigned int mask[kSlots];  // each group's lanes: their peer mask
+
+    // Groups keys[0..lanes).
+    void find(const int* keys, int lanes) {
+        for (int l = 0; l < lanes; ++l) {
+            unsigned int s = (static_cast<unsigned int>(keys[l]) * 2654435769u) >> 26;
+            while (used_[s] && key_[s] != keys[l]) s = (s + 1) % kSlots;  // linear probing
+            if (!used_[s]) {
+                used_[s] = true;
+                key_[s] = keys[l];
+                mask[s] = 0;
+            }
+            mask[s] |= 1u << l;
+            group[l] = static_cast<int>(s);
+        }
+        for (int l = 0; l < lanes; ++l) used_[group[l]] = false;  // empty for the next warp
+    }
+
+  private:
+    bool used_[kSlots] = {};
+    int key_[kSlots];
+};
+
+// fn(begin, lanes, groups) for every warp of `keys` (the last may be partial), the warps shared
+// among the host's cores.
+template <class F>
+void for_each_warp(const std::vector<int>& keys, F&& fn) {
+    const std::size_t warps = (keys.size() + kWarp - 1) / kWarp;
+    parallel_slices(
+        warps,
+        [&](std::size_t first, std::size_t end) {
+            WarpGroups g;
+            for (std::size_t w = first; w < end; ++w) {
+                const std::size_t begin = w * kWarp;
+                const int lanes =
+                    static_cast<int>(std::min<std::size_t>(kWarp, keys.size() - begin));
+                g.find(&keys[begin], lanes);
+                fn(begin, lanes, g);
+            }
+        },
+        std::size_t{1} << 13);
+}
+
 // The peer mask of element i on the CPU: the lanes of its warp (up to n) that hold its key.
 inline std::vector<unsigned int> cpu_peers(const std::vector<int>& keys) {
-    std::vector<unsigned int> peers(keys.size(), 0);
-    for (std::size_t warp = 0; warp < keys.size(); warp += kWarp) {
-        const std::size_t end = std::min(keys.size(), warp + kWarp);
-        for (std::size_t i = warp; i < end; ++i)
-            for (std::size_t j = warp; j < end; ++j)
-                if (keys[j] == keys[i]) peers[i] |= 1u << (j - warp);
-    }
+    std::vector<unsigned int> peers(keys.size());
+    for_each_warp(keys, [&](std::size_t begin, int lanes, const WarpGroups& g) {
+        for (int l = 0; l < lanes; ++l) peers[begin + l] = g.mask[g.group[l]];
+    });
     return peers;
+}
+
+// Every element's group sum within its warp, in double (exact: see quarter_values).
+template <class F>
+std::vector<double> cpu_group_sums(const std::vector<int>& keys, const std::vector<F>& values) {
+    std::vector<double> sums(keys.size());
+    for_each_warp(keys, [&](std::size_t begin, int lanes, const WarpGroups& g) {
+        double group_sum[WarpGroups::kSlots];
+        for (int l = 0; l < lanes; ++l) group_sum[g.group[l]] = 0.0;
+        for (int l = 0; l < lanes; ++l) group_sum[g.group[l]] += values[begin + l];
+        for (int l = 0; l < lanes; ++l) sums[begin + l] = group_sum[g.group[l]];
+    });
+    return sums;
+}
+
+// The i-th number (from 0) that common::splitmix64 draws from `seed`. SplitMix64's state only
+// grows by a constant at every draw, so any draw can be made alone, and a long sequence in slices
+// on several cores.
+inline std::uint64_t splitmix64_at(std::uint64_t seed, std::uint64_t i) {
+    std::uint64_t state = seed + i * 0x9E3779B97F4A7C15ull;
+    return common::splitmix64(state);
 }
 
 // Random multiples of 1/4 in [0.25, 4] (as in chapter 10): never 0, so a dropped value changes a
@@ -82,8 +169,10 @@ inline std::vector<unsigned int> cpu_peers(const std::vector<int>& keys) {
 template <class T>
 std::vector<T> quarter_values(std::size_t n, std::uint64_t seed) {
     std::vector<T> v(n);
-    std::uint64_t state = seed;
-    for (T& x : v) x = T(0.25) * static_cast<T>(1 + common::splitmix64(state) % 16);
+    parallel_slices(n, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i)
+            v[i] = T(0.25) * static_cast<T>(1 + splitmix64_at(seed, i) % 16);
+    });
     return v;
 }
 
@@ -93,5 +182,141 @@ inline std::string lanes_string(unsigned int mask, int lanes = kWarp) {
     for (int l = 0; l < lanes; ++l) s += (mask >> l) & 1u ? '1' : '.';
     return s;
 }
+
+// common::check_close with tolerance 0 (got == want, and finite: a reference is), after one pass
+// that only compares (10 times as fast): the report, where something differs, is check_close's.
+template <class Got, class Want>
+bool check_exact(const std::string& what, const std::vector<Got>& got,
+                 const std::vector<Want>& want) {
+    unsigned int differ = 0;
+    for (std::size_t i = 0; i < want.size(); ++i)
+        differ |= static_cast<double>(got[i]) != static_cast<double>(want[i]);
+    return differ == 0 ||
+           common::check_close(what.c_str(), got.data(), want.data(), want.size(), {0.0, 0.0});
+}
+
+// ---------------------------------------------------------------------------------------------
+// 03's keys: the particles' cells in four orders, and the bins they sum into.
+
+enum class Order { kSorted = 1, kPartial = 2, kRandom = 3, kSweep = 4 };
+
+// Sorted keys with `per_warp` distinct keys in every full warp (1 to 32): lane l of warp w holds
+// key w * per_warp + l * per_warp / 32, runs of 32 / per_warp lanes. The sweep's orders.
+inline std::vector<int> keys_per_warp(unsigned int n, unsigned int per_warp) {
+    std::vector<int> keys(n);
+    for (unsigned int i = 0; i < n; ++i)
+        keys[i] = static_cast<int>(i / kWarp * per_warp + i % kWarp * per_warp / kWarp);
+    return keys;
+}
+
+// The keys of `order` (not kSweep): cell i / per_cell for particle i, then
+//   kPartial  every particle moved by less than `displacement` positions: particle i goes where
+//             i + offset sorts, offset random in [0, displacement), ties in the order of i. Every
+//             particle from i - displacement down still sorts before it and every one from
+//             i + displacement up after it, so none moves by `displacement` or more. A counting
+//             sort by i + offset (linear; the same order as sorting the pairs (i + offset, i));
+//   kRandom   a uniform random permutation (Fisher-Yates).
+inline std::vector<int> make_keys(Order order, unsigned int n, unsigned int per_cell,
+                                  unsigned int displacement, std::uint64_t seed) {
+    std::vector<int> keys(n);
+    for (unsigned int i = 0; i < n; ++i) keys[i] = static_cast<int>(i / per_cell);
+    std::uint64_t state = seed;
+    if (order == Order::kPartial) {
+        std::vector<std::uint32_t> target(n);  // i + offset
+        parallel_slices(n, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i)
+                target[i] = static_cast<std::uint32_t>(i + splitmix64_at(seed, i) % displacement);
+        });
+        std::vector<std::uint32_t> start(std::size_t{n} + displacement + 1, 0);
+        for (unsigned int i = 0; i < n; ++i) ++start[target[i] + 1];
+        for (std::size_t t = 1; t < start.size(); ++t) start[t] += start[t - 1];
+        std::vector<int> moved(n);
+        for (unsigned int i = 0; i < n; ++i) moved[start[target[i]]++] = keys[i];
+        keys.swap(moved);
+    } else if (order == Order::kRandom) {
+        for (unsigned int i = n - 1; i > 0; --i)  // Fisher-Yates
+            std::swap(keys[i], keys[common::splitmix64(state) % (i + 1)]);
+    }
+    return keys;
+}
+
+// Every bin's sum in double (exact: see quarter_values).
+template <class T>
+std::vector<double> reference_bins(const std::vector<int>& keys, const std::vector<T>& values,
+                                   unsigned int num_keys) {
+    std::vector<double> bins(num_keys, 0.0);
+    for (std::size_t i = 0; i < keys.size(); ++i) bins[keys[i]] += values[i];
+    return bins;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 04's check: a filtered output holds the inputs below the threshold, each as often as the input
+// does, in any order. Counting, where sorting both and comparing costs n log n (25 of the 26 s of
+// 04's default run before): a histogram of the input, built once, answers every threshold.
+
+class FilterCheck {
+  public:
+    // Inputs in [0, range).
+    FilterCheck(const std::vector<int>& input, int range) : count_(range, 0), below_(range + 1, 0) {
+        for (int x : input) ++count_[x];
+        for (int v = 0; v < range; ++v) below_[v + 1] = below_[v] + count_[v];
+    }
+
+    // How many inputs are below `threshold`: the length of a right output.
+    std::size_t kept(int threshold) const { return below_[threshold]; }
+
+    // Whether got[0..count) is the inputs below `threshold` as a multiset; on failure, prints to
+    // stderr the first element that is no such input, or the first value kept too often or too
+    // seldom, and how many are wrong. `count` must be kept(threshold) (the caller checks it first).
+    bool check(const char* what, const int* got, std::size_t count, int threshold) const {
+        // Each slice counts its part of the output; a value outside [0, threshold) is wrong at
+        // once: the first index of one, or count where there is none.
+        std::vector<std::vector<std::uint32_t>> slices;
+        std::vector<std::size_t> outside;
+        std::mutex lock;
+        parallel_slices(count, [&](std::size_t begin, std::size_t end) {
+            std::vector<std::uint32_t> seen(threshold, 0);
+            std::size_t first_outside = count;
+            for (std::size_t i = begin; i < end; ++i) {
+                const int x = got[i];
+                if (x < 0 || x >= threshold) {
+                    first_outside = std::min(first_outside, i);
+                    continue;
+                }
+                ++seen[x];
+            }
+            const std::lock_guard<std::mutex> guard(lock);
+            slices.push_back(std::move(seen));
+            outside.push_back(first_outside);
+        });
+        const std::size_t first_outside = *std::min_element(outside.begin(), outside.end());
+        if (first_outside < count) {
+            std::fprintf(stderr, "FAIL %s: output[%zu] = %d, not an input below %d\n", what,
+                         first_outside, got[first_outside], threshold);
+            return false;
+        }
+        std::size_t wrong = 0;
+        int first = -1;
+        std::uint32_t first_seen = 0;
+        for (int v = 0; v < threshold; ++v) {
+            std::uint32_t seen = 0;
+            for (const auto& s : slices) seen += s[v];
+            if (seen != count_[v] && wrong++ == 0) {
+                first = v;
+                first_seen = seen;
+            }
+        }
+        if (wrong == 0) return true;
+        std::fprintf(stderr,
+                     "FAIL %s: value %d kept %u times, %u inputs hold it; %zu of %d values kept "
+                     "too often or too seldom\n",
+                     what, first, first_seen, count_[first], wrong, threshold);
+        return false;
+    }
+
+  private:
+    std::vector<std::uint32_t> count_;  // inputs equal to v
+    std::vector<std::size_t> below_;    // inputs below v
+};
 
 }  // namespace warp_agg

@@ -4,29 +4,77 @@
 //   match_peers(key, active)        the same mask in one instruction, __match_any_sync (sm_70+)
 //   reduce_peers(peers, x, active)  a tree reduction inside every peer group at once; every peer
 //                                   gets its group's sum (reduce_peers<false>: the first peer only)
+//   lane_id(), lanes_below(), first_peer(peers), warp_lanes(): the lane arithmetic around them
 //
-// `active` is the mask of the warp's lanes that call the function, all with the same value: the
-// whole warp (0xffffffff) except in a final partial warp. The blog wrote for Kepler, where
-// __shfl, __ballot and __any took no mask; they no longer exist for sm_70 and later, whose lanes
-// are scheduled independently, so every warp intrinsic here names the lanes that execute it.
+// What a caller must give them:
+// - `active` is the mask of the warp's lanes that call the function, all with the same value,
+//   and every lane it names must call. The blog wrote for Kepler, where __shfl, __ballot and
+//   __any took no mask; they no longer exist for sm_70 and later, whose lanes are scheduled
+//   independently, so every warp intrinsic here names the lanes that execute it.
+// - Any block shape. A warp is 32 consecutive threads of the block in linear order (x fastest,
+//   then y, then z): in a 16x8 block, threadIdx (0, 1) is lane 16. lane_id() is the hardware's
+//   lane, not threadIdx.x % 32, which is wrong whenever blockDim.x is not a multiple of 32.
+// - Whole warps, or a mask of the lanes that exist. When the block's thread count is a multiple of
+//   32, every warp has 32 lanes and `__ballot_sync(0xffffffff, i < n)` gives `active`. Otherwise
+//   the block's last warp is partial (a block of 48 threads: lanes 0-15 of its second warp), and a
+//   full mask there names lanes that do not exist: undefined. warp_lanes() is the mask of the lanes
+//   that exist in any block; `__ballot_sync(warp_lanes(), i < n)` is right everywhere.
+// - Keys of 32 or 64 bits, compared bit for bit: see same_key().
 //
 // This is the one header the chapter's kernels and launchers need beside CUDA's own: a program's
 // kernels copied into another project compile with it alone (the compile_alone tests check it).
 #pragma once
+
+#include <cstring>
+#include <type_traits>
 
 namespace warp_agg {
 
 constexpr int kWarp = 32;
 constexpr unsigned int kFullMask = 0xffffffffu;
 
+// This thread's lane in its warp: the PTX register %laneid, right for any block shape.
 __device__ __forceinline__ unsigned int lane_id() {
-    return threadIdx.x & 31;
+    unsigned int lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
 }
 
-// The lanes below this one (the PTX register %lanemask_lt). The blog wrote `peers << (32 - lane)`,
+// The lanes below this one: the PTX register %lanemask_lt. The blog wrote `peers << (32 - lane)`,
 // which shifts by 32 for lane 0: undefined behaviour in C++, whatever the hardware happens to do.
 __device__ __forceinline__ unsigned int lanes_below() {
-    return (1u << lane_id()) - 1u;
+    unsigned int mask;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+    return mask;
+}
+
+// The lanes of this thread's warp that exist: all 32, but for the last warp of a block whose
+// thread count is not a multiple of 32.
+__device__ __forceinline__ unsigned int warp_lanes() {
+    const unsigned int threads = blockDim.x * blockDim.y * blockDim.z;
+    const unsigned int thread = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+    const unsigned int lanes = threads - (thread & ~31u);  // from this warp's first thread on
+    return lanes >= kWarp ? kFullMask : (1u << lanes) - 1u;
+}
+
+// What makes two keys peers: the same bits. A key is its 32 or 64 bits, in get_peers as in
+// __match_any_sync, which compares bit for bit. For a float key: -0.0f and +0.0f are two keys,
+// and a NaN is a key like any other, the peer of every NaN with its bits. (With ==, a NaN would
+// equal nothing, not even itself: get_peers' leader would never find itself, and the loop would
+// never end.) Where another equality is wanted, make equal keys equal bits first: `key + 0.0f`
+// turns -0.0f into +0.0f.
+template <class Key>
+__device__ __forceinline__ auto key_bits(Key key) {
+    static_assert(sizeof(Key) == 4 || sizeof(Key) == 8, "keys of 32 or 64 bits");
+    using Bits = std::conditional_t<sizeof(Key) == 4, unsigned int, unsigned long long>;
+    Bits bits;
+    memcpy(&bits, &key, sizeof bits);
+    return bits;
+}
+
+template <class Key>
+__device__ __forceinline__ bool same_key(Key a, Key b) {
+    return key_bits(a) == key_bits(b);
 }
 
 // Tracing hooks: the programs' --trace passes a recorder; everything else passes nothing and the
@@ -42,7 +90,8 @@ struct NoReduceTrace {
 
 // The blog's get_peers: take the key of the first unclaimed lane, broadcast it, vote on who has
 // the same key; those lanes have found their peers and leave; repeat. As many rounds as the warp
-// has distinct keys. Works for any key type that __shfl_sync can move and == can compare.
+// has distinct keys. Works for any key type that __shfl_sync can move (32 or 64 bits); peers are
+// the lanes whose keys are the same bits (same_key).
 //
 // The mask of each round is `unclaimed`: exactly the lanes still in the loop (a lane leaves in
 // the round that matches it, the same round removes it from `unclaimed`, and every lane holds the
@@ -65,7 +114,7 @@ __device__ unsigned int get_peers(Key key, unsigned int active, Trace trace = {}
     do {
         // fetch the key of the first unclaimed lane and compare it with this lane's key
         const int leader = __ffs(unclaimed) - 1;
-        is_peer = key == __shfl_sync(unclaimed, key, leader);
+        is_peer = same_key(key, __shfl_sync(unclaimed, key, leader));
         // which lanes had a match
         peers = __ballot_sync(unclaimed, is_peer);
         trace(step++, leader, peers, unclaimed ^ peers);
@@ -76,11 +125,11 @@ __device__ unsigned int get_peers(Key key, unsigned int active, Trace trace = {}
     // END SOLUTION
 }
 
-// __match_any_sync returns the mask of the lanes in `active` whose key equals this lane's: the
-// whole loop above in one instruction (keys of 32 or 64 bits, compared bit for bit).
+// __match_any_sync returns the mask of the lanes in `active` whose key has this lane's bits: the
+// whole loop above in one instruction.
 template <class Key>
 __device__ __forceinline__ unsigned int match_peers(Key key, unsigned int active) {
-    return __match_any_sync(active, key);
+    return __match_any_sync(active, key_bits(key));
 }
 
 // The lowest lane of a peer group: the one that adds the group's sum to memory.

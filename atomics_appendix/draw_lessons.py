@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Draws the appendix's lesson pictures, each from what it depicts (no measurement):
+
+    python3 atomics_appendix/draw_lessons.py --out atomics_appendix
+
+  hash_intro.png         A.2.1 (the book's Figs A.1-A.3): a hash function sends each word to a
+                         bucket by its first letter; two words of one bucket (avocado, aardvark)
+                         collide and are chained in a list; a poor hash crowds one bucket.
+  lost_push.png          A.2.3 (Figs A.4, A.5): two threads push onto one bucket without a lock;
+                         both link to the old head, the second store wins, the first entry floats.
+  critical_section.png   A.1.1 and A0_lock_litmus: two holders of one lock on two SMs. With the
+                         relaxed lock the second reads the counter its L1 kept (stale) and an
+                         increment is lost; with acquire/release it reads the first's write.
+  thread_scheduling.png  independent thread scheduling: one warp whose lanes take one lock, before
+                         sm_70 (one program counter: the spinning lanes run, the holder never
+                         unlocks) and since (each lane its own: the holder runs on and unlocks).
+
+Needs matplotlib.
+"""
+import argparse
+import os
+import sys
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+except ImportError:
+    sys.exit("draw_lessons.py needs matplotlib (pip install matplotlib)")
+
+BLUE, ORANGE, GREEN, RED, GREY = "#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8c8c8c"
+
+
+def box(ax, x, y, text, w=1.6, h=0.6, color=BLUE, fill=None, size=9):
+    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.02",
+                                fc=fill or "white", ec=color, lw=1.5))
+    ax.text(x, y, text, ha="center", va="center", fontsize=size, family="monospace")
+
+
+def arrow(ax, x0, y0, x1, y1, color="black", style="-|>", ls="-", rad=0.0):
+    ax.add_patch(FancyArrowPatch((x0, y0), (x1, y1), arrowstyle=style, mutation_scale=12,
+                                 color=color, lw=1.4, ls=ls,
+                                 connectionstyle=f"arc3,rad={rad}"))
+
+
+def canvas(width, height, xlim, ylim):
+    fig, ax = plt.subplots(figsize=(width, height))
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    ax.axis("off")
+    return fig, ax
+
+
+def hash_intro(path):
+    fig, ax = canvas(8, 4.2, (0, 12), (0, 7))
+    buckets = [("A", ["avocado", "aardvark"]), ("B", ["bison"]), ("...", []),
+               ("S", ["sand", "salt", "sea", "sky"]), ("...", []), ("X", [])]
+    ax.text(0.2, 6.6, "hash(word) = its first letter: 26 buckets, each a list of entries",
+            fontsize=10)
+    for row, (letter, words) in enumerate(buckets):
+        y = 5.7 - row * 0.95
+        box(ax, 1.0, y, letter, w=0.8, color=GREY)
+        x = 1.4
+        for i, word in enumerate(words):
+            arrow(ax, x, y, x + 0.55, y)
+            box(ax, x + 1.35, y, word, w=1.6, color=ORANGE if letter == "A" else BLUE)
+            x += 2.15
+        if letter not in ("...",):
+            ax.text(x + 0.1, y, "NULL" if words or letter == "X" else "", fontsize=8, va="center",
+                    color=GREY)
+    ax.text(7.4, 5.3, "avocado and aardvark collide:\nthe second is chained after the first\n"
+            "(Fig A.3; the programs push at the head)", fontsize=8.5, color=ORANGE)
+    ax.text(4.0, 1.0, "a poor hash: S holds many words, X none; a lookup in S walks a long list",
+            fontsize=8.5, color=BLUE)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+def lost_push(path):
+    fig, ax = canvas(11, 3.6, (0, 18), (0, 6))
+    panels = [(0.2, "1. both threads read the head\n   (Fig A.4)"),
+              (6.2, "2. A stores head = avocado"),
+              (12.2, "3. B stores head = aardvark (Fig A.5)")]
+    for x0, title in panels:
+        ax.text(x0, 5.5, title, fontsize=9.5, va="top")
+    # Panel 1: head -> altitude; A's avocado and B's aardvark both point at altitude.
+    for x0, head_to in ((0.2, "altitude"), (6.2, "avocado"), (12.2, "aardvark")):
+        box(ax, x0 + 0.8, 3.0, "head", w=1.2, color=GREY)
+        box(ax, x0 + 4.4, 3.0, "altitude", w=1.6, color=BLUE)
+        box(ax, x0 + 2.6, 4.2, "avocado", w=1.6, color=ORANGE)
+        box(ax, x0 + 2.6, 1.8, "aardvark", w=1.6, color=GREEN)
+        ax.text(x0 + 2.6, 4.75, "thread A's entry", fontsize=7.5, ha="center", color=ORANGE)
+        ax.text(x0 + 2.6, 1.2, "thread B's entry", fontsize=7.5, ha="center", color=GREEN)
+        arrow(ax, x0 + 3.4, 4.2, x0 + 3.7, 3.25, color=ORANGE)  # avocado.next = altitude
+        arrow(ax, x0 + 3.4, 1.8, x0 + 3.7, 2.75, color=GREEN)  # aardvark.next = altitude
+        if head_to == "altitude":
+            arrow(ax, x0 + 1.4, 3.0, x0 + 3.6, 3.0, color=GREY)
+        elif head_to == "avocado":
+            arrow(ax, x0 + 1.4, 3.1, x0 + 1.8, 4.0, color=GREY)
+        else:
+            arrow(ax, x0 + 1.4, 2.9, x0 + 1.8, 2.0, color=GREY)
+    ax.text(12.4, 5.0, "", fontsize=8)
+    ax.text(14.0, 4.75, "", fontsize=8)
+    ax.text(12.2, 0.45, "avocado floats outside the table: no list reaches it; "
+            "A3 --no-lock counts these", fontsize=8.5, color=RED)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+def critical_section(path):
+    fig, axes = plt.subplots(2, 1, figsize=(11, 6.4))
+    rows = [("relaxed lock (atomicCAS, atomicExch): an increment lost", False),
+            ("acquire/release lock (lock.cuh): both increments kept", True)]
+    for ax, (title, ordered) in zip(axes, rows):
+        ax.set_xlim(0, 20)
+        ax.set_ylim(0, 4.4)
+        ax.axis("off")
+        ax.set_title(title, fontsize=10.5, loc="left")
+        lanes = {"SM 0 (holder 1)": 3.4, "L2 (counter, mutex)": 2.0, "SM 1 (holder 2)": 0.6}
+        for name, y in lanes.items():
+            ax.text(0.1, y, name, fontsize=8.5, va="center", color=GREY)
+            ax.plot([3.2, 19.8], [y, y], color="#dddddd", lw=1, zorder=0)
+        box(ax, 4.4, 0.6, "read c = 5\ninto its L1", w=1.9, h=0.75, color=GREEN, size=7.5)
+        box(ax, 5.2, 3.4, "lock: CAS\n0 -> 1" + (" acquire" if ordered else ""), w=2.0, h=0.75,
+            size=7.5)
+        box(ax, 7.8, 3.4, "c = 5 + 1", w=1.5, h=0.6, size=8)
+        box(ax, 10.4, 3.4, "unlock: exch\n1 -> 0" + (" release" if ordered else ""), w=2.1,
+            h=0.75, size=7.5)
+        box(ax, 8.9, 2.0, "c = 6", w=1.1, h=0.5, color=GREY, size=8)
+        box(ax, 11.6, 2.0, "mutex = 0", w=1.5, h=0.5, color=GREY, size=8)
+        arrow(ax, 7.9, 3.1, 8.7, 2.25, color=GREY)
+        arrow(ax, 10.6, 3.05, 11.4, 2.25, color=GREY)
+        ax.text(7.0, 0.95, "spins on the mutex (atomics: in the L2)", fontsize=7.5, color=GREY)
+        box(ax, 13.4, 0.6, "lock: CAS\n0 -> 1" + (" acquire" if ordered else ""), w=2.0,
+            h=0.75, size=7.5)
+        if ordered:
+            box(ax, 16.2, 0.6, "read c = 6\nfrom L2", w=1.8, h=0.75, color=GREEN, size=7.5)
+            box(ax, 18.6, 0.6, "c = 7", w=1.3, h=0.6, size=8)
+            arrow(ax, 9.3, 1.8, 15.6, 0.95, color=GREEN, rad=0.1)
+            ax.text(13.8, 1.55, "acquire: L1 copies dropped,\nthe release's writes seen",
+                    fontsize=7.5, color=GREEN)
+            ax.text(3.3, 4.1, "release: c = 6 reaches the L2 before the mutex reads 0; "
+                    "neither side's accesses move across lock or unlock (compiler or hardware)",
+                    fontsize=7.5, color=BLUE)
+        else:
+            box(ax, 16.2, 0.6, "read c = 5\nL1 hit: stale", w=1.8, h=0.75, color=RED, size=7.5)
+            box(ax, 18.6, 0.6, "c = 6", w=1.3, h=0.6, color=RED, size=8)
+            arrow(ax, 4.6, 0.2, 15.8, 0.2, color=RED, ls="--", rad=0.0)
+            ax.text(9.0, -0.15, "the same line, kept in SM 1's L1 all along", fontsize=7.5,
+                    color=RED, ha="center")
+            ax.text(3.3, 4.1, "relaxed: nothing orders c's load and store against the lock; the "
+                    "compiler may keep c in a register, or move its store below the unlock",
+                    fontsize=7.5, color=RED)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+def thread_scheduling(path):
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
+    panels = [("before sm_70: one program counter per warp", False),
+              ("since sm_70: one per thread (independent thread scheduling)", True)]
+    for ax, (title, its) in zip(axes, panels):
+        ax.set_xlim(0, 10)
+        ax.set_ylim(-0.5, 3.6)
+        ax.axis("off")
+        ax.set_title(title, fontsize=9.5, loc="left")
+        ax.text(0.0, 2.6, "lane 0", fontsize=8.5, va="center")
+        ax.text(0.0, 1.4, "lanes 1-31", fontsize=8.5, va="center")
+        box(ax, 1.9, 2.6, "CAS: won", w=1.4, h=0.5, color=GREEN, size=7.5)
+        box(ax, 1.9, 1.4, "CAS: lost", w=1.4, h=0.5, color=ORANGE, size=7.5)
+        if not its:
+            for k in range(4):
+                box(ax, 3.6 + 1.4 * k, 1.4, "spin", w=1.1, h=0.5, color=ORANGE, size=7.5)
+            ax.plot([2.7, 9.6], [2.6, 2.6], color=RED, ls=":", lw=1.5)
+            ax.text(3.0, 2.95, "waits where the loop's paths meet again: never runs",
+                    fontsize=7.5, color=RED)
+            ax.text(0.0, 0.3, "the warp runs the spinning lanes' path forever;\nlane 0 never "
+                    "reaches unlock(): a deadlock inside one warp", fontsize=8, color=RED)
+        else:
+            box(ax, 3.6, 2.6, "c = c + 1", w=1.3, h=0.5, size=7.5)
+            box(ax, 5.2, 2.6, "unlock", w=1.1, h=0.5, color=GREEN, size=7.5)
+            for k, x in enumerate((3.6, 5.2)):
+                box(ax, x, 1.4, "spin", w=1.1, h=0.5, color=ORANGE, size=7.5)
+            box(ax, 6.9, 1.4, "CAS: lane 1\nwins, ...", w=1.6, h=0.6, color=GREEN, size=7.5)
+            ax.text(0.0, 0.3, "the scheduler interleaves the two paths: lane 0 runs on and\n"
+                    "unlocks; the lanes take the lock one after another", fontsize=8,
+                    color=GREEN)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)),
+                   help="folder for the four PNGs (made where missing)")
+    args = p.parse_args()
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        p.error(f"cannot create the folder '{args.out}': {e.strerror}")
+    for name, draw in (("hash_intro", hash_intro), ("lost_push", lost_push),
+                       ("critical_section", critical_section),
+                       ("thread_scheduling", thread_scheduling)):
+        draw(os.path.join(args.out, name + ".png"))
+        print(f"wrote {os.path.join(args.out, name + '.png')}")
+
+
+if __name__ == "__main__":
+    main()

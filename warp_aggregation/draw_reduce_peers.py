@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Draws reduce_peers on one warp: the tree inside every peer group at once, indexed by rel_pos.
+
+    python3 warp_aggregation/draw_reduce_peers.py --png warp_aggregation/reduce_peers.png
+
+The warp is the first of warp_agg.h's 'random' pattern (keys splitmix64 % 8, values
+quarter_values<float> with seed + 1, the programs' default seed 1234): what `02_reduce_peers
+--trace` prints for that pattern. The rounds follow warp_peers.cuh's reduce_peers: rel_pos is the
+number of a lane's peers below it; in round i every lane adds the partial sum of its next-higher
+remaining peer, then the lanes whose rel_pos has bit i set are reduced away. Only the lanes that
+still hold a partial sum are drawn after each round, and only the additions whose result is used.
+--check prints every lane's x after each round as 02's trace does (the GPU's, in data/traces.txt).
+"""
+import argparse
+
+from draw_get_peers import SEED, WARP, random_pattern, splitmix64
+
+
+def quarter_values(n, seed):
+    """warp_agg.h's quarter_values: 0.25 * (1 + splitmix64 % 16)."""
+    values, state = [], seed
+    for _ in range(n):
+        state, z = splitmix64(state)
+        values.append(0.25 * (1 + z % 16))
+    return values
+
+
+def reduce_peers(keys, values):
+    """[x after each round], [rel_pos], [(round, lane, source lane)]: warp_peers.cuh's loop. Every
+    lane adds its next-higher remaining peer's value, whether or not it has been reduced away; the
+    additions returned are those of the lanes still holding a partial sum after the round."""
+    n = len(keys)
+    peers = [sum(1 << j for j in range(n) if keys[j] == keys[lane]) for lane in range(n)]
+    rel_pos = [bin(peers[lane] & ((1 << lane) - 1)).count("1") for lane in range(n)]
+    above = [peers[lane] & (0xFFFFFFFE << lane) & 0xFFFFFFFF for lane in range(n)]
+    pos = list(rel_pos)
+    x = list(values)
+    rounds, adds, r = [], [], 0
+    while any(above):
+        nxt = [(m & -m).bit_length() if m else 0 for m in above]  # __ffs: 1-based, 0 for none
+        x = [x[lane] + x[nxt[lane] - 1] if nxt[lane] else x[lane] for lane in range(n)]
+        done = sum(1 << lane for lane in range(n) if pos[lane] & 1)
+        adds += [(r, lane, nxt[lane] - 1) for lane in range(n)
+                 if nxt[lane] and rel_pos[lane] % (2 << r) == 0]
+        above = [m & ~done for m in above]
+        pos = [p >> 1 for p in pos]
+        rounds.append(x)
+        r += 1
+    return rounds, rel_pos, adds
+
+
+def draw(png):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    keys = random_pattern(WARP, SEED)
+    values = quarter_values(WARP, SEED + 1)
+    rounds, rel_pos, adds = reduce_peers(keys, values)
+    palette = plt.get_cmap("Set3").colors  # the colours of get_peers.png: a key, a colour
+    rows = len(rounds) + 2  # the keys and rel_pos, the values, the rounds
+    gap = 1.6  # vertical distance between two rows: room for the arrows
+    fig, ax = plt.subplots(figsize=(16, 1.6 + 1.05 * rows))
+
+    def y_of(row):
+        return (rows - 1 - row) * gap
+
+    def cell(lane, row, face, text, bold=False, edge="white", lw=1.0):
+        ax.add_patch(Rectangle((lane, y_of(row)), 1, 1, facecolor=face, edgecolor=edge, lw=lw))
+        ax.text(lane + 0.5, y_of(row) + 0.5, text, ha="center", va="center", fontsize=7,
+                fontweight="bold" if bold else "normal")
+
+    for lane, key in enumerate(keys):
+        cell(lane, 0, palette[key], f"{key}\n{rel_pos[lane]}")
+        cell(lane, 1, palette[key], f"{values[lane]:g}")
+    ax.text(-0.4, y_of(0) + 0.5, "key\nrel_pos", ha="right", va="center", fontsize=8)
+    ax.text(-0.4, y_of(1) + 0.5, "value", ha="right", va="center", fontsize=8)
+    for r, x in enumerate(rounds):
+        row = r + 2
+        for lane, key in enumerate(keys):
+            if rel_pos[lane] % (2 << r) == 0:  # still holds a partial sum
+                last = r == len(rounds) - 1  # each lane left is a first peer: its group's sum
+                cell(lane, row, palette[key], f"{x[lane]:g}", bold=last,
+                     edge="black" if last else "white", lw=1.8 if last else 1.0)
+        ax.text(-0.4, y_of(row) + 0.5, f"after round {r}\n(rel_pos bit {r})", ha="right",
+                va="center", fontsize=8)
+    def darker(color):
+        return tuple(0.55 * c for c in color)
+
+    for r, lane, source in adds:
+        ax.add_patch(FancyArrowPatch((source + 0.5, y_of(r + 1)), (lane + 0.5, y_of(r + 2) + 1),
+                                     arrowstyle="-|>", mutation_scale=8, lw=0.9,
+                                     color=darker(palette[keys[lane]]), zorder=3))
+    for r in range(len(rounds)):  # a lane that keeps its partial sum: a thin line
+        for lane in range(WARP):
+            if rel_pos[lane] % (2 << r) == 0:
+                ax.plot([lane + 0.5, lane + 0.5], [y_of(r + 1), y_of(r + 2) + 1], color="0.75",
+                        lw=0.6, zorder=1)
+    for lane in range(WARP):
+        ax.text(lane + 0.5, y_of(0) + 1.15, str(lane), ha="center", va="bottom", fontsize=6.5,
+                color="gray")
+    ax.text(WARP / 2, y_of(0) + 1.6, "lane", ha="center", fontsize=8, color="gray")
+    ax.set_xlim(-6, WARP + 0.2)
+    ax.set_ylim(-0.3, y_of(0) + 2.0)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(
+        f"reduce_peers on the first warp of the 'random' keys (8 values, seed {SEED}): "
+        f"{len(rounds)} rounds for a largest group of {max(keys.count(k) for k in keys)} lanes.\n"
+        "In round i every lane still holding a partial sum adds the one of its next-higher "
+        "remaining peer (arrow), wherever in the warp\nit sits; then the lanes whose rel_pos has "
+        "bit i set drop out. The lanes left are the groups' first peers (outlined), each with its "
+        "group's sum.",
+        fontsize=9)
+    fig.savefig(png, dpi=110, bbox_inches="tight")
+    print(f"wrote {png}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--png", default="reduce_peers.png")
+    parser.add_argument("--check", action="store_true",
+                        help="print every lane's x after each round, as 02's --trace does")
+    args = parser.parse_args()
+    if args.check:
+        keys = random_pattern(WARP, SEED)
+        values = quarter_values(WARP, SEED + 1)
+        rounds, rel_pos, _ = reduce_peers(keys, values)
+        for lane in range(WARP):
+            cells = "".join(f"  {x[lane]:7.2f}" for x in rounds)
+            print(f"  {lane:4d} {keys[lane]:4d} {rel_pos[lane]:8d} {values[lane]:6.2f}{cells}")
+        return
+    draw(args.png)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Turns 03_reduction_by_key_benchmark's sweep (--order sweep: sorted keys with 1 to 32 distinct
+keys in every warp) into the README's table and a plot of time against distinct keys per warp.
+
+    build/bin/03_reduction_by_key_benchmark --order sweep --precision double --csv \
+        > warp_aggregation/data/sweep.csv
+    python3 warp_aggregation/plot_sweep.py warp_aggregation/data/sweep.csv \
+        --env warp_aggregation/data/env.txt --png warp_aggregation/sweep.png \
+        --readme warp_aggregation/README.md
+
+The CSV is the benchmark's (see plot_benchmark.py); its order column reads "<d> keys/warp".
+--readme rewrites the table between the README's sweep-table markers: for a few values of d, each
+variant's median time and its speed-up over plain atomicAdd, with the run's provenance, and the
+smallest d at which each warp variant stops beating atomicAdd. The plot needs matplotlib; without
+it the plot is skipped with a message and the table is still written.
+"""
+import csv
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
+import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
+
+# The variants the lesson compares, in the plot's order, with their colours (plot_benchmark.py's).
+SHOWN = {"atomicAdd": "#1f4e79", "warp get_peers": "#2e7d32", "warp match_any": "#6a1b9a",
+         "cg labeled_partition": "#ab47bc", "warp segmented scan 4/lane": "#c62828",
+         "CUB ReduceByKey": "#424242", "CUB sort + ReduceByKey": "#9e9e9e",
+         "get_peers search only": "#81c784"}
+WARP_VARIANTS = ["warp get_peers", "warp match_any", "cg labeled_partition",
+                 "warp segmented scan 4/lane"]
+TABLE_D = [1, 2, 4, 8, 16, 32]
+
+
+def load(path):
+    """{precision: {variant: {d: row}}}."""
+    data = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            found = re.match(r"(\d+) keys/warp$", row["order"])
+            if found:
+                d = int(found.group(1))
+                data.setdefault(row["precision"], {}).setdefault(row["variant"], {})[d] = row
+    if not data:
+        sys.exit(f"{path}: no rows of the sweep (order '<d> keys/warp')")
+    return data
+
+
+def speedup(rows, variant, d):
+    """atomicAdd's median over the variant's at d, or None."""
+    base, row = rows.get("atomicAdd", {}).get(d), rows.get(variant, {}).get(d)
+    return float(base["ms"]) / float(row["ms"]) if base and row else None
+
+
+def table(data, provenance):
+    lines = [provenance, ""]
+    for precision, rows in data.items():
+        ds = [d for d in TABLE_D if any(d in r for r in rows.values())]
+        lines += [f"**{precision}**: median ms · speed-up over `atomicAdd` (above 1: faster), by "
+                  "distinct keys per warp", "", "| variant | " + " | ".join(map(str, ds)) + " |",
+                  "|---" * (len(ds) + 1) + "|"]
+        for v in SHOWN:
+            if v not in rows:
+                continue
+            cells = []
+            for d in ds:
+                row, s = rows[v].get(d), speedup(rows, v, d)
+                cells.append("–" if row is None else
+                             f"{float(row['ms']):.4f} · {s:.2f}×" if s else f"{float(row['ms']):.4f}")
+            lines.append(f"| {v} | " + " | ".join(cells) + " |")
+        lines.append("")
+        for v in WARP_VARIANTS:
+            if v not in rows:
+                continue
+            slower = [d for d in sorted(rows[v]) if (speedup(rows, v, d) or 0) < 1.0]
+            lines.append(f"- {v}: " + (f"slower than `atomicAdd` from {slower[0]} distinct keys "
+                                       "per warp on" if slower else
+                                       "faster than `atomicAdd` at every d"))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot(data, png, title):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import matplotlib.ticker
+    except ImportError:
+        print("matplotlib is not installed: plot skipped (pip install matplotlib)")
+        return
+    precisions = list(data)
+    fig, axes = plt.subplots(2, len(precisions), figsize=(7.5 * len(precisions), 9),
+                             squeeze=False, sharex=True)
+    for col, precision in enumerate(precisions):
+        rows = data[precision]
+        top, bottom = axes[0][col], axes[1][col]
+        for v, color in SHOWN.items():
+            if v not in rows:
+                continue
+            ds = sorted(rows[v])
+            style = "--" if "search only" in v or v.startswith("CUB") else "-"
+            top.plot(ds, [float(rows[v][d]["ms"]) for d in ds], style, marker=".", color=color,
+                     label=v)
+            if v != "atomicAdd":
+                pairs = [(d, speedup(rows, v, d)) for d in ds if speedup(rows, v, d)]
+                bottom.plot([d for d, _ in pairs], [s for _, s in pairs], style, marker=".",
+                            color=color, label=v)
+        bottom.axhline(1.0, color=SHOWN["atomicAdd"], lw=1)
+        for ax in (top, bottom):
+            ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+            ax.yaxis.set_minor_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+            ax.tick_params(axis="y", which="minor", labelsize=7)
+        top.set_ylabel("ms (median; log scale; lower is faster)")
+        bottom.set_ylabel("speed-up over atomicAdd (above 1: faster; log scale)")
+        bottom.set_xlabel("distinct keys per warp = atomics per warp = get_peers rounds")
+        first = next(iter(next(iter(rows.values())).values()))
+        top.set_title(f"{precision}: {int(first['n']):,} values, sorted keys")
+        for ax in (top, bottom):
+            ax.set_xticks([1, 2, 4, 8, 12, 16, 20, 24, 28, 32])
+            ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    print(f"wrote {png}")
+
+
+def main():
+    args = report.parse_args(report.parser(__doc__))
+    data = load(args.csv)
+    text = table(data, report.provenance(args.env, args.csv, args.readme or args.csv))
+    print(text)
+    if args.readme:
+        report.update_readme(args.readme, text, "sweep-table")
+    if args.png:
+        plot(data, args.png, report.describe_env(args.env) or "03_reduction_by_key_benchmark "
+             "--order sweep")
+
+
+if __name__ == "__main__":
+    main()

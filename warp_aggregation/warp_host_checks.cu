@@ -1,0 +1,278 @@
+// warp_host_checks: the host side of the chapter's programs, without a GPU: every CPU reference
+// and check that 01-04 run, shown to equal its definition and to fail on a wrong output, then
+// timed at each program's default size.
+//
+// A GPU program here spends milliseconds on the GPU; what a student waits for is the host: the
+// inputs, the CPU's answer and the comparison. These must stay linear: 04's multiset check sorted
+// its output and the CPU's at every percentage (25 of its 26 s), 03 compared every lane of a warp
+// with every other and sorted 10^7 pairs for the partial order, 02 summed every group from its
+// mask lane by lane. warp_agg.h now groups a warp's lanes with a small hash table, moves keys with
+// a counting sort, and counts a filtered output; this program checks those against the slow
+// definitions (on small inputs), checks that a wrong output fails, and then runs the host work of
+// each program's default run in the program's own order, on the outputs a right GPU gives (the
+// references themselves; 04's in the order of its input), and prints the seconds each took.
+// --size-percent scales every program's size (1000: ten times the default).
+//
+// Build: cmake --build build --target warp_host_checks
+// Run:   build/bin/warp_host_checks [--size-percent 100] [--seed 1234]
+#include <chrono>
+#include <ctime>
+#include <numeric>
+
+#include "common.h"
+#include "warp_agg.h"
+
+using warp_agg::kWarp;
+using warp_agg::Order;
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const std::string& what) {
+    std::printf("%s: %s\n", ok ? "ok" : "FAILED", what.c_str());
+    if (!ok) ++failures;
+}
+
+// The definitions the fast versions replace.
+std::vector<unsigned int> peers_by_definition(const std::vector<int>& keys) {
+    std::vector<unsigned int> peers(keys.size(), 0);
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        for (std::size_t j = i / kWarp * kWarp;
+             j < std::min(keys.size(), i / kWarp * kWarp + kWarp); ++j)
+            if (keys[j] == keys[i]) peers[i] |= 1u << (j % kWarp);
+    return peers;
+}
+
+std::vector<double> sums_by_definition(const std::vector<int>& keys,
+                                       const std::vector<double>& values) {
+    const std::vector<unsigned int> peers = peers_by_definition(keys);
+    std::vector<double> sums(keys.size(), 0.0);
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        for (int l = 0; l < kWarp; ++l)
+            if ((peers[i] >> l) & 1u) sums[i] += values[i / kWarp * kWarp + l];
+    return sums;
+}
+
+// The partially sorted order as 03 defined it first: the pairs (i + offset, i), sorted.
+std::vector<int> partial_by_sorting(unsigned int n, unsigned int per_cell,
+                                    unsigned int displacement, std::uint64_t seed) {
+    std::vector<std::uint64_t> position(n);
+    std::uint64_t state = seed;
+    for (unsigned int i = 0; i < n; ++i)
+        position[i] = (std::uint64_t{i} + common::splitmix64(state) % displacement) << 32 | i;
+    std::sort(position.begin(), position.end());
+    std::vector<int> keys(n);
+    for (unsigned int j = 0; j < n; ++j)
+        keys[j] = static_cast<int>((position[j] & 0xffffffffu) / per_cell);
+    return keys;
+}
+
+void check_references(std::uint64_t seed) {
+    for (warp_agg::Pattern p : warp_agg::kPatterns) {
+        const std::vector<int> keys = warp_agg::pattern_keys(p, 4099, seed);
+        const std::vector<double> values = warp_agg::quarter_values<double>(keys.size(), seed);
+        const std::string name = warp_agg::pattern_name(p);
+        expect(warp_agg::cpu_peers(keys) == peers_by_definition(keys),
+               "cpu_peers on '" + name + "' keys is the all-pairs comparison");
+        expect(warp_agg::cpu_group_sums(keys, values) == sums_by_definition(keys, values),
+               "cpu_group_sums on '" + name + "' keys is the sum over each mask");
+    }
+    for (unsigned int d : {1u, 3u, 10u, 32u}) {
+        const std::vector<int> keys = warp_agg::keys_per_warp(1000, d);
+        bool each = true;
+        for (std::size_t w = 0; w + kWarp <= keys.size(); w += kWarp)
+            each = each && keys[w + kWarp - 1] - keys[w] + 1 == static_cast<int>(d);
+        expect(each && warp_agg::cpu_peers(keys) == peers_by_definition(keys),
+               std::to_string(d) + " distinct keys in every full warp of the sweep, peers right");
+    }
+    for (unsigned int displacement : {1u, 32u, 100u}) {
+        for (unsigned int n : {1u, 33u, 100003u}) {
+            expect(warp_agg::make_keys(Order::kPartial, n, 10, displacement, seed) ==
+                       partial_by_sorting(n, 10, displacement, seed),
+                   "the partial order by counting sort is the sorted pairs' (n " +
+                       std::to_string(n) + ", displacement " + std::to_string(displacement) + ")");
+        }
+    }
+    const std::vector<int> keys = warp_agg::make_keys(Order::kRandom, 100003, 10, 1, seed);
+    expect(warp_agg::cpu_peers(keys) == peers_by_definition(keys),
+           "cpu_peers on 03's random order is the all-pairs comparison");
+}
+
+// 04's check: a right output passes in any order, and each kind of wrong one fails.
+void check_filter_check(std::uint64_t seed) {
+    const int range = 1000;
+    const std::vector<int> input = common::random_ints(100003, seed, 0, range - 1);
+    const warp_agg::FilterCheck check(input, range);
+    const int threshold = 500;
+    std::vector<int> kept;
+    for (int x : input)
+        if (x < threshold) kept.push_back(x);
+    expect(check.kept(threshold) == kept.size(), "FilterCheck counts the inputs kept");
+    std::vector<int> shuffled = kept;
+    std::uint64_t state = seed;
+    for (std::size_t i = shuffled.size() - 1; i > 0; --i)
+        std::swap(shuffled[i], shuffled[common::splitmix64(state) % (i + 1)]);
+    expect(check.check("right, shuffled", shuffled.data(), shuffled.size(), threshold),
+           "a right output in any order passes");
+    std::fprintf(stderr, "(the FAIL lines below are expected: each wrong output must fail)\n");
+    std::vector<int> wrong = shuffled;
+    std::size_t other = 1;
+    while (shuffled[other] == shuffled[0]) ++other;
+    wrong[0] = shuffled[other];  // one value twice, another lost
+    expect(!check.check("one value twice", wrong.data(), wrong.size(), threshold),
+           "a value written twice and one lost fail");
+    wrong = shuffled;
+    wrong.back() = -1;
+    expect(!check.check("a slot left at -1", wrong.data(), wrong.size(), threshold),
+           "a slot never written fails");
+    wrong = shuffled;
+    wrong[0] = threshold;
+    expect(!check.check("a value not below the threshold", wrong.data(), wrong.size(), threshold),
+           "a value the filter must drop fails");
+}
+
+using Clock = std::chrono::steady_clock;
+
+// The time since `start`, and the processor time of all threads since `cpu_start` (on a busy host
+// the two differ).
+struct Stopwatch {
+    Clock::time_point start = Clock::now();
+    std::clock_t cpu_start = std::clock();
+    void report(const char* program, std::size_t n) const {
+        const double s = std::chrono::duration<double>(Clock::now() - start).count();
+        const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+        std::printf("%-30s n = %-10zu host %.3f s (processor time %.3f s)\n", program, n, s, cpu);
+    }
+};
+
+template <class Got, class Want>
+bool exact(const char* what, const std::vector<Got>& got, const std::vector<Want>& want) {
+    return common::check_close(what, got.data(), want.data(), want.size(), {0.0, 0.0});
+}
+
+// 01's main: per pattern, the keys, the CPU's masks, and two variants' masks checked.
+bool time_01(unsigned int n, std::uint64_t seed) {
+    const Stopwatch watch;
+    bool ok = true;
+    for (warp_agg::Pattern p : warp_agg::kPatterns) {
+        const std::vector<int> keys = warp_agg::pattern_keys(p, n, seed);
+        const std::vector<unsigned int> want = warp_agg::cpu_peers(keys);
+        const std::vector<unsigned int> got = want;  // what a right GPU run copies back
+        for (int variant = 0; variant < 2; ++variant) ok = exact("01", got, want) && ok;
+    }
+    watch.report("01_get_peers", n);
+    return ok;
+}
+
+// 02's main: per precision its values; per pattern the keys, the group sums, one check.
+template <class F>
+bool time_02_precision(unsigned int n, std::uint64_t seed) {
+    const std::vector<F> values = warp_agg::quarter_values<F>(n, seed + 1);
+    bool ok = true;
+    for (warp_agg::Pattern p : warp_agg::kPatterns) {
+        const std::vector<int> keys = warp_agg::pattern_keys(p, n, seed);
+        const std::vector<double> want = warp_agg::cpu_group_sums(keys, values);
+        const std::vector<F> got(want.begin(), want.end());
+        ok = exact("02", got, want) && ok;
+    }
+    return ok;
+}
+
+// 03's main: the values; per order the keys, their masks, the bins' count and sums; per precision
+// 10 variants' bins and 2 searches' masks checked, and CUB's bins and unique keys (ReduceByKey on
+// sorted keys, sort + ReduceByKey on every order).
+template <class T>
+bool check_03_precision(const std::vector<unsigned int>& masks, const std::vector<double>& want,
+                        bool sorted) {
+    const std::vector<T> got(want.begin(), want.end());
+    std::vector<int> unique(want.size());
+    std::iota(unique.begin(), unique.end(), 0);
+    bool ok = true;
+    for (int variant = 0; variant < 10; ++variant)
+        ok = warp_agg::check_exact("03", got, want) && ok;
+    const std::vector<unsigned int> got_masks = masks;
+    for (int search = 0; search < 2; ++search)
+        ok = warp_agg::check_exact("03", got_masks, masks) && ok;
+    for (int library = 0; library < (sorted ? 2 : 1); ++library) {
+        std::vector<int> want_unique(want.size());
+        std::iota(want_unique.begin(), want_unique.end(), 0);
+        ok = warp_agg::check_exact("03", got, want) && exact("03 keys", unique, want_unique) && ok;
+    }
+    return ok;
+}
+
+bool time_03(unsigned int n, std::uint64_t seed) {
+    const Stopwatch watch;
+    const std::vector<double> values = warp_agg::quarter_values<double>(n, seed + 1);
+    bool ok = true;
+    for (Order o : {Order::kSorted, Order::kPartial, Order::kRandom}) {
+        const std::vector<int> keys = warp_agg::make_keys(o, n, 10, 32, seed);
+        const std::vector<unsigned int> masks = warp_agg::cpu_peers(keys);
+        const unsigned int num_keys =
+            static_cast<unsigned int>(*std::max_element(keys.begin(), keys.end())) + 1;
+        const std::vector<double> want = warp_agg::reference_bins(keys, values, num_keys);
+        ok = check_03_precision<float>(masks, want, o == Order::kSorted) && ok;
+        ok = check_03_precision<double>(masks, want, o == Order::kSorted) && ok;
+    }
+    watch.report("03_reduction_by_key_benchmark", n);
+    return ok;
+}
+
+// 04's main: the input, its histogram; per percentage five outputs checked as multisets, CUB's
+// also in order.
+bool time_04(unsigned int n, std::uint64_t seed) {
+    constexpr int kRange = 1000000;
+    const Stopwatch watch;
+    const std::vector<int> input = common::random_ints(n, seed, 0, kRange - 1);
+    const warp_agg::FilterCheck check(input, kRange);
+    bool ok = true;
+    for (int pct : {1, 10, 50, 90, 100}) {
+        const int threshold = pct * (kRange / 100);
+        std::vector<int> kept;  // what the GPU writes: the kept inputs, about in input order
+        for (int x : input)
+            if (x < threshold) kept.push_back(x);
+        ok = ok && kept.size() == check.kept(threshold);
+        for (int variant = 0; variant < 5; ++variant)
+            ok = check.check("04", kept.data(), kept.size(), threshold) && ok;
+        std::vector<int> in_order;
+        in_order.reserve(check.kept(threshold));
+        for (int x : input)
+            if (x < threshold) in_order.push_back(x);
+        ok = exact("04 in order", kept, in_order) && ok;
+    }
+    watch.report("04_warp_aggregated_increment", n);
+    return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    common::Options opt;
+    std::int64_t percent = 100;
+    common::Cli cli("warp_host_checks",
+                    "the CPU references and checks of 01-04: right, able to fail, and timed");
+    cli.add_seed(opt);
+    cli.add_int("--size-percent", &percent, 1, 10000,
+                "each program's size, in percent of its default");
+    cli.parse_or_exit(argc, argv);
+    const std::uint64_t seed = static_cast<std::uint64_t>(opt.seed);
+
+    check_references(seed);
+    check_filter_check(seed);
+
+    auto size = [&](double n) {
+        return std::max(1u, static_cast<unsigned int>(n * percent / 100));
+    };
+    std::printf("\nthe host work of each default run (at %d%% of its size), %u threads:\n",
+                static_cast<int>(percent), std::max(1u, std::thread::hardware_concurrency()));
+    bool ok = time_01(size(1000003), seed);
+    const Stopwatch watch_02;
+    ok = time_02_precision<float>(size(1000003), seed) && ok;
+    ok = time_02_precision<double>(size(1000003), seed) && ok;
+    watch_02.report("02_reduce_peers", size(1000003));
+    ok = time_03(size(1e7), seed) && ok;
+    ok = time_04(size(1 << 24), seed) && ok;
+    expect(ok, "every right output passes its program's check");
+    return failures == 0 ? common::kExitOk : common::kExitWrong;
+}
