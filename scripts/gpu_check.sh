@@ -122,14 +122,22 @@ fi
 
 if want ch10; then
   build
-  # ch10: the book's worked numbers and traces (figures.txt), the programs beyond the book at 2^28
-  # with 10_94's bits (beyond.txt), 10_15's loads in its SASS (sass_10_15.txt), then the
-  # benchmark (benchmark.csv, its verification log in benchmark_log.txt) and its plot.
+  # ch10: every run the README quotes, in its order (figures.txt: the book's worked numbers, the
+  # traces, the exercises), the programs beyond the book at 2^28 with 10_94's bits (beyond.txt),
+  # 10_15's loads in its SASS (sass_10_15.txt), then the benchmark (benchmark.csv, its
+  # verification log in benchmark_log.txt) and its plot.
   data_dir ch10_reduction
   rm -f "$DATA/figures.txt" "$DATA/beyond.txt" "$DATA/sass_10_15.txt"
-  for args in "10_06_simple_sum --n 256" "10_06_simple_sum --n 2048" "10_09_convergent_sum --n 256" \
-    "10_09_convergent_sum --n 2048" "10_11_shared_memory_sum --n 256" "10_11_shared_memory_sum --n 2048" \
-    "10_06_simple_sum --n 16 --trace" "10_09_convergent_sum --n 16 --trace" "10_15_coarsened_sum"; do
+  for args in "10_01_sequential_reduction" \
+    "10_06_simple_sum --n 256" "10_06_simple_sum --n 2048" "10_06_simple_sum --n 16 --trace" \
+    "10_09_convergent_sum --n 256" "10_09_convergent_sum --n 2048" \
+    "10_09_convergent_sum --n 16 --trace" \
+    "10_11_shared_memory_sum --n 256" "10_11_shared_memory_sum --n 2048" \
+    "10_11_shared_memory_sum --n 16 --trace" "10_11_shared_memory_sum --n 12 --trace" \
+    "10_13_segmented_sum --n 2049" "10_15_coarsened_sum" "10_15_coarsened_sum --coarse 4" \
+    "10_06_simple_sum --n 1024" "10_09_convergent_sum --n 1024" \
+    "10_ex3_mirrored_sum --n 16 --trace" "10_ex3_mirrored_sum --n 2047" \
+    "10_06_simple_sum --values 6,2,7,4,5,8,3,1" "10_09_convergent_sum --values 6,2,7,4,5,8,3,1"; do
     record figures.txt build/bin/$args
   done
   for args in "10_94_deterministic_sum" "10_94_deterministic_sum --n 268435456" \
