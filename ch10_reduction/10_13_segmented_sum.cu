@@ -6,7 +6,8 @@
 // segment = 2*blockDim.x*blockIdx.x exactly as Fig 10.11 reduced the whole input (i indexes global
 // memory, t the block's private input_s), and thread 0 adds the block's result into the output
 // with atomicAdd. The blocks never wait for each other; the result is complete when the kernel
-// is. *output must hold the identity (0 for a sum) beforehand: the launcher sets it.
+// is. *output must hold the identity (0 for a sum) beforehand: the launcher sets it. The program
+// prints its grid for N before it looks for a GPU.
 //
 // As in every figure, the operator is a parameter: atomicAdd becomes atomic_combine(), which is
 // atomicAdd for the sums and a compare-and-swap loop for max (reduction_kernels.cuh).
@@ -71,15 +72,23 @@ int main(int argc, char** argv) {
     cli.add_standard(opt, 1, ch10::kMaxN);
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
+
+    // The grid is host arithmetic, printed before the program looks for a GPU.
+    const unsigned int n = static_cast<unsigned int>(opt.n);
+    unsigned int blocks = segmented_sum_blocks(n);
+    std::fprintf(report.text(),
+                 "Fig 10.13 for N = %u: %u block%s of %u threads; block b reduces input[%u*b .. "
+                 "%u*b + %u] (the identity past N), then its thread 0 adds the result into "
+                 "*output with one atomicAdd\n",
+                 n, blocks, blocks == 1 ? "" : "s", BLOCK_DIM, 2 * BLOCK_DIM, 2 * BLOCK_DIM,
+                 2 * BLOCK_DIM - 1);
     const common::Device dev = common::require_gpu(report.text());
 
-    const unsigned int n = static_cast<unsigned int>(opt.n);
     auto launch = [n](auto op, auto* input, auto* output) {
         CUDA_CHECK(segmented_sum(input, output, n, op));
     };
     // The block count is the launch's, which a graded run records (common::graded): the grader's
     // check of it has no launcher of its own.
-    unsigned int blocks = segmented_sum_blocks(n);
     common::graded("blocks", blocks);
     const ch10::KernelInfo info = {"Fig 10.13", /*in_place=*/false};
     return ch10::verify_then_time(dev, opt, report, "10_13_segmented_sum", "", info, launch)

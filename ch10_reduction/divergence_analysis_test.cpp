@@ -61,8 +61,8 @@ int main() {
 
     // The end-of-chapter exercises. 1 and 2: N = 1024 (512 threads, 16 warps), the warps that
     // diverge in the fifth iteration: all 16 in Fig 10.6 (stride 16: two active threads in each),
-    // none in Fig 10.9 (stride 32: warp 0 whole, the others idle). Counting the iterations from 0,
-    // as the book's text does, the fifth would be the sixth (stride 32 and 16): 16 and 1.
+    // none in Fig 10.9 (stride 32: warp 0 whole, the others idle), counting the iterations from 1
+    // as the book's text mostly does (its "iteration 5" with stride 32 counts from 0: then 16, 1).
     const std::vector<std::int64_t> simple_1024 = {0, 16, 16, 16, 16, 16, 8, 4, 2, 1};
     const std::vector<std::int64_t> convergent_1024 = {0, 0, 0, 0, 0, 1, 1, 1, 1, 1};
     expect_eq("exercise 1: Fig 10.6 divergent warps, iteration 5", 1024,

@@ -13,11 +13,16 @@ side. The index arithmetic is the kernels' and divergence_analysis.h's, line for
 with blockDim.x = single_block_threads(n), the smallest power of two >= n/2. A warp with at least
 one active thread occupies all 32 lanes (the book's execution resources consumed). With --bin, the
 script runs the two programs (they print their counts before they look for a GPU) and stops if
-their counts differ from the ones drawn.
+their counts differ from the ones drawn. The colours are the chapter's (draw_figures.py): blue, a
+thread that adds; orange, an idle lane of a busy warp (consumed, does nothing); light grey, a warp
+with no active thread (consumes nothing).
 """
 import argparse
+import os
 import re
 import subprocess
+
+from draw_figures import ADDS, IDLE_LANE, NO_WORK
 
 WARP = 32
 
@@ -80,7 +85,7 @@ def draw(n, png):
     rows = max(len(steps) for _, steps in panels)
     gap = 3  # columns between warps
     width = threads + gap * (warps - 1)
-    colours = {"active": "#1f6fb4", "idle lane": "#f4a582", "warp idle": "#eeeeee"}
+    colours = {"active": ADDS, "idle lane": IDLE_LANE, "warp idle": NO_WORK}
     fig, axes = plt.subplots(1, 2, figsize=(15, 0.42 * rows + 2.2))
     for ax, (title, steps) in zip(axes, panels):
         for row, (stride, active) in enumerate(steps):
@@ -114,6 +119,8 @@ def draw(n, png):
     fig.suptitle(f"Active threads of the single-block kernels, N = {n} ({threads} threads, "
                  f"{warps} warps), one row per step", fontsize=11)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
+    if os.path.dirname(png):
+        os.makedirs(os.path.dirname(png), exist_ok=True)
     fig.savefig(png, dpi=110)
     print(f"wrote {png}")
 

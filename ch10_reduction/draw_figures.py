@@ -8,16 +8,23 @@ Writes, into --out:
   fig_10_07_10_08.png         Figs 10.7 and 10.8 as data flow at N = 16 (8 threads), and below
                               them, at N = 256 (4 warps), the 128-byte segments each warp's loads
                               and stores touch at every step: the book's 141 and 36 requests
-  fig_10_12_segments.png      Fig 10.12: three blocks of 8 threads, a segment of 16 each, a tree
-                              per block, one atomicAdd per block into the output
+  fig_10_10_shared_memory.png Fig 10.10 at N = 16 (8 threads): the load that adds two inputs into
+                              input_s, the tree in shared memory, the input never written
+  fig_10_12_segments.png      Fig 10.12: three blocks of 8 threads, a slice of 16 inputs each, a
+                              tree per block, one atomicAdd per block into the output
   fig_10_14_coarsening.png    Fig 10.14: one block of 8 threads coarsened by 2 (32 inputs): three
                               steps in registers with every thread busy, then the tree
   fig_10_16_timeline.png      Fig 10.16: two blocks of Fig 10.13 one after the other (8 steps)
                               against one coarsened block doing the same work (6 steps)
+  ex3_mirrored.png            Exercise 3 at N = 16: Fig 10.9 mirrored, the sums gather at the end
+One palette throughout (and in draw_active_threads.py): blue, a thread that adds in this step;
+orange, a thread (a lane) that takes part in the step but adds nothing; light grey, nothing runs.
 The loops are divergence_analysis.h's, line for line (single_block_threads, the active-thread
-conditions of Figs 10.6 and 10.9, count_tree_steps). With --bin, the script first runs the built
-programs (which print their counts before they look for a GPU) and stops if a count it draws
-differs from theirs: the requests of 10_06 and 10_09 at N = 256 and Fig 10.16's steps of 10_15.
+conditions of Figs 10.6, 10.9, 10.11 and exercise 3, count_tree_steps). With --bin, the script
+first runs the built programs (which print their counts and traces before they look for a GPU)
+and stops if what it draws differs from what they print: the requests of 10_06 and 10_09 at
+N = 256, the active threads of every step at N = 16 (10_06, 10_09, 10_11, 10_ex3) and Fig 10.16's
+steps of 10_15.
 """
 import argparse
 import os
@@ -26,8 +33,13 @@ import subprocess
 
 WARP = 32
 SEGMENT = 32  # floats in a 128-byte segment
-COLOURS = ["#d95f02", "#1b9e77", "#7570b3", "#e7298a"]  # one per warp / block
-BUSY, TREE, IDLE, EDGE = "#1f6fb4", "#f4a582", "#eeeeee", "#444444"
+# The palette of every picture of the chapter (draw_active_threads.py imports it).
+ADDS = "#1f6fb4"       # a thread that adds in this step (and the element it writes)
+IDLE_LANE = "#f4a582"  # a thread that takes part in the step (its lane is spent) but adds nothing
+NO_WORK = "#eeeeee"    # nothing runs: a warp with no active thread, consuming nothing
+SHARED = "#d9e8f5"     # an element of shared memory (input_s)
+EDGE = "#444444"
+COLOURS = ["#1b9e77", "#7570b3", "#e7298a", "#8c564b"]  # one per warp or block, none of the above
 
 
 def single_block_threads(n):
@@ -57,6 +69,26 @@ def convergent_steps(n):
         stride //= 2
 
 
+def mirrored_steps(n):
+    """Exercise 3: (stride, [(thread, owner, partner), ...]) per step; thread t owns
+    input[n - blockDim.x + t] and adds the element `stride` to its left."""
+    threads = single_block_threads(n)
+    stride = threads
+    while stride >= 1:
+        yield stride, [(t, n - threads + t, n - threads + t - stride) for t in range(threads)
+                       if t >= threads - stride and n - threads + t >= stride]
+        stride //= 2
+
+
+def shared_memory_steps(n):
+    """Fig 10.11's tree in input_s, after the load: (stride, [(thread, owner, partner), ...])."""
+    threads = single_block_threads(n)
+    stride = threads // 2
+    while stride >= 1:
+        yield stride, [(t, t, t + stride) for t in range(threads) if t < stride]
+        stride //= 2
+
+
 def requests(step):
     """The book's global memory requests of one step: per warp, the 128-byte segments of its
     owners (read, then written) and of its partners (read)."""
@@ -76,20 +108,34 @@ def tree_steps(block):
     return steps
 
 
+def run(bin_dir, *args):
+    return subprocess.run([os.path.join(bin_dir, args[0]), *args[1:]], capture_output=True,
+                          text=True).stdout
+
+
 def check_against_programs(bin_dir):
     for program, steps in (("10_06_simple_sum", simple_steps), ("10_09_convergent_sum",
                                                                 convergent_steps)):
-        out = subprocess.run([os.path.join(bin_dir, program), "--n", "256"],
-                             capture_output=True, text=True).stdout
-        printed = re.search(r"global memory requests +(\d+)", out)
+        printed = re.search(r"global memory requests +(\d+)", run(bin_dir, program, "--n", "256"))
         drawn = sum(r[2] for step in steps(256) for r in requests(step[1]).values())
         if not printed or int(printed.group(1)) != drawn:
             raise SystemExit(f"{program} --n 256 prints {printed and printed.group(0)!r}, "
                              f"the drawing counts {drawn} requests")
         print(f"{program} --n 256: {drawn} requests, as drawn")
-    out = subprocess.run([os.path.join(bin_dir, "10_15_coarsened_sum")], capture_output=True,
-                         text=True).stdout
-    rows = re.findall(r"blocks? of Fig 10\.1[35].*?(\d+) +(\d+) +(\d+)\n", out)[:2]
+    # The traces at N = 16: the threads that add at every step, as each program prints them.
+    for program, steps in (("10_06_simple_sum", simple_steps),
+                           ("10_09_convergent_sum", convergent_steps),
+                           ("10_11_shared_memory_sum", shared_memory_steps),
+                           ("10_ex3_mirrored_sum", mirrored_steps)):
+        printed = [(int(s), [int(t) for t in who.split()]) for s, who in re.findall(
+            r"step \d+ \(stride (\d+)\): threads([ \d]*)\n", run(bin_dir, program, "--n", "16",
+                                                                 "--trace"))]
+        drawn = [(stride, [t for t, _, _ in step]) for stride, step in steps(16)]
+        if printed != drawn:
+            raise SystemExit(f"{program} --n 16 --trace prints the steps {printed}, drawn {drawn}")
+        print(f"{program} --n 16 --trace: the threads of {len(drawn)} steps, as drawn")
+    rows = re.findall(r"blocks? of Fig 10\.1[35].*?(\d+) +(\d+) +(\d+)\n",
+                      run(bin_dir, "10_15_coarsened_sum"))[:2]
     drawn = [(2 * (1 + tree_steps(8)), 2, 2 * tree_steps(8)), (3 + tree_steps(8), 3, tree_steps(8))]
     if [tuple(map(int, r)) for r in rows] != drawn:
         raise SystemExit(f"10_15_coarsened_sum prints Fig 10.16's steps {rows}, drawn {drawn}")
@@ -143,7 +189,7 @@ def draw_sum_tree(out):
         for j, v in enumerate(nxt):
             arrow(ax, xs[2 * j], -step + 1 - 0.35, nx[j] - 0.1, -step + 0.35)
             arrow(ax, xs[2 * j + 1], -step + 1 - 0.35, nx[j] + 0.1, -step + 0.35)
-            box(ax, nx[j], -step, v, face="#d9e8f5", size=10)
+            box(ax, nx[j], -step, v, face=ADDS, size=10, colour="white")
         ax.text(-0.9, -step, f"step {step}: {len(nxt)} adder{'s' if len(nxt) > 1 else ''}",
                 ha="right", va="center", fontsize=9)
         level, xs = nxt, nx
@@ -157,20 +203,22 @@ def draw_sum_tree(out):
     save(fig, out, "fig_10_05_sum_tree.png")
 
 
-# ---- Figs 10.7 and 10.8, with the segments ----------------------------------------------------
+# ---- Figs 10.7 and 10.8, with the 128-byte segments -------------------------------------------
 
-def draw_flow(ax, title, steps, n):
-    """One row per step: the array after it; an arrow from each partner to its owner."""
+def draw_flow(ax, title, steps, n, label="input[i]", face="white"):
+    """One row per step: the array after it, the elements written in blue with the thread that
+    wrote each; an arrow from each partner to its owner."""
     for i in range(n):
-        box(ax, i, 0, i, size=7)
-    ax.text(-0.8, 0, "input[i]", ha="right", va="center", fontsize=8)
+        box(ax, i, 0, i, size=7, face=face)
+    ax.text(-0.8, 0, label, ha="right", va="center", fontsize=8)
     for row, (stride, step) in enumerate(steps, start=1):
         written = {own: t for t, own, _ in step}
         for i in range(n):
             box(ax, i, -row, f"t{written[i]}" if i in written else "",
-                face=BUSY if i in written else "white", size=6.5, colour="white")
+                face=ADDS if i in written else face, size=6.5, colour="white")
         for t, own, partner in step:
-            arrow(ax, partner, -row + 1 - 0.35, own + 0.15, -row + 0.35, colour="#888888")
+            arrow(ax, partner, -row + 1 - 0.35, own + (0.15 if partner > own else -0.15),
+                  -row + 0.35, colour="#888888")
         ax.text(-0.8, -row, f"stride {stride}", ha="right", va="center", fontsize=8)
     ax.set_title(title, fontsize=10)
     ax.set_xlim(-4, n)
@@ -179,7 +227,9 @@ def draw_flow(ax, title, steps, n):
 
 
 def draw_segments(ax, title, steps):
-    """N = 256: per step, the 8 segments of 128 bytes; a square per warp that touches one."""
+    """N = 256: per step, the 8 segments of 128 bytes; each one a warp touches is filled with that
+    warp's colour and says how many of the step's requests it accounts for (2 for the owners' load
+    and store, 1 for the partners' load, 3 for both)."""
     from matplotlib.patches import Rectangle
     segments = 256 // SEGMENT
     total = 0
@@ -189,13 +239,19 @@ def draw_segments(ax, title, steps):
         count = sum(r[2] for r in per_warp.values())
         total += count
         for s in range(segments):
-            ax.add_patch(Rectangle((s, y - 0.45), 0.96, 0.9, facecolor="white", edgecolor=EDGE,
+            touching = [(w, 2 * (s in own) + (s in partner))
+                        for w, (own, partner, _) in sorted(per_warp.items())
+                        if s in own or s in partner]
+            if len(touching) > 1:
+                raise SystemExit(f"stride {stride}: segment {s} is touched by several warps, "
+                                 f"which this drawing cannot show: {touching}")
+            face = COLOURS[touching[0][0]] if touching else "white"
+            ax.add_patch(Rectangle((s, y - 0.45), 0.96, 0.9, facecolor=face, edgecolor=EDGE,
                                    linewidth=0.6))
-            for w in range(4):
-                own, partner, _ = per_warp.get(w, (set(), set(), 0))
-                if s in own or s in partner:
-                    ax.add_patch(Rectangle((s + 0.06 + 0.225 * w, y - 0.3), 0.2, 0.6,
-                                           facecolor=COLOURS[w], linewidth=0))
+            if touching:
+                w, r = touching[0]
+                ax.text(s + 0.48, y, f"w{w}: {r}", ha="center", va="center", fontsize=7,
+                        color="white")
         ax.text(-0.2, y, f"stride {stride}", ha="right", va="center", fontsize=8)
         ax.text(segments + 0.2, y, f"{count} requests", ha="left", va="center", fontsize=8)
     for s in range(segments):
@@ -220,19 +276,71 @@ def draw_figs_7_8(out):
               "Fig 10.8 (kernel of Fig 10.9), N = 16: thread t owns input[t]",
               list(convergent_steps(n)), n)
     draw_segments(fig.add_subplot(grid[1, 0]),
-                  "Fig 10.6 at N = 256: segments each warp touches", list(simple_steps(256)))
+                  "Fig 10.6 at N = 256: the 128-byte segments each warp touches",
+                  list(simple_steps(256)))
     draw_segments(fig.add_subplot(grid[1, 1]),
-                  "Fig 10.9 at N = 256: segments each warp touches", list(convergent_steps(256)))
-    fig.legend(handles=[Patch(color=BUSY, label="element written in this step (by thread tK)")]
+                  "Fig 10.9 at N = 256: the 128-byte segments each warp touches",
+                  list(convergent_steps(256)))
+    fig.legend(handles=[Patch(color=ADDS, label="element written in this step (by thread tK)")]
                + [Patch(color=COLOURS[w], label=f"warp {w} touches this segment")
                   for w in range(4)],
                loc="lower center", ncol=5, fontsize=9, frameon=False)
-    fig.text(0.5, 0.045, "A request: one warp's load or store instruction, per 128-byte segment "
-             "(32 floats) it touches. Each step reads the owner's and the partner's element and "
-             "writes the owner's: 2 x (owners' segments) + (partners' segments) per warp.",
+    fig.text(0.5, 0.04, "The book's request: a 128-byte segment (32 floats) that one warp's load "
+             "or store touches. Each step loads the owner's and the partner's element and stores "
+             "the owner's:\n'w0: 3' = warp 0 touches this segment with 3 of the step's requests "
+             "(2 if only its owners' elements are there, 1 if only its partners').",
              ha="center", fontsize=9)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.tight_layout(rect=(0, 0.085, 1, 1))
     save(fig, out, "fig_10_07_10_08.png")
+
+
+# ---- Fig 10.10 --------------------------------------------------------------------------------
+
+def draw_fig_10(out):
+    plt = setup()
+    from matplotlib.patches import Patch
+    n = 16
+    threads = single_block_threads(n)
+    fig, ax = plt.subplots(figsize=(12, 6.2))
+    for i in range(n):
+        box(ax, i, 0, i, face="white", size=7)
+    ax.text(-0.8, 0, "input[i]", ha="right", va="center", fontsize=8)
+    ax.text(n - 0.5, 0.75, "global memory: read once, never written", ha="right", fontsize=9)
+    # The load: thread t adds input[t] and input[t + blockDim.x] on the way into input_s[t].
+    for t in range(threads):
+        arrow(ax, t, -0.35, t - 0.1, -1.65, colour="#888888")
+        arrow(ax, t + threads, -0.35, t + 0.15, -1.65, colour="#888888")
+        box(ax, t, -2, f"t{t}", face=ADDS, size=6.5, colour="white")
+    ax.text(-0.8, -2, "load: input_s[t]", ha="right", va="center", fontsize=8)
+    ax.text(threads + 0.2, -2, "= input[t] + input[t + blockDim.x]: every thread adds on the "
+            "way in,\n   its two loads coalesced", va="center", fontsize=8)
+    row = -2
+    for stride, step in shared_memory_steps(n):
+        row -= 1
+        written = {own: t for t, own, _ in step}
+        for t in range(threads):
+            box(ax, t, row, f"t{t}" if t in written else "", face=ADDS if t in written else SHARED,
+                size=6.5, colour="white")
+        for t, own, partner in step:
+            arrow(ax, partner, row + 1 - 0.35, own + 0.15, row + 0.35, colour="#888888")
+        ax.text(-0.8, row, f"stride {stride}", ha="right", va="center", fontsize=8)
+    ax.text(threads + 0.2, (row - 1) / 2 - 0.5, "the tree in shared memory: a barrier at the top "
+            "of each step,\nno global memory touched", va="center", fontsize=8)
+    row -= 1.3
+    arrow(ax, 0, row + 1.3 - 0.35, 0, row + 0.35, colour="#888888")
+    box(ax, 0, row, "*output", face="white", w=1.6, size=8)
+    ax.text(1.1, row, "thread 0: *output = input_s[0], the one store to global memory",
+            va="center", fontsize=8)
+    ax.legend(handles=[Patch(color=ADDS, label="input_s[t] written in this step (by thread tK)"),
+                       Patch(color=SHARED, label="input_s, in shared memory")],
+              loc="lower right", fontsize=8, frameon=False)
+    ax.set_title(f"Fig 10.10 (kernel of Fig 10.11), N = {n}, {threads} threads: {n} loads and 1 "
+                 "store in global memory, the partial sums in input_s", fontsize=10)
+    ax.set_xlim(-4, n)
+    ax.set_ylim(row - 0.6, 1.2)
+    ax.axis("off")
+    fig.tight_layout()
+    save(fig, out, "fig_10_10_shared_memory.png")
 
 
 # ---- Fig 10.12 --------------------------------------------------------------------------------
@@ -245,26 +353,26 @@ def draw_fig_12(out):
     for b in range(blocks):
         x0 = b * (seg + 2)
         for i in range(seg):
-            box(ax, x0 + i, 0, b * seg + i, face="#f7f7f7", size=7)
+            box(ax, x0 + i, 0, b * seg + i, face="white", size=7)
         ax.text(x0 + seg / 2 - 0.5, 0.75, f"block {b}: segment = 2 x blockDim.x x {b} = {b * seg}",
                 ha="center", fontsize=9, color=COLOURS[b])
         # The first step on the way into input_s: t adds i and i + blockDim.x.
         for t in range(threads):
             arrow(ax, x0 + t + threads, -0.35, x0 + t * 2 + 0.1, -1.65, colour=COLOURS[b], width=0.5)
             arrow(ax, x0 + t, -0.35, x0 + t * 2 - 0.1, -1.65, colour=COLOURS[b], width=0.5)
-            box(ax, x0 + t * 2, -2, f"s[{t}]", face="#d9e8f5", size=7)
+            box(ax, x0 + t * 2, -2, f"s[{t}]", face=SHARED, size=7)
         ax.text(x0 + seg / 2 - 0.5, -2.75, "tree in shared memory (input_s), log2 8 = 3 steps",
                 ha="center", fontsize=8)
-        box(ax, x0 + seg / 2 - 0.5, -3.5, "input_s[0]", face="#d9e8f5", w=2.4, size=8)
+        box(ax, x0 + seg / 2 - 0.5, -3.5, "input_s[0]", face=SHARED, w=2.4, size=8)
         arrow(ax, x0 + seg / 2 - 0.5, -3.85, (blocks * (seg + 2) - 2) / 2 - 0.5, -4.95,
               colour=COLOURS[b], width=1.2)
     mid = (blocks * (seg + 2) - 2) / 2 - 0.5
-    box(ax, mid, -5.3, "*output", face="#fde0c5", w=2.4, size=9)
+    box(ax, mid, -5.3, "*output", face="white", w=2.4, size=9)
     ax.text(mid + 1.6, -5.3, "thread 0 of each block: atomicAdd(output, input_s[0]), in any order",
             fontsize=9, va="center")
     ax.text(-1, 0, "input", ha="right", va="center", fontsize=9)
-    ax.set_title("Fig 10.12: segmented reduction, three blocks of 8 threads; no barrier between "
-                 "blocks, the atomicAdds combine them", fontsize=10)
+    ax.set_title("Fig 10.12: segmented reduction, three blocks of 8 threads, a slice of 16 inputs "
+                 "each; no barrier between blocks, the atomicAdds combine them", fontsize=10)
     ax.set_xlim(-3, blocks * (seg + 2))
     ax.set_ylim(-5.8, 1.2)
     ax.axis("off")
@@ -276,12 +384,13 @@ def draw_fig_12(out):
 
 def draw_fig_14(out):
     plt = setup()
+    from matplotlib.patches import Patch
     threads, coarse = 8, 2
     tiles = 2 * coarse
-    fig, ax = plt.subplots(figsize=(11, 6.8))
+    fig, ax = plt.subplots(figsize=(11, 7.2))
     for tile in range(tiles):
         for t in range(threads):
-            box(ax, t, -tile, tile * threads + t, face="#f7f7f7", size=8)
+            box(ax, t, -tile, tile * threads + t, face="white", size=8)
         ax.text(-0.8, -tile, f"tile {tile}: input[{tile} x blockDim.x + t]", ha="right",
                 va="center", fontsize=8)
     for t in range(threads):
@@ -292,7 +401,7 @@ def draw_fig_14(out):
     y = -tiles - 0.6
     for k in range(1, tiles):
         for t in range(threads):
-            box(ax, t, y, "", face=BUSY)
+            box(ax, t, y, "", face=ADDS)
         label = "sum = tile 0 + tile 1" if k == 1 else f"sum += tile {k}"
         ax.text(-0.8, y, f"step {k}: {label}", ha="right", va="center", fontsize=8)
         y -= 1
@@ -301,12 +410,16 @@ def draw_fig_14(out):
     stride, step, top = threads // 2, tiles, y
     while stride >= 1:
         for t in range(threads):
-            box(ax, t, y, "", face=TREE if t < stride else IDLE)
+            box(ax, t, y, "", face=ADDS if t < stride else IDLE_LANE)
         ax.text(-0.8, y, f"step {step}: stride {stride}", ha="right", va="center", fontsize=8)
         y, stride, step = y - 1, stride // 2, step + 1
     ax.text(threads + 0.1, (top + y + 1) / 2, "input_s[t] = sum, then the tree of Fig 10.13:\n"
-            "a barrier and shared memory each step,\nhalf the threads idle", fontsize=9,
+            "a barrier and shared memory each step,\nhalf the threads fewer each step", fontsize=9,
             va="center")
+    ax.legend(handles=[Patch(color=ADDS, label="thread adds in this step"),
+                       Patch(color=IDLE_LANE, label="thread idle in this step (its lane is "
+                             "spent: the 8 threads are one warp)")],
+              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8, frameon=False)
     ax.set_title(f"Fig 10.14: one block of {threads} threads coarsened by {coarse}: "
                  f"{tiles * threads} inputs in {tiles} tiles of blockDim.x, {tiles - 1} steps with "
                  f"every thread busy, then {tree_steps(threads)} in the tree", fontsize=10)
@@ -336,14 +449,16 @@ def draw_fig_16(out):
     rows = [("A: 2 blocks of Fig 10.13,\none after the other",
              block_steps(threads, 2) + block_steps(threads, 2)),
             ("B: 1 block of Fig 10.15,\nCOARSE_FACTOR 2", block_steps(threads, 2 * coarse))]
-    fig, ax = plt.subplots(figsize=(11, 3.4))
+    fig, ax = plt.subplots(figsize=(11, 3.6))
     for r, (label, steps) in enumerate(rows):
         y = -r * 1.4
         for s, (kind, busy) in enumerate(steps):
-            ax.add_patch(Rectangle((s, y), 0.94, 1.0, facecolor=IDLE, edgecolor=EDGE,
+            ax.add_patch(Rectangle((s, y), 0.94, 1.0, facecolor=IDLE_LANE, edgecolor=EDGE,
                                    linewidth=0.6))
-            ax.add_patch(Rectangle((s, y), 0.94, busy / threads,
-                                   facecolor=BUSY if kind == "busy" else TREE, linewidth=0))
+            ax.add_patch(Rectangle((s, y), 0.94, busy / threads, facecolor=ADDS, linewidth=0))
+            if kind == "tree":
+                ax.add_patch(Rectangle((s, y), 0.94, 1.0, facecolor="none", edgecolor=EDGE,
+                                       hatch="///", linewidth=0.6))
             ax.text(s + 0.47, y + 1.08, f"{busy}/{threads}", ha="center", fontsize=7)
         n_busy = sum(k == "busy" for k, _ in steps)
         ax.text(-0.3, y + 0.5, label, ha="right", va="center", fontsize=9)
@@ -354,14 +469,28 @@ def draw_fig_16(out):
     ax.set_xlim(-3.2, 14)
     ax.set_ylim(-1.6, 1.4)
     ax.axis("off")
-    ax.legend(handles=[Patch(color=BUSY, label="step with every thread adding, no barrier"),
-                       Patch(color=TREE, label="tree step: threads adding (height) of 8"),
-                       Patch(color=IDLE, label="idle threads")],
-              loc="lower center", bbox_to_anchor=(0.5, -0.32), ncol=3, fontsize=8, frameon=False)
+    ax.legend(handles=[Patch(color=ADDS, label="threads adding (the height: how many of 8)"),
+                       Patch(color=IDLE_LANE, label="threads idle: the step is spent anyway"),
+                       Patch(facecolor="white", edgecolor=EDGE, hatch="///",
+                             label="tree step: a barrier and shared memory")],
+              loc="lower center", bbox_to_anchor=(0.5, -0.34), ncol=3, fontsize=8, frameon=False)
     ax.set_title("Fig 10.16: the same 32 inputs, blocks of 8 threads; time goes right, one column "
                  "per step", fontsize=10)
     fig.tight_layout()
     save(fig, out, "fig_10_16_timeline.png")
+
+
+# ---- Exercise 3 -------------------------------------------------------------------------------
+
+def draw_ex3(out):
+    plt = setup()
+    n = 16
+    fig, ax = plt.subplots(figsize=(8.5, 3.6))
+    draw_flow(ax, f"Exercise 3 (Fig 10.9 mirrored), N = {n}: thread t owns input[N - blockDim.x "
+              "+ t];\nthe active threads stay at the top of the block, the sum ends in input[15]",
+              list(mirrored_steps(n)), n)
+    fig.tight_layout()
+    save(fig, out, "ex3_mirrored.png")
 
 
 def main():
@@ -377,9 +506,11 @@ def main():
         check_against_programs(args.bin)
     draw_sum_tree(args.out)
     draw_figs_7_8(args.out)
+    draw_fig_10(args.out)
     draw_fig_12(args.out)
     draw_fig_14(args.out)
     draw_fig_16(args.out)
+    draw_ex3(args.out)
 
 
 if __name__ == "__main__":

@@ -157,7 +157,7 @@ static void test_output_dir() {
     EXPECT(common::make_output_dir((base / "a b" / "c").string(), &error));
     EXPECT(fs::is_directory(base / "a b" / "c"));
     EXPECT(common::make_output_dir((base / "a b" / "c").string(), &error));  // exists: fine
-    std::FILE* f = std::fopen((base / "file").c_str(), "w");
+    std::FILE* f = std::fopen((base / "file").string().c_str(), "w");
     EXPECT(f != nullptr);
     if (f) std::fclose(f);
     EXPECT(!common::make_output_dir((base / "file").string(), &error));

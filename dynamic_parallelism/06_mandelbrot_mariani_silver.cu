@@ -1,16 +1,23 @@
-// 06_mandelbrot_mariani_silver: where dynamic parallelism is the right tool. The Mandelbrot set by
-// the Mariani–Silver algorithm: a rectangle whose border has one dwell everywhere is filled with it
-// (the set and its dwell bands have no holes), any other rectangle is cut into parts, each a child
-// grid's block, until the parts are small; those are computed pixel by pixel. Beside it the flat
-// kernel, one thread per pixel, the way one would write it without dynamic parallelism.
+// 06_mandelbrot_mariani_silver: where dynamic parallelism may be the right tool. The Mandelbrot set
+// by the Mariani–Silver algorithm: a rectangle whose border has one dwell everywhere is filled with
+// it (the set and its dwell bands have no holes), any other rectangle is cut into parts until the
+// parts are small; those are computed pixel by pixel. Three forms, each checked, then timed:
+//   flat            one thread per pixel, every pixel's escape time: the kernel one writes first
+//   mariani-silver  the algorithm with dynamic parallelism: a cut launches a child grid, a block
+//                   per part, from the device
+//   host-driven     the same algorithm without it: one launch per level of the tree from the host,
+//                   which reads back how many parts the level cut before it launches the next
+// The flat kernel against Mariani–Silver measures the algorithm; the two Mariani–Silver forms
+// against each other measure dynamic parallelism, which is the question here: they compute the
+// same rectangles with the same block code (only the cut differs), and what separates them is a
+// launch from the device against a round trip to the host per level.
 //
 // Why this and not 01-05: the work is known only while it runs (which rectangles are uniform
 // depends on the dwells being computed) and it is very uneven (a rectangle inside the set costs
-// max_dwell steps a pixel, one far outside a step or two), so a kernel that decides on the device
-// where to spend threads saves most of the steps. The tree it makes has the shape the document's
-// table calls right for dynamic parallelism: thick nodes (a block of 256 threads per rectangle), a
-// large branching (16 blocks per child grid), a small depth (at most 4 levels). 02's tree is the
-// opposite: one block that halves, 9 levels deep, a branching of one.
+// max_dwell steps a pixel, one far outside a step or two). Its tree is nearer the shape the
+// document's table calls right for dynamic parallelism than 02's: thick nodes (a block of 256
+// threads per rectangle), 16 children per cut (256 below the host's grid), at most 4 levels. 02's
+// nodes are blocks too, but with one child each, 9 levels deep.
 //
 // After Andy Adinets, "Adaptive Parallel Computation with CUDA Dynamic Parallelism", NVIDIA
 // Developer Blog, 2014; written here for CDP2: the children are launched into the fire-and-forget
@@ -20,15 +27,15 @@
 //
 // Checked exactly against the CPU, which runs the same dwell function (mariani_silver.h: every
 // float operation rounded once, on both sides, so the dwells are equal bit for bit): the flat
-// image against every pixel's escape time; the Mariani–Silver image against the CPU running the
+// image against every pixel's escape time; each Mariani–Silver image against the CPU running the
 // same subdivision over those escape times, pixel for pixel, with the same tree (rectangles
-// filled, cut and computed per pixel at each depth, counted on the device). The fill is an
-// approximation (a thin feature crossing no border pixel is filled over): the program counts the
-// pixels where the two images differ.
+// filled, cut and computed per pixel at each depth, counted on the device), the DP form with its
+// device-side launches counted, the host-driven form with none. The fill is an approximation (a
+// thin feature crossing no border pixel is filled over): the program counts the pixels where the
+// fill differs from the escape time.
 //
-// The default run is one image, 1024 x 1024 with max dwell 512; --sweep runs 256 .. 16384 a side
-// (the sizes where dynamic parallelism loses and where it wins), every size checked first.
-// No --seed: there is no random input.
+// The default run is one image, 1024 x 1024 with max dwell 512; --sweep runs 256 .. 16384 a side,
+// every size checked first. No --seed: there is no random input.
 //
 // Build: cmake --build build --target 06_mandelbrot_mariani_silver
 // Run:   build/bin/06_mandelbrot_mariani_silver [--n 1024] [--max-dwell 512] [--reps 20] [--csv]
@@ -50,25 +57,20 @@ __global__ void escape_time(int* dwells, int n, ms::Params p) {
 // Rectangles at each depth by outcome (ms::Outcome), counted on the device.
 __device__ unsigned int g_tree[ms::kMaxDepth][ms::kOutcomes];
 
-// One block per rectangle: block (i, j) of this grid takes part (i, j) of `parent`. The host's grid
-// cuts the whole image into kInitSubdiv x kInitSubdiv parts, a child grid its parent block's
-// rectangle into kSubdiv x kSubdiv.
-__global__ void mariani_silver(int* dwells, int n, ms::Rect parent, int depth, ms::Params p) {
-    const ms::Rect r = ms::sub_rect(parent, blockIdx.x, blockIdx.y, gridDim.x);
-    if (ms::empty(r)) return;  // the whole block: r depends on the block alone
-    const int t = threadIdx.y * blockDim.x + threadIdx.x;
-    const int threads = blockDim.x * blockDim.y;
-
-    // The border's dwells, each pixel by one thread; one dwell all around when the least and the
-    // largest agree.
+// What both Mariani-Silver kernels do with one rectangle, a block per rectangle. Every thread of
+// the block calls border_dwell() (it holds two barriers): the dwells of r's border, each pixel by
+// one thread, and the one dwell all around where the least and the largest agree (-1: they
+// differ).
+__device__ int border_dwell(ms::Rect r, ms::Params p) {
     __shared__ int s_min, s_max;
+    const int t = threadIdx.y * blockDim.x + threadIdx.x;
     if (t == 0) {
         s_min = INT_MAX;
         s_max = INT_MIN;
     }
     __syncthreads();
     int lo = INT_MAX, hi = INT_MIN;
-    for (int k = t; k < ms::border_size(r); k += threads) {
+    for (int k = t; k < ms::border_size(r); k += blockDim.x * blockDim.y) {
         int x = 0, y = 0;
         ms::border_pixel(r, k, &x, &y);
         const int d = ms::pixel_dwell(x, y, p);
@@ -78,17 +80,32 @@ __global__ void mariani_silver(int* dwells, int n, ms::Rect parent, int depth, m
     atomicMin(&s_min, lo);
     atomicMax(&s_max, hi);
     __syncthreads();
-    const int border_lo = s_min, border_hi = s_max;
+    return s_min == s_max ? s_min : -1;
+}
+__device__ void fill_rect(int* dwells, int n, ms::Rect r, int dwell) {
+    for (int y = r.y0 + threadIdx.y; y < r.y1; y += blockDim.y)
+        for (int x = r.x0 + threadIdx.x; x < r.x1; x += blockDim.x)
+            dwells[static_cast<std::size_t>(y) * n + x] = dwell;
+}
+__device__ void compute_rect(int* dwells, int n, ms::Rect r, ms::Params p) {
+    for (int y = r.y0 + threadIdx.y; y < r.y1; y += blockDim.y)
+        for (int x = r.x0 + threadIdx.x; x < r.x1; x += blockDim.x)
+            dwells[static_cast<std::size_t>(y) * n + x] = ms::pixel_dwell(x, y, p);
+}
 
-    if (border_lo == border_hi) {  // fill: no dwell computed inside
-        for (int y = r.y0 + threadIdx.y; y < r.y1; y += blockDim.y)
-            for (int x = r.x0 + threadIdx.x; x < r.x1; x += blockDim.x)
-                dwells[static_cast<std::size_t>(y) * n + x] = border_lo;
-        if (t == 0) atomicAdd(&g_tree[depth][ms::kFilled], 1u);
-        return;
-    }
-    if (ms::subdivides(r, depth, p.min_size)) {  // cut: one child grid of kSubdiv x kSubdiv blocks
-        if (t == 0) {
+// Mariani-Silver with dynamic parallelism. Block (i, j) of this grid takes part (i, j) of
+// `parent`: the host's grid cuts the whole image into kInitSubdiv x kInitSubdiv parts, a child
+// grid its parent block's rectangle into kSubdiv x kSubdiv.
+__global__ void mariani_silver(int* dwells, int n, ms::Rect parent, int depth, ms::Params p) {
+    const ms::Rect r = ms::sub_rect(parent, blockIdx.x, blockIdx.y, gridDim.x);
+    if (ms::empty(r)) return;  // the whole block: r depends on the block alone
+    const bool first = threadIdx.x == 0 && threadIdx.y == 0;
+    const int dwell = border_dwell(r, p);
+    if (dwell >= 0) {  // fill: no dwell computed inside
+        fill_rect(dwells, n, r, dwell);
+        if (first) atomicAdd(&g_tree[depth][ms::kFilled], 1u);
+    } else if (ms::subdivides(r, depth, p.min_size)) {  // cut: a child grid, a block per part
+        if (first) {
             // Fire-and-forget: no other launch waits for this child, and the host waits for the
             // whole tree (a grid is complete only when all its children are).
             mariani_silver<<<dim3(ms::kSubdiv, ms::kSubdiv), blockDim, 0,
@@ -96,12 +113,41 @@ __global__ void mariani_silver(int* dwells, int n, ms::Rect parent, int depth, m
             cdp::log_launch();
             atomicAdd(&g_tree[depth][ms::kSplit], 1u);
         }
-        return;
+    } else {  // small: every pixel
+        compute_rect(dwells, n, r, p);
+        if (first) atomicAdd(&g_tree[depth][ms::kPerPixel], 1u);
     }
-    for (int y = r.y0 + threadIdx.y; y < r.y1; y += blockDim.y)  // small: every pixel
-        for (int x = r.x0 + threadIdx.x; x < r.x1; x += blockDim.x)
-            dwells[static_cast<std::size_t>(y) * n + x] = ms::pixel_dwell(x, y, p);
-    if (t == 0) atomicAdd(&g_tree[depth][ms::kPerPixel], 1u);
+}
+
+// The same algorithm without dynamic parallelism: one level of the tree per launch from the
+// host, a block per rectangle of the level's list. Only the cut differs: instead of launching a
+// child grid, the block appends its kSubdiv x kSubdiv parts to the next level's list, whose
+// length the host reads back before it launches that level. `room` is what the next list holds
+// (enough by construction: ms::launch_bound); a cut past it writes nothing, and the host reports
+// it.
+__global__ void mariani_silver_level(int* dwells, int n, const ms::Rect* level, int depth,
+                                     ms::Params p, ms::Rect* next, unsigned int* next_size,
+                                     unsigned int room) {
+    const ms::Rect r = level[blockIdx.x];
+    if (ms::empty(r)) return;  // the whole block: r depends on the block alone
+    const bool first = threadIdx.x == 0 && threadIdx.y == 0;
+    const int dwell = border_dwell(r, p);
+    if (dwell >= 0) {
+        fill_rect(dwells, n, r, dwell);
+        if (first) atomicAdd(&g_tree[depth][ms::kFilled], 1u);
+    } else if (ms::subdivides(r, depth, p.min_size)) {  // cut: the parts go to the next level
+        if (first) {
+            constexpr unsigned int kParts = ms::kSubdiv * ms::kSubdiv;
+            const unsigned int at = atomicAdd(next_size, kParts);
+            if (at + kParts <= room)
+                for (unsigned int k = 0; k < kParts; ++k)
+                    next[at + k] = ms::sub_rect(r, k % ms::kSubdiv, k / ms::kSubdiv, ms::kSubdiv);
+            atomicAdd(&g_tree[depth][ms::kSplit], 1u);
+        }
+    } else {
+        compute_rect(dwells, n, r, p);
+        if (first) atomicAdd(&g_tree[depth][ms::kPerPixel], 1u);
+    }
 }
 
 // The launchers: an n x n image of dwells, dwells[y * n + x], with p.step = ms::kExtent / n.
@@ -115,6 +161,31 @@ cudaError_t launch_mariani_silver(int* dwells, int n, ms::Params p) {
     mariani_silver<<<dim3(ms::kInitSubdiv, ms::kInitSubdiv), dim3(kBlockX, kBlockY)>>>(
         dwells, n, ms::Rect{0, 0, n, n}, 0, p);
     return cudaGetLastError();
+}
+// The host-driven form. `list` holds `room` rectangles, the host's kInitSubdiv x kInitSubdiv at
+// its start (ms::root_rects()), room for ms::list_room(); each level's parts are written after the
+// level that cut them. `size` is one unsigned int on the device. Each level costs a round trip: the
+// host reads the next level's length (a synchronous copy) before it can launch it. *levels receives
+// the launches made, one per level.
+cudaError_t launch_mariani_silver_host(int* dwells, int n, ms::Params p, ms::Rect* list,
+                                       unsigned int room, unsigned int* size, int* levels) {
+    unsigned int begin = 0, count = ms::kInitSubdiv * ms::kInitSubdiv;
+    *levels = 0;
+    for (int depth = 0; count > 0; ++depth) {
+        const unsigned int next = begin + count;
+        cudaError_t err = cudaMemsetAsync(size, 0, sizeof *size);
+        if (err != cudaSuccess) return err;
+        mariani_silver_level<<<count, dim3(kBlockX, kBlockY)>>>(dwells, n, list + begin, depth, p,
+                                                                list + next, size, room - next);
+        err = cudaGetLastError();
+        if (err != cudaSuccess) return err;
+        ++*levels;
+        err = cudaMemcpy(&count, size, sizeof count, cudaMemcpyDeviceToHost);
+        if (err != cudaSuccess) return err;
+        if (count > room - next) return cudaErrorInvalidValue;  // the list was too short
+        begin = next;
+    }
+    return cudaSuccess;
 }
 
 #ifndef DP_KERNELS_ONLY
@@ -130,7 +201,8 @@ const std::vector<int> kSweep = {256, 512, 1024, 2048, 4096, 8192, 16384};
 
 struct Measurement {
     int n = 0;
-    double flat_ms = 0, dp_ms = 0;
+    double flat_ms = 0, dp_ms = 0, host_ms = 0;
+    int host_levels = 0;  // the host-driven form's launches, one per level
     ms::Tree tree;
     std::int64_t flat_steps = 0;  // the steps of every pixel's escape time
     std::int64_t mismatches = 0;  // pixels where the fill differs from the escape time
@@ -140,14 +212,20 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+void reset_tree() {
+    const unsigned int zero[ms::kMaxDepth][ms::kOutcomes] = {};
+    CUDA_CHECK(cudaMemcpyToSymbol(g_tree, zero, sizeof zero));
+}
+
 // The device's tree against the CPU's, printed as a table.
-bool check_tree(const ms::Tree& cpu, std::FILE* text) {
+bool check_tree(const char* what, const ms::Tree& cpu, std::FILE* text) {
     unsigned int device[ms::kMaxDepth][ms::kOutcomes];
     CUDA_CHECK(cudaMemcpyFromSymbol(device, g_tree, sizeof device));
     bool ok = true;
     std::fprintf(text,
-                 "the tree, counted on the device:\n"
-                 "  depth  rectangles  filled  cut (a launch each)  per pixel\n");
+                 "%s: the tree, counted on the device:\n"
+                 "  depth  rectangles  filled  cut (16 parts each)  per pixel\n",
+                 what);
     for (int d = 0; d < ms::kMaxDepth; ++d) {
         std::int64_t rects = 0;
         bool equal = true;
@@ -161,11 +239,24 @@ bool check_tree(const ms::Tree& cpu, std::FILE* text) {
                      equal ? "" : "  <-- the CPU's subdivision differs");
         ok = ok && equal;
     }
-    if (!ok) std::fprintf(stderr, "FAIL mariani_silver: the device's tree is not the CPU's\n");
+    if (!ok) std::fprintf(stderr, "FAIL %s: the device's tree is not the CPU's\n", what);
     return ok;
 }
 
-// One image: the CPU reference, both kernels checked, then timed. Returns false on a failure,
+// The host-driven form's work list on the device, its first level written once per image.
+struct HostLists {
+    HostLists(int n, int min_size)
+        : room(static_cast<unsigned int>(ms::list_room(n, min_size))), list(room), size(1) {
+        const std::vector<ms::Rect> roots = ms::root_rects(n);
+        CUDA_CHECK(cudaMemcpy(list.get(), roots.data(), roots.size() * sizeof(ms::Rect),
+                              cudaMemcpyHostToDevice));
+    }
+    unsigned int room;
+    common::DeviceBuffer<ms::Rect> list;
+    common::DeviceBuffer<unsigned int> size;
+};
+
+// One image: the CPU reference, the three forms checked, then timed. Returns false on a failure,
 // which it reports.
 bool run(const common::Device& dev, int n, ms::Params p, const common::Options& opt,
          common::Reporter& report, Measurement* m) {
@@ -190,20 +281,23 @@ bool run(const common::Device& dev, int n, ms::Params p, const common::Options& 
         m->mismatches += escape[i] != expected[i];
     }
 
-    common::require_device_bytes(4.0 * pixels, "the image");
+    common::require_device_bytes(4.0 * pixels + sizeof(ms::Rect) * ms::list_room(n, p.min_size),
+                                 "the image and the host-driven form's lists");
     common::DeviceBuffer<int> dwells(static_cast<std::size_t>(pixels));
+    HostLists lists(n, p.min_size);
 
     // The flat kernel: every pixel's escape time.
-    const std::string flat = "escape_time " + size, dp = "mariani_silver " + size;
+    const std::string flat = "escape_time " + size, dp = "mariani_silver " + size,
+                      host = "mariani_silver host-driven " + size;
     dwells.poison();
     CUDA_CHECK(launch_escape_time(dwells.get(), n, p));
     if (!common::check_close(flat.c_str(), dwells.to_host().data(), escape.data(), escape.size(),
                              {0.0, 0.0}))
         return false;
 
-    // Mariani–Silver: the CPU's subdivision, pixel for pixel, its launches and its tree.
-    const unsigned int zero[ms::kMaxDepth][ms::kOutcomes] = {};
-    CUDA_CHECK(cudaMemcpyToSymbol(g_tree, zero, sizeof zero));
+    // Mariani–Silver with dynamic parallelism: the CPU's subdivision, pixel for pixel, its launches
+    // and its tree.
+    reset_tree();
     cdp::reset_log();
     dwells.poison();
     CUDA_CHECK(launch_mariani_silver(dwells.get(), n, p));
@@ -212,17 +306,35 @@ bool run(const common::Device& dev, int n, ms::Params p, const common::Options& 
     if (log.failures != 0) return cdp::check_launches(dp.c_str(), log, launches);
     if (!common::check_close(dp.c_str(), dwells.to_host().data(), expected.data(), expected.size(),
                              {0.0, 0.0}) ||
-        !cdp::check_launches(dp.c_str(), log, launches) || !check_tree(m->tree, text))
+        !cdp::check_launches(dp.c_str(), log, launches) || !check_tree(dp.c_str(), m->tree, text))
         return false;
+
+    // The host-driven form: the same image and tree, and no device-side launch.
+    auto host_driven = [&] {
+        CUDA_CHECK(launch_mariani_silver_host(dwells.get(), n, p, lists.list.get(), lists.room,
+                                              lists.size.get(), &m->host_levels));
+    };
+    reset_tree();
+    cdp::reset_log();
+    dwells.poison();
+    host_driven();
+    if (!common::check_close(host.c_str(), dwells.to_host().data(), expected.data(),
+                             expected.size(), {0.0, 0.0}) ||
+        !cdp::check_launches(host.c_str(), cdp::read_log(), 0) ||
+        !check_tree(host.c_str(), m->tree, text))
+        return false;
+
     const std::int64_t dp_steps = m->tree.border_steps + m->tree.per_pixel_steps;
     std::fprintf(text,
-                 "%lld device-side launches; pixels filled from their rectangle's border: %.1f%%\n"
+                 "Mariani-Silver: %lld device-side launches, or %d launches from the host, one per "
+                 "level; pixels filled from their rectangle's border: %.1f%%\n"
                  "dwell steps: flat %.3g, Mariani-Silver %.3g (%.1f%% of flat)\n"
                  "filled pixels whose escape time differs from their border's dwell: %lld\n"
-                 "verified: the flat image is the CPU's escape time at every pixel, the "
-                 "Mariani-Silver image the CPU's Mariani-Silver\n",
-                 static_cast<long long>(launches), 100.0 * m->tree.filled_pixels / pixels,
-                 static_cast<double>(m->flat_steps), static_cast<double>(dp_steps),
+                 "verified: the flat image is the CPU's escape time at every pixel, both "
+                 "Mariani-Silver images the CPU's Mariani-Silver\n",
+                 static_cast<long long>(launches), m->host_levels,
+                 100.0 * m->tree.filled_pixels / pixels, static_cast<double>(m->flat_steps),
+                 static_cast<double>(dp_steps),
                  100.0 * dp_steps / std::max<double>(1, m->flat_steps),
                  static_cast<long long>(m->mismatches));
 
@@ -234,14 +346,20 @@ bool run(const common::Device& dev, int n, ms::Params p, const common::Options& 
     if (!cdp::check_launches((dp + " (timed runs)").c_str(), cdp::read_log(),
                              launches * (opt.reps + common::Timer::kWarmup)))
         return false;
+    m->host_ms = timer.median_ms(host_driven);
     if (opt.csv) return true;  // main prints the rows
     // Bytes: the image written once, 4 per pixel.
     report.print({"06_mandelbrot_mariani_silver", "flat " + size, pixels, m->flat_ms, 4.0 * pixels,
                   dev.peak_gbps});
     report.print({"06_mandelbrot_mariani_silver", "mariani-silver " + size, pixels, m->dp_ms,
                   4.0 * pixels, dev.peak_gbps});
-    std::fprintf(text, "Mariani-Silver / flat: %.2f (dynamic parallelism %s at %s)\n",
-                 m->dp_ms / m->flat_ms, m->dp_ms < m->flat_ms ? "wins" : "loses", size.c_str());
+    report.print({"06_mandelbrot_mariani_silver", "host-driven " + size, pixels, m->host_ms,
+                  4.0 * pixels, dev.peak_gbps});
+    std::fprintf(text,
+                 "dynamic parallelism / host-driven: %.2f (the same algorithm; dynamic "
+                 "parallelism %s at %s)\nmariani-silver / flat: %.2f\n",
+                 m->dp_ms / m->host_ms, m->dp_ms < m->host_ms ? "wins" : "loses", size.c_str(),
+                 m->dp_ms / m->flat_ms);
     return true;
 }
 
@@ -254,8 +372,8 @@ int main(int argc, char** argv) {
     std::int64_t pending_limit = 0;
     bool sweep = false;
     common::Cli cli("06_mandelbrot_mariani_silver",
-                    "the Mandelbrot set by Mariani-Silver (dynamic parallelism) beside one thread "
-                    "per pixel");
+                    "the Mandelbrot set by Mariani-Silver, with dynamic parallelism and driven "
+                    "from the host, beside one thread per pixel");
     // No --seed: there is no random input.
     cli.add_n(opt, 1, kMaxN, "pixels a side of the image");
     cli.add_reps(opt);
@@ -292,16 +410,18 @@ int main(int argc, char** argv) {
     }
     if (opt.csv) {
         std::printf(
-            "n,pixels,max_dwell,min_size,flat_ms,mariani_silver_ms,launches,launch_bound,"
-            "rectangles,filled_pixels,flat_steps,mariani_silver_steps,fill_mismatches\n");
+            "n,pixels,max_dwell,min_size,flat_ms,mariani_silver_ms,host_driven_ms,launches,"
+            "host_levels,launch_bound,rectangles,filled_pixels,flat_steps,mariani_silver_steps,"
+            "fill_mismatches\n");
         for (const Measurement& m : rows) {
             std::int64_t rects = 0;
             for (const auto& depth : m.tree.count)
                 for (std::int64_t c : depth) rects += c;
-            std::printf("%d,%lld,%lld,%lld,%.6f,%.6f,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", m.n,
-                        static_cast<long long>(std::int64_t{m.n} * m.n),
+            std::printf("%d,%lld,%lld,%lld,%.6f,%.6f,%.6f,%lld,%d,%lld,%lld,%lld,%lld,%lld,%lld\n",
+                        m.n, static_cast<long long>(std::int64_t{m.n} * m.n),
                         static_cast<long long>(max_dwell), static_cast<long long>(min_size),
-                        m.flat_ms, m.dp_ms, static_cast<long long>(m.tree.launches()),
+                        m.flat_ms, m.dp_ms, m.host_ms, static_cast<long long>(m.tree.launches()),
+                        m.host_levels,
                         static_cast<long long>(ms::launch_bound(m.n, static_cast<int>(min_size))),
                         static_cast<long long>(rects), static_cast<long long>(m.tree.filled_pixels),
                         static_cast<long long>(m.flat_steps),

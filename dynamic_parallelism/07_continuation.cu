@@ -1,5 +1,5 @@
-// 07_continuation: the pattern that replaces a parent waiting for its children. Parent -> children
-// -> a tail-launched kernel that reads what the children wrote.
+// 07_continuation: the patterns that replace a parent waiting for its children. Parent -> children
+// -> a kernel that reads what the children wrote, ordered after them by the device runtime.
 //
 // The problem: n values cut into segments of random lengths (some empty, some long); the sum of
 // each segment, then, from those sums, the total and the largest segment. Under CDP1 one wrote
@@ -7,31 +7,42 @@
 //                   cudaDeviceSynchronize();        // wait for my children
 //                   ... then read the sums          // (and only my block's children at that)
 // CDP2 has no device-side wait. The code after the wait becomes a kernel of its own, the
-// continuation, launched into the tail-launch stream (cudaStreamTailLaunch): it starts only when
-// the launching grid and all the work it launched, in every stream, are complete, so it sees every
-// child's sum. The children go into the fire-and-forget stream: they depend on nothing and nothing
-// waits on one of them but the continuation, which waits for them all.
+// continuation, and the device runtime orders it after the work it needs. Four forms, each checked
+// against the CPU (every segment's sum, the total, the largest segment), then timed:
+//   tail launch     the continuation launched into the tail-launch stream (cudaStreamTailLaunch):
+//                   it starts only when the launching grid and all the work it launched, in every
+//                   stream, are complete, so it sees every child's sum. Each parent thread takes
+//                   one segment, zeroes its sum and launches a child grid sized to it into the
+//                   fire-and-forget stream (no launch for an empty one); the child sees the zero,
+//                   since a launch makes what the launching thread wrote before it visible to the
+//                   child. Thread 0 of block 0 also launches the continuation, once for the grid.
+//   device streams  one parent thread creates two non-blocking streams, sums each half of the
+//                   segments in its own (a block per segment), records an event after the first
+//                   half and makes the second stream wait for it before the continuation: the
+//                   join of two streams inside one grid, which a tail launch does not express.
+//   host-driven     the host launches one block per segment, then the continuation, in one stream
+//                   (a block loops over a long segment alone: no launch sized to the data).
+//   cub             cub::DeviceSegmentedReduce::Sum, then the continuation: what a program would
+//                   call for the sums.
 //
-// Each parent thread takes one segment: it zeroes the segment's sum, then launches a child grid
-// sized to the segment (no launch for an empty one). The child sees the zero: a launch makes
-// everything the launching thread wrote before it visible to the child. Thread 0 of block 0 also
-// launches the continuation, once for the whole grid.
-//
-// --default-stream launches the continuation into the default stream instead, as a port that just
-// drops cudaDeviceSynchronize() would: it is then ordered after nothing but the earlier launches of
-// its own block into that stream, none, and reads sums that other blocks have not even zeroed yet
-// (a fire-and-forget child is waited for by nobody but its parent grid's end). It can still give
-// the right answer when the children happen to be quick: --stall-ns makes every parent thread but
-// the launching warp that late before it zeroes and launches, and the race shows, every time.
-//
-// Beside it, the host-driven form: the host launches one block per segment, then the continuation
-// kernel, in one stream (a block loops over a long segment alone: no launch sized to the data).
-// Both forms are checked against the CPU (every segment's sum, the total, the largest segment),
-// then timed.
+// Two ports that race, each kept with a test hook that makes the race certain:
+//   --default-stream  the tail-launched continuation launched into the default stream instead, as
+//                   a port writes it that moved the code after cudaDeviceSynchronize() into a
+//                   kernel and dropped the wait: the continuation is then ordered after nothing
+//                   but the earlier launches of its own block into that stream, none, and reads
+//                   sums that other blocks have not even zeroed yet (a fire-and-forget child is
+//                   waited for by nobody but its parent grid's end). --stall-ns makes every parent
+//                   thread but the launching warp that late before it zeroes and launches.
+//   --no-join       the device-streams form without cudaStreamWaitEvent(): the continuation
+//                   follows the second half alone. --stall-ns launches a kernel that sleeps that
+//                   long into the first stream before its half.
+// Without the hook either can still give the right answer, when the children happen to be quick.
 //
 // Build: cmake --build build --target 07_continuation
-// Run:   build/bin/07_continuation [--n 4194304] [--segments 1024] [--reps 20]
-//                                  [--default-stream [--stall-ns 0]] [--pending-limit N]
+// Run:   build/bin/07_continuation [--n 4194304] [--segments 1024] [--reps 20] [--pending-limit N]
+//                                  [--default-stream] [--no-join] [--stall-ns 0, with either]
+#include <cub/device/device_segmented_reduce.cuh>
+
 #include "cdp.cuh"
 
 constexpr int kBlock = 256;         // every kernel's block
@@ -122,10 +133,11 @@ __global__ void sum_segments(const int* values, const int* offsets, int segments
     }
 }
 
-// As a port that only deletes cudaDeviceSynchronize() writes it: the continuation goes into the
-// default stream, after thread 0's own child, and is ordered after nothing. With --stall-ns,
-// stall_unless() makes every thread but the first warp of block 0 late before it zeroes its sum
-// and launches its child.
+// As a port writes it that moved the code after cudaDeviceSynchronize() into a kernel and dropped
+// the wait: the continuation goes into the default stream, after thread 0's own child (which went
+// into the fire-and-forget stream), and is ordered after nothing. With --stall-ns, stall_unless()
+// makes every thread but the first warp of block 0 late before it zeroes its sum and launches its
+// child.
 __global__ void sum_segments_default_stream(const int* values, const int* offsets, int segments,
                                             unsigned long long* sums, Result* result) {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
@@ -145,7 +157,7 @@ __global__ void sum_segments_default_stream(const int* values, const int* offset
     }
 }
 
-// The host-driven form's first kernel: block s sums segment s.
+// The host-driven and the device-streams forms' first kernel: block s sums segment s.
 __global__ void segment_sum_per_block(const int* values, const int* offsets,
                                       unsigned long long* sums) {
     const int begin = offsets[blockIdx.x], end = offsets[blockIdx.x + 1];
@@ -156,9 +168,84 @@ __global__ void segment_sum_per_block(const int* values, const int* offsets,
     if (threadIdx.x == 0) sums[blockIdx.x] = total;
 }
 
+// The device-side stream and event calls, each checked: the first that fails is kept, with its
+// error, for the host to report (a failed call on the device raises nothing on the host).
+enum DeviceCall { kStreamCreate = 1, kEventCreate, kEventRecord, kStreamWaitEvent, kDestroy };
+struct DeviceCallLog {
+    int call;   // the DeviceCall that failed first (0: none)
+    int error;  // its cudaError_t
+};
+__device__ DeviceCallLog g_device_calls;
+__device__ bool device_call(cudaError_t err, DeviceCall call) {
+    if (err == cudaSuccess) return true;
+    if (atomicCAS(&g_device_calls.error, 0, static_cast<int>(err)) == 0) g_device_calls.call = call;
+    return false;
+}
+
+// Segments first .. first + count - 1, a block each, into `stream`.
+__device__ void sum_segments_into(const int* values, const int* offsets, int first, int count,
+                                  unsigned long long* sums, cudaStream_t stream) {
+    if (count == 0) return;
+    segment_sum_per_block<<<count, kBlock, 0, stream>>>(values, offsets + first, sums + first);
+    cdp::log_launch();
+}
+
+// The device-streams form, one thread: two non-blocking streams (the only kind a kernel may
+// create) and an event, all of which belong to this grid. The event is recorded in the first
+// stream after its half; the second stream waits for it, so the continuation launched into the
+// second stream starts after both halves.
+__global__ void sum_segments_streams(const int* values, const int* offsets, int segments,
+                                     unsigned long long* sums, Result* result) {
+    cudaStream_t first_half, second_half;
+    cudaEvent_t first_half_done;
+    if (!device_call(cudaStreamCreateWithFlags(&first_half, cudaStreamNonBlocking),
+                     kStreamCreate) ||
+        !device_call(cudaStreamCreateWithFlags(&second_half, cudaStreamNonBlocking),
+                     kStreamCreate) ||
+        !device_call(cudaEventCreateWithFlags(&first_half_done, cudaEventDisableTiming),
+                     kEventCreate))
+        return;
+    const int half = segments / 2;
+    sum_segments_into(values, offsets, 0, half, sums, first_half);
+    sum_segments_into(values, offsets, half, segments - half, sums, second_half);
+    if (device_call(cudaEventRecord(first_half_done, first_half), kEventRecord) &&
+        device_call(cudaStreamWaitEvent(second_half, first_half_done, 0), kStreamWaitEvent)) {
+        combine<<<1, kBlock, 0, second_half>>>(sums, segments, result);
+        cdp::log_launch();
+    }
+    // Released once their work is done; the work itself goes on.
+    device_call(cudaEventDestroy(first_half_done), kDestroy);
+    device_call(cudaStreamDestroy(first_half), kDestroy);
+    device_call(cudaStreamDestroy(second_half), kDestroy);
+}
+
+// With --stall-ns, makes the first stream's half that late (--no-join only).
+__global__ void sleep_stall_ns() {
+    cdp::stall_unless(false);
+}
+
+// As a port that forgets the join writes it: the continuation follows the second half alone.
+__global__ void sum_segments_streams_unjoined(const int* values, const int* offsets, int segments,
+                                              unsigned long long* sums, Result* result) {
+    cudaStream_t first_half, second_half;
+    if (!device_call(cudaStreamCreateWithFlags(&first_half, cudaStreamNonBlocking),
+                     kStreamCreate) ||
+        !device_call(cudaStreamCreateWithFlags(&second_half, cudaStreamNonBlocking), kStreamCreate))
+        return;
+    sleep_stall_ns<<<1, 1, 0, first_half>>>();
+    cdp::log_launch();
+    const int half = segments / 2;
+    sum_segments_into(values, offsets, 0, half, sums, first_half);
+    sum_segments_into(values, offsets, half, segments - half, sums, second_half);
+    combine<<<1, kBlock, 0, second_half>>>(sums, segments, result);
+    cdp::log_launch();
+    device_call(cudaStreamDestroy(first_half), kDestroy);
+    device_call(cudaStreamDestroy(second_half), kDestroy);
+}
+
 // The launchers. values: n ints; offsets: segments + 1 ascending, from 0 to n; sums: one per
 // segment; result: one. A bad launch configuration is reported here, a failed device-side launch
-// in cdp::g_launch_log.
+// in cdp::g_launch_log, a failed device-side stream or event call in g_device_calls.
 cudaError_t continuation(const int* values, const int* offsets, int segments,
                          unsigned long long* sums, Result* result) {
     sum_segments<<<(segments + kBlock - 1) / kBlock, kBlock>>>(values, offsets, segments, sums,
@@ -171,15 +258,38 @@ cudaError_t continuation_default_stream(const int* values, const int* offsets, i
         values, offsets, segments, sums, result);
     return cudaGetLastError();
 }
+cudaError_t device_streams(const int* values, const int* offsets, int segments,
+                           unsigned long long* sums, Result* result) {
+    sum_segments_streams<<<1, 1>>>(values, offsets, segments, sums, result);
+    return cudaGetLastError();
+}
+cudaError_t device_streams_unjoined(const int* values, const int* offsets, int segments,
+                                    unsigned long long* sums, Result* result) {
+    sum_segments_streams_unjoined<<<1, 1>>>(values, offsets, segments, sums, result);
+    return cudaGetLastError();
+}
 cudaError_t host_driven(const int* values, const int* offsets, int segments,
                         unsigned long long* sums, Result* result) {
     segment_sum_per_block<<<segments, kBlock>>>(values, offsets, sums);
     combine<<<1, kBlock>>>(sums, segments, result);
     return cudaGetLastError();
 }
+// temp: temp_bytes of device memory, as cub::DeviceSegmentedReduce::Sum asks (temp == nullptr:
+// temp_bytes receives the size, and nothing runs).
+cudaError_t cub_segmented(const int* values, const int* offsets, int segments,
+                          unsigned long long* sums, Result* result, void* temp,
+                          std::size_t& temp_bytes) {
+    cudaError_t err = cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, values, sums, segments,
+                                                      offsets, offsets + 1);
+    if (err != cudaSuccess || temp == nullptr) return err;
+    combine<<<1, kBlock>>>(sums, segments, result);
+    return cudaGetLastError();
+}
 
 #ifndef DP_KERNELS_ONLY  // the compile_alone test takes the kernels and launchers alone
 #include <algorithm>
+#include <functional>
+#include <string>
 
 #include "cdp_host.cuh"
 
@@ -193,7 +303,7 @@ struct Problem {
     std::vector<int> offsets;  // segments + 1
     std::vector<unsigned long long> sums;
     Result result;
-    std::int64_t launches;  // the non-empty segments' children and the continuation
+    std::int64_t nonempty;  // segments with at least one value: a child each in the tail form
 };
 
 // Random values in [1, kMaxValue] and segments - 1 random cuts in [0, n], sorted: lengths from 0
@@ -209,7 +319,7 @@ Problem make_problem(std::int64_t n, int segments, std::uint64_t seed) {
     std::sort(p.offsets.begin(), p.offsets.end());
     p.sums.assign(segments, 0);
     p.result = Result{0, 0, -1};
-    p.launches = 1;
+    p.nonempty = 0;
     for (int s = 0; s < segments; ++s) {
         for (int i = p.offsets[s]; i < p.offsets[s + 1]; ++i) p.sums[s] += p.values[i];
         p.result.total += p.sums[s];
@@ -217,12 +327,12 @@ Problem make_problem(std::int64_t n, int segments, std::uint64_t seed) {
             p.result.largest_sum = p.sums[s];
             p.result.largest_segment = s;
         }
-        p.launches += p.offsets[s + 1] > p.offsets[s];
+        p.nonempty += p.offsets[s + 1] > p.offsets[s];
     }
     return p;
 }
 
-using Form = cudaError_t (*)(const int*, const int*, int, unsigned long long*, Result*);
+using Form = std::function<cudaError_t(const int*, const int*, int, unsigned long long*, Result*)>;
 
 struct Buffers {
     common::DeviceBuffer<int> values, offsets;
@@ -230,31 +340,65 @@ struct Buffers {
     common::DeviceBuffer<Result> result;
 };
 
-// One run, checked: every segment's sum, the total, the largest segment (outputs poisoned first),
-// and, for the dynamic-parallelism forms, the launches counted on the device.
-bool verify(const char* what, Form form, bool device_launches, const Problem& p, Buffers& b) {
+const char* device_call_name(int call) {
+    switch (call) {
+        case kStreamCreate:
+            return "cudaStreamCreateWithFlags";
+        case kEventCreate:
+            return "cudaEventCreateWithFlags";
+        case kEventRecord:
+            return "cudaEventRecord";
+        case kStreamWaitEvent:
+            return "cudaStreamWaitEvent";
+        default:
+            return "cudaEventDestroy or cudaStreamDestroy";
+    }
+}
+
+void reset_device_calls() {
+    const DeviceCallLog none{};
+    CUDA_CHECK(cudaMemcpyToSymbol(g_device_calls, &none, sizeof none));
+}
+// No device-side stream or event call failed since reset_device_calls(); else the first failure.
+bool device_calls_ok(const std::string& what) {
+    DeviceCallLog calls{};
+    CUDA_CHECK(cudaMemcpyFromSymbol(&calls, g_device_calls, sizeof calls));
+    if (calls.call == 0) return true;
+    const cudaError_t err = static_cast<cudaError_t>(calls.error);
+    std::fprintf(stderr, "FAIL %s: %s on the device returned %s: %s\n", what.c_str(),
+                 device_call_name(calls.call), cudaGetErrorName(err), cudaGetErrorString(err));
+    return false;
+}
+
+// One run, checked: no device-side stream or event call failed, every segment's sum, the total,
+// the largest segment (outputs poisoned first), and the device-side launches counted on the
+// device (`launches`: 0 for the host's forms).
+bool verify(const std::string& what, const Form& form, std::int64_t launches, const Problem& p,
+            Buffers& b) {
     const int segments = static_cast<int>(p.sums.size());
     b.sums.poison();
     b.result.poison();
     cdp::reset_log();
+    reset_device_calls();
     CUDA_CHECK(form(b.values.get(), b.offsets.get(), segments, b.sums.get(), b.result.get()));
     const cdp::LaunchLog log = cdp::read_log();
-    if (log.failures != 0) return cdp::check_launches(what, log, p.launches);
+    if (!device_calls_ok(what)) return false;
+    if (log.failures != 0) return cdp::check_launches(what.c_str(), log, launches);
     const std::vector<unsigned long long> sums = b.sums.to_host();
     const Result got = b.result.to_host()[0];
-    if (!common::check_close((std::string(what) + ": segment sums").c_str(), sums.data(),
-                             p.sums.data(), sums.size(), {0.0, 0.0}))
+    if (!common::check_close((what + ": segment sums").c_str(), sums.data(), p.sums.data(),
+                             sums.size(), {0.0, 0.0}))
         return false;
     if (got.total != p.result.total || got.largest_segment != p.result.largest_segment ||
         got.largest_sum != p.result.largest_sum) {
         std::fprintf(stderr,
                      "FAIL %s: the continuation read total %llu, largest segment %d (sum %llu); "
                      "expected %llu, %d (%llu)\n",
-                     what, got.total, got.largest_segment, got.largest_sum, p.result.total,
+                     what.c_str(), got.total, got.largest_segment, got.largest_sum, p.result.total,
                      p.result.largest_segment, p.result.largest_sum);
         return false;
     }
-    return cdp::check_launches(what, log, device_launches ? p.launches : 0);
+    return cdp::check_launches(what.c_str(), log, launches);
 }
 
 }  // namespace
@@ -263,66 +407,101 @@ int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 1 << 22;
     std::int64_t segments = 1024, pending_limit = 0, stall_ns = 0;
-    bool default_stream = false;
+    bool default_stream = false, no_join = false;
     common::Cli cli("07_continuation",
-                    "parent -> children -> a tail-launched continuation that reads their sums, "
-                    "beside the host-driven form");
+                    "parent -> children -> a continuation that reads their sums: tail-launched, "
+                    "after two device streams joined by an event, driven from the host, and "
+                    "after CUB's segmented sum");
     cli.add_standard(opt, 1, kMaxN);
     cli.add_int("--segments", &segments, 1, 1 << 20, "segments the values are cut into");
     cli.add_flag("--default-stream", &default_stream,
-                 "launch the continuation into the default stream (races)");
+                 "launch the tail form's continuation into the default stream instead (races)");
+    cli.add_flag("--no-join", &no_join,
+                 "leave the event wait out of the device-streams form (races)");
     cli.add_int("--stall-ns", &stall_ns, 0, 10000000,
-                "with --default-stream: every parent thread but the first warp this late");
+                "with --default-stream: every parent thread but the first warp this late; with "
+                "--no-join: the first stream's half this late");
     cdp::add_pending_limit_flag(cli, &pending_limit);
     cli.parse_or_exit(argc, argv);
-    if (stall_ns > 0 && !default_stream)
-        cli.usage_error("--stall-ns delays the racing parent only: give --default-stream with it");
+    if (stall_ns > 0 && !default_stream && !no_join)
+        cli.usage_error(
+            "--stall-ns delays the racing forms only: give --default-stream or "
+            "--no-join with it");
     common::Reporter report(opt.csv);
     std::FILE* text = report.text();
     const common::Device dev = common::require_gpu(text);
 
-    const Problem p = make_problem(opt.n, static_cast<int>(segments), opt.seed);
-    // Once, before the first launch.
-    const std::size_t limit = cdp::set_pending_limit(p.launches, pending_limit);
+    const int count = static_cast<int>(segments);
+    const Problem p = make_problem(opt.n, count, opt.seed);
+    // The device-side launches of each form: a child per non-empty segment and the
+    // continuation; a grid per non-empty half and the continuation (and --no-join's sleeper).
+    const std::int64_t tail_launches = p.nonempty + 1;
+    const std::int64_t streams_launches =
+        (count / 2 > 0) + (count - count / 2 > 0) + 1 + (no_join ? 1 : 0);
+    // Once, before the first launch: the most any form makes.
+    const std::size_t limit =
+        cdp::set_pending_limit(std::max(tail_launches, streams_launches), pending_limit);
     cdp::set_stall_ns(stall_ns);
     std::fprintf(text,
-                 "%lld values in %lld segments (%lld empty), %lld device-side launches (a child "
-                 "per non-empty segment and the continuation), pending-launch limit %zu\n",
+                 "%lld values in %lld segments (%lld empty); device-side launches: %lld in the "
+                 "tail form (a child per non-empty segment and the continuation), %lld in the "
+                 "device-streams form; pending-launch limit %zu\n",
                  static_cast<long long>(opt.n), static_cast<long long>(segments),
-                 static_cast<long long>(segments - (p.launches - 1)),
-                 static_cast<long long>(p.launches), limit);
+                 static_cast<long long>(segments - p.nonempty),
+                 static_cast<long long>(tail_launches), static_cast<long long>(streams_launches),
+                 limit);
 
     Buffers b{common::DeviceBuffer<int>(p.values), common::DeviceBuffer<int>(p.offsets),
               common::DeviceBuffer<unsigned long long>(p.sums.size()),
               common::DeviceBuffer<Result>(1)};
-    const char* name =
-        default_stream ? "continuation in the default stream" : "tail-launched continuation";
-    const Form form = default_stream ? continuation_default_stream : continuation;
-    if (!verify(name, form, true, p, b) || !verify("host-driven", host_driven, false, p, b))
-        return common::kExitWrong;
+    std::size_t temp_bytes = 0;
+    CUDA_CHECK(cub_segmented(b.values.get(), b.offsets.get(), count, b.sums.get(), b.result.get(),
+                             nullptr, temp_bytes));
+    common::DeviceBuffer<unsigned char> temp(temp_bytes);
+
+    struct Checked {
+        std::string name;  // the result line's variant
+        std::string what;  // what a failure names
+        Form form;
+        std::int64_t launches;
+    };
+    const std::vector<Checked> forms = {
+        {default_stream ? "default stream" : "tail launch",
+         default_stream ? "continuation in the default stream" : "tail-launched continuation",
+         default_stream ? Form(continuation_default_stream) : Form(continuation), tail_launches},
+        {no_join ? "device streams, no join" : "device streams",
+         no_join ? "continuation after one stream" : "continuation after two joined streams",
+         no_join ? Form(device_streams_unjoined) : Form(device_streams), streams_launches},
+        {"host-driven", "host-driven", Form(host_driven), 0},
+        {"cub segmented reduce", "cub::DeviceSegmentedReduce::Sum",
+         [&](const int* v, const int* o, int n, unsigned long long* s, Result* r) {
+             return cub_segmented(v, o, n, s, r, temp.get(), temp_bytes);
+         },
+         0},
+    };
+    for (const Checked& f : forms)
+        if (!verify(f.what, f.form, f.launches, p, b)) return common::kExitWrong;
     std::fprintf(text,
-                 "verified: every segment's sum, the total %llu and the largest segment, %d "
-                 "(%llu)\n",
+                 "verified, each form: every segment's sum, the total %llu and the largest "
+                 "segment, %d (%llu)\n",
                  p.result.total, p.result.largest_segment, p.result.largest_sum);
 
-    // Timed: the whole tree, or the host's two launches; the sums are overwritten by each run.
+    // Timed: the whole tree, or the host's launches; the sums are overwritten by each run.
     common::Timer timer(dev, opt.reps);
-    auto timed = [&](Form f) {
-        return timer.median_ms([&] {
-            CUDA_CHECK(f(b.values.get(), b.offsets.get(), static_cast<int>(segments), b.sums.get(),
-                         b.result.get()));
+    for (const Checked& f : forms) {
+        cdp::reset_log();
+        reset_device_calls();
+        const double ms = timer.median_ms([&] {
+            CUDA_CHECK(
+                f.form(b.values.get(), b.offsets.get(), count, b.sums.get(), b.result.get()));
         });
-    };
-    cdp::reset_log();
-    const double dp_ms = timed(form);
-    if (!cdp::check_launches((std::string(name) + " (timed runs)").c_str(), cdp::read_log(),
-                             p.launches * (opt.reps + common::Timer::kWarmup)))
-        return common::kExitWrong;
-    const double host_ms = timed(host_driven);
-    // Bytes: the n values read once.
-    report.print({"07_continuation", default_stream ? "default stream" : "tail launch", opt.n,
-                  dp_ms, 4.0 * opt.n, dev.peak_gbps});
-    report.print({"07_continuation", "host-driven", opt.n, host_ms, 4.0 * opt.n, dev.peak_gbps});
+        if (!cdp::check_launches((f.what + " (timed runs)").c_str(), cdp::read_log(),
+                                 f.launches * (opt.reps + common::Timer::kWarmup)) ||
+            !device_calls_ok(f.what + " (timed runs)"))
+            return common::kExitWrong;
+        // Bytes: the n values read once.
+        report.print({"07_continuation", f.name, opt.n, ms, 4.0 * opt.n, dev.peak_gbps});
+    }
     return common::kExitOk;
 }
 #endif

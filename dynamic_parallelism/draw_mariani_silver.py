@@ -129,10 +129,12 @@ def draw(args):
     right.set_title("the tree: one block of threads per rectangle", fontsize=10)
     lines = [f"{launches} device-side launches, one per cut rectangle, each a grid of "
              f"{args.subdiv} x {args.subdiv} = {args.subdiv * args.subdiv} blocks",
-             "a node is a block (thick), a launch has 16 blocks (wide), the tree has",
-             f"at most {args.max_depth} levels (shallow): the shape dynamic parallelism suits",
+             f"a node is a block (thick); a cut has {args.subdiv * args.subdiv} children, the "
+             f"host's grid {args.init * args.init}",
+             f"(the document's 'large' is over 100); at most {args.max_depth} levels (shallow)",
              "",
-             f"dwell steps: every pixel's escape time {flat_steps:,}",
+             f"dwell steps at these constants (steps, not time): every pixel's escape time "
+             f"{flat_steps:,}",
              f"Mariani-Silver (borders and per-pixel rectangles) {ms_steps:,} "
              f"({100 * ms_steps / flat_steps:.0f}%)"]
     for i, line in enumerate(lines):

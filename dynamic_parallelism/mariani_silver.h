@@ -6,6 +6,7 @@
 //                             the pixels on a rectangle's edge, numbered
 //   subdivides(), launch_bound()
 //                             when a rectangle is cut again, and the most launches an image needs
+//   root_rects(), list_room() the host-driven form's first level, and the rectangles its lists hold
 //   escape_time_image(), mariani_silver_image(), Tree
 //                             the CPU reference: every pixel's dwell, then the same subdivision
 //                             run over it, with the tree it makes
@@ -183,6 +184,22 @@ inline std::int64_t launch_bound(int n, int min_size) {
     return bound;
 }
 
+// The host-driven form (no dynamic parallelism): the host's kInitSubdiv x kInitSubdiv rectangles,
+// in the order of the DP form's blocks, the first level of its work list.
+inline std::vector<Rect> root_rects(int n) {
+    std::vector<Rect> roots;
+    const Rect whole{0, 0, n, n};
+    for (int j = 0; j < kInitSubdiv; ++j)
+        for (int i = 0; i < kInitSubdiv; ++i) roots.push_back(sub_rect(whole, i, j, kInitSubdiv));
+    return roots;
+}
+// The rectangles its lists hold, every level one after another: the roots, and kSubdiv x kSubdiv
+// parts for each cut, of which there are at most launch_bound().
+inline std::int64_t list_room(int n, int min_size) {
+    return std::int64_t{kInitSubdiv} * kInitSubdiv +
+           std::int64_t{kSubdiv} * kSubdiv * launch_bound(n, min_size);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The CPU reference
 
@@ -265,11 +282,8 @@ inline std::vector<int> mariani_silver_image(const std::vector<int>& escape, int
                                              Tree* tree) {
     std::vector<int> image(escape.size(), -1);
     *tree = Tree{};
-    const Rect whole{0, 0, n, n};
-    for (int j = 0; j < kInitSubdiv; ++j)
-        for (int i = 0; i < kInitSubdiv; ++i)
-            mariani_silver_rect(escape, n, min_size, sub_rect(whole, i, j, kInitSubdiv), 0, image,
-                                *tree);
+    for (const Rect& r : root_rects(n))
+        mariani_silver_rect(escape, n, min_size, r, 0, image, *tree);
     return image;
 }
 

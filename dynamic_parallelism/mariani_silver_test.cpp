@@ -3,7 +3,8 @@
 // escape time is known, the border walk (every edge pixel once, nothing else), the cut into parts
 // (every pixel in exactly one), the subdivision over a real image (every pixel written, the tree's
 // counts consistent, its launches within the bound the program sets the pending-launch limit
-// from), and the bound against a tree in which every rectangle is cut.
+// from, its parts within the host-driven form's lists), the host-driven form's first level, and
+// the bound against a tree in which every rectangle is cut.
 #include <cstdio>
 #include <set>
 #include <utility>
@@ -81,6 +82,25 @@ static std::int64_t all_cut_launches(ms::Rect r, int depth, int min_size) {
     return launches;
 }
 
+// The host-driven form's first level: the DP form's host grid, block by block.
+static void test_root_rects() {
+    for (int n : {1, 15, 16, 17, 1000}) {
+        const std::vector<ms::Rect> roots = ms::root_rects(n);
+        EXPECT(roots.size() == static_cast<std::size_t>(ms::kInitSubdiv * ms::kInitSubdiv));
+        std::int64_t pixels = 0;
+        for (std::size_t k = 0; k < roots.size(); ++k) {
+            const int i = static_cast<int>(k) % ms::kInitSubdiv,
+                      j = static_cast<int>(k) / ms::kInitSubdiv;
+            const ms::Rect want = ms::sub_rect(ms::Rect{0, 0, n, n}, i, j, ms::kInitSubdiv);
+            EXPECT(roots[k].x0 == want.x0 && roots[k].y0 == want.y0 && roots[k].x1 == want.x1 &&
+                   roots[k].y1 == want.y1);
+            if (!ms::empty(roots[k]))
+                pixels += std::int64_t{ms::width(roots[k])} * ms::height(roots[k]);
+        }
+        EXPECT(pixels == std::int64_t{n} * n);
+    }
+}
+
 static void test_launch_bound() {
     for (int n : {1, 15, 16, 17, 127, 128, 129, 511, 512, 2047, 2048, 2049, 8192, 16383, 16384})
         for (int min_size : {1, 2, 7, 32, 100}) {
@@ -130,6 +150,10 @@ static void test_subdivision() {
         }
         EXPECT(tree.count[ms::kMaxDepth - 1][ms::kSplit] == 0);
         EXPECT(tree.launches() <= ms::launch_bound(c.n, c.min_size));
+        // The host-driven form's lists: the roots, then every cut's parts.
+        EXPECT(std::int64_t{ms::kInitSubdiv} * ms::kInitSubdiv +
+                   std::int64_t{ms::kSubdiv} * ms::kSubdiv * tree.launches() <=
+               ms::list_room(c.n, c.min_size));
         for (int e : escape) steps += e;
         for (const auto& depth : tree.count) per_pixel += depth[ms::kPerPixel];
         EXPECT(tree.per_pixel_steps <= steps);
@@ -147,6 +171,7 @@ int main() {
     test_dwell();
     test_border();
     test_sub_rect();
+    test_root_rects();
     test_launch_bound();
     test_subdivision();
     std::printf("mariani_silver_test: %s (%d failed expectations)\n",

@@ -7,22 +7,28 @@ from the files in data/, so that both quote the committed measurements and nothi
 
 Each block stands between <!-- <name>:begin --> and <!-- <name>:end --> in its document. Without
 --readme and --results the blocks are printed. A block whose data file is missing says so instead
-of a number.
+of a number, and so does a block of 05's table when that run is not one of today's 05: its log
+(comparison_log.txt) must say that one pending-launch limit was set for every row, and every GPU
+row of its CSV must give that limit (a warning on stderr says which file is stale).
 The files (scripts/gpu_check.sh writes them on a GPU machine):
   hello_world.txt       01 with 1 and 2 parent blocks
   pending_limit.txt     02 at pending-launch limits from 16 to 32768
   printed_forms.txt     03 and 04 as printed, and stalled
-  comparison.csv        05 --csv; comparison_no_rdc.csv: 05_reduction_comparison_no_rdc --csv
-  mandelbrot_default.txt, mandelbrot.csv
-                        06's default run; 06 --sweep --csv
-  continuation.txt      07's default run, then its continuation in the default stream
+  correct_forms.txt     03 (barrier), 03 --tail and 04, the correct forms, at their defaults
+  comparison.csv, comparison_log.txt, comparison.txt
+                        05 --csv, its log, and 05's printed table from a second run
+  comparison_no_rdc.csv 05_reduction_comparison_no_rdc --csv
+  mandelbrot_default.txt, mandelbrot.csv, mandelbrot_log.txt
+                        06's default run; 06 --sweep --csv and what it printed besides
+  continuation.txt      07's default run, then its two racing ports
   tail_vs_printed.txt   04's tail launch and printed launch, alternating, at two limits
-  mandelbrot_log.txt    what 06 --sweep printed besides its CSV
+  runtime_limits.txt    device_runtime_limits at three pending-launch limits
   sanitizer.txt         the compute-sanitizer tools on 02 and on stop_condition_check
 """
 import argparse
 import os
 import re
+import statistics
 import sys
 import textwrap
 
@@ -33,7 +39,9 @@ import report  # noqa: E402  (scripts/report.py)
 import plot_comparison  # noqa: E402
 import plot_mandelbrot  # noqa: E402
 
+DATA = os.path.join(HERE, "data")  # --data replaces it (the tests' own files)
 RESULT = re.compile(r"^(?P<name>\S.*?)\s+n=(?P<n>\d+)\s+(?P<ms>[0-9.]+) ms")
+ONE_LIMIT = re.compile(r"pending-launch limit (\d+) for every row")
 
 
 def missing(program, name):
@@ -64,8 +72,21 @@ def fence(command, lines):
 
 
 def data(name):
-    path = os.path.join(HERE, "data", name)
+    path = os.path.join(DATA, name)
     return path if os.path.exists(path) else None
+
+
+def run_of(name, match):
+    """The first run of data/<name> whose command line ends with `match` and that exited 0, as
+    (command, lines); None where there is none."""
+    path = data(name)
+    if not path:
+        return None
+    return next(((c, l) for c, l, s in runs(path) if c.endswith(match) and s == 0), None)
+
+
+def us(ms, launches):
+    return f"{1000 * ms / launches:.1f} µs"
 
 
 # --- 01 ----------------------------------------------------------------------------------------
@@ -84,57 +105,106 @@ def prints_01():
     return missing("01_nested_hello_world --blocks 2", "hello_world.txt")
 
 
-def number_01():
-    path = data("hello_world.txt")
-    if not path:
-        return missing("01_nested_hello_world", "hello_world.txt")
-    for command, lines, _ in runs(path):
-        if command.endswith("--blocks 1"):
-            ms = results(lines)["01_nested_hello_world blocks 1"]
-            timed = next(l for l in lines if l.startswith("timed:"))
-            levels, launches = map(int, re.search(r"(\d+) levels, (\d+) device-side", timed).groups())
-            return (f"**One number:** {ms:.4f} ms for the whole recursion of one parent block "
-                    f"({levels} levels, {launches} device-side launches, each made by the grid "
-                    f"the one before made): {1000 * ms / launches:.0f} µs per level, the "
-                    f"latency of a launch from the device ([`data/hello_world.txt`]"
-                    f"(data/hello_world.txt)).\n")
-    return missing("01_nested_hello_world --blocks 1", "hello_world.txt")
-
-
-# --- 02 to 05, from 05's table -------------------------------------------------------------------
-
-def table_rows():
-    path = data("comparison.csv")
-    if not path:
+def hello_one_block():
+    """01 --blocks 1: (ms, grids, device-side launches), or None."""
+    run = run_of("hello_world.txt", "--blocks 1")
+    if not run:
         return None
-    rows = {r["variant"]: r for r in plot_comparison.load(path)}
-    no_rdc = data("comparison_no_rdc.csv")
-    if no_rdc:
-        rows.update({r["variant"]: r for r in plot_comparison.load(no_rdc)})
-    return rows
+    ms = results(run[1])["01_nested_hello_world blocks 1"]
+    timed = next(l for l in run[1] if l.startswith("timed:"))
+    levels, launches = map(int, re.search(r"(\d+) levels, (\d+) device-side", timed).groups())
+    return ms, levels, launches
+
+
+def number_01():
+    one = hello_one_block()
+    if not one:
+        return missing("01_nested_hello_world --blocks 1", "hello_world.txt")
+    ms, levels, launches = one
+    return (f"**One number** (the document's first run, `--blocks 1`; the run printed above is its "
+            f"second, and [`data/hello_world.txt`](data/hello_world.txt) holds both): {ms:.4f} ms "
+            f"for the whole recursion of one parent block, {levels} grids: the host's and "
+            f"{launches} launched from the device, each by the grid before it. **Per launch** "
+            f"(here and below: a run's median time divided by the device-side launches it makes): "
+            f"{us(ms, launches)}, the host's launch of the first grid and the timing included.\n")
+
+
+# --- 02 ----------------------------------------------------------------------------------------
+
+def nested_16384():
+    """02 at the pending-launch limit 16384: (command, lines), or None."""
+    return run_of("pending_limit.txt", "--pending-limit 16384")
 
 
 def prints_02():
-    path = data("pending_limit.txt")
-    if not path:
-        return missing("02_nested_reduce", "pending_limit.txt")
-    for command, lines, status in runs(path):
-        if command.endswith("--pending-limit 16384") and status == 0:
-            return fence(command, lines)
-    return missing("02_nested_reduce --pending-limit 16384", "pending_limit.txt")
+    run = nested_16384()
+    return fence(*run) if run else missing("02_nested_reduce --pending-limit 16384",
+                                           "pending_limit.txt")
+
+
+def launches_in(lines):
+    return int(re.search(r"(\d+) device-side launches", "\n".join(lines)).group(1))
 
 
 def number_02():
-    rows = table_rows()
-    if rows is None:
-        return missing("05_reduction_comparison", "comparison.csv")
-    nested, cub = rows["gpu nested"], rows["cub DeviceReduce::Sum"]
-    ms, launches = float(nested["ms"]), int(nested["device_launches"])
-    return (f"**One number:** {ms:.2f} ms for 2<sup>20</sup> ints and {launches} device-side "
-            f"launches (pending-launch limit {nested['pending_limit']}): "
-            f"{1000 * ms / launches:.1f} µs per launch, and {ms / float(cub['ms']):.0f} times "
-            f"the {float(cub['ms']):.4f} ms of `cub::DeviceReduce::Sum` on the same ints "
-            f"([results](#results)). The time is the launches, not the 4 MiB.\n")
+    run = nested_16384()
+    if not run:
+        return missing("02_nested_reduce --pending-limit 16384", "pending_limit.txt")
+    ms = results(run[1])["02_nested_reduce"]
+    return (f"**One number:** {ms:.2f} ms, the run above: 2<sup>20</sup> ints summed with "
+            f"{launches_in(run[1])} device-side launches, at the pending-launch limit 16384. The "
+            f"time is the launches, not the 4 MiB.\n")
+
+
+# --- 05's run: the rows of 03 and 05 -----------------------------------------------------------
+
+class Stale(Exception):
+    """05's committed run is not one of today's 05: its rows ran at more than one limit."""
+
+
+def comparison():
+    """05's rows {variant: row} (the build without -rdc's rows added where committed) and the one
+    pending-launch limit every GPU row ran at; None where no run is committed. Raises Stale where
+    the log does not say one limit for every row, or a GPU row gives another."""
+    path = data("comparison.csv")
+    if not path:
+        return None
+    log = data("comparison_log.txt")
+    said = ONE_LIMIT.search(open(log).read()) if log else None
+    if not said:
+        raise Stale("data/comparison_log.txt does not say one pending-launch limit for every row")
+    limit = said.group(1)
+    rows = {r["variant"]: r for r in plot_comparison.load(path)}
+    for r in rows.values():
+        if r.get("pending_limit") and r["pending_limit"] != limit:
+            raise Stale(f"data/comparison.csv: '{r['variant']}' ran at the pending-launch limit "
+                        f"{r['pending_limit']}, its log says {limit} for every row")
+    no_rdc = data("comparison_no_rdc.csv")
+    if no_rdc:
+        rows.update({r["variant"]: r for r in plot_comparison.load(no_rdc)})
+    return rows, limit
+
+
+WARNED = set()
+
+
+def stale_05(why):
+    if why not in WARNED:
+        print(f"readme_numbers.py: {why}: 05's numbers are left out until 05 is rerun",
+              file=sys.stderr)
+        WARNED.add(why)
+    return ("*The committed run of `05_reduction_comparison` is older than its one pending-launch "
+            "limit (its log does not say one limit for every row): its numbers wait for a rerun "
+            "(`data/comparison.csv`).*\n")
+
+
+def from_05(make):
+    """make(rows, limit) on 05's run, or what stands in for it."""
+    try:
+        found = comparison()
+    except Stale as e:
+        return stale_05(str(e))
+    return make(*found) if found else missing("05_reduction_comparison", "comparison.csv")
 
 
 def prints_03():
@@ -147,6 +217,42 @@ def prints_03():
     return missing("03_nested_reduce_nosync --faithful --stall-ns 200000", "printed_forms.txt")
 
 
+def correct_forms(program):
+    """The runs of data/correct_forms.txt whose command starts with build/bin/<program>, fenced."""
+    path = data("correct_forms.txt")
+    if not path:
+        return missing(program, "correct_forms.txt")
+    shown = [fence(c, l).strip("`\n") for c, l, s in runs(path)
+             if c.startswith(f"build/bin/{program}") and s == 0]
+    if not shown:
+        return missing(program, "correct_forms.txt")
+    return "```\n" + "\n\n".join(shown) + "\n```\n"
+
+
+def prints_03_correct():
+    return correct_forms("03_nested_reduce_nosync")
+
+
+def number_03():
+    def make(rows, limit):
+        nosync = float(rows["gpu nestedNosync"]["ms"])
+        tail = float(rows["gpu nestedNosync (tail launch)"]["ms"])
+        return (f"**One number:** {tail / nosync:.1f}: the tail-launch form's time over the "
+                f"barrier form's, in 05's run (both at the pending-launch limit {limit}; the "
+                f"times are in [its table](#results)).\n")
+    return from_05(make)
+
+
+def nosync_vs_nested():
+    def make(rows, limit):
+        nested, nosync = float(rows["gpu nested"]["ms"]), float(rows["gpu nestedNosync"]["ms"])
+        return (f"In 05's run the barrier form takes {nosync / nested:.2f} times 02's time: with "
+                f"the device-side wait gone, they are the same kernel.\n")
+    return from_05(make)
+
+
+# --- 04 ----------------------------------------------------------------------------------------
+
 def prints_04():
     path = data("printed_forms.txt")
     if not path:
@@ -157,59 +263,124 @@ def prints_04():
     return missing("04_nested_reduce2 --faithful --stall-ns 200000", "printed_forms.txt")
 
 
-def number_03():
-    rows = table_rows()
-    if rows is None:
-        return missing("05_reduction_comparison", "comparison.csv")
-    nested, nosync = float(rows["gpu nested"]["ms"]), float(rows["gpu nestedNosync"]["ms"])
-    tail = rows["gpu nestedNosync (tail launch)"]
-    tail_ms, launches = float(tail["ms"]), int(tail["device_launches"])
-    return (f"**One number:** the barrier form takes {nosync:.2f} ms, {nosync / nested:.2f} times "
-            f"02's {nested:.2f} ms: the document's factor of three (172 ms to 59 ms on its K40c) "
-            f"was the price of the device-side synchronisation, which no longer exists. The "
-            f"tail-launch form takes {tail_ms:.1f} ms, {tail_ms / nosync:.1f} times the barrier "
-            f"form, {1000 * tail_ms / launches:.0f} µs per launch: a grid's tail launches run one "
-            f"after another, each when the previous one's whole chain is complete.\n")
+def prints_04_correct():
+    return correct_forms("04_nested_reduce2")
+
+
+def tail_launch_2048():
+    """04's tail launch at its own limit, 2048: (the middle of its runs' medians, the runs, the
+    launches)."""
+    path = data("tail_vs_printed.txt")
+    if not path:
+        return None
+    found = [(results(l)["04_nested_reduce2"], launches_in(l)) for c, l, s in runs(path)
+             if "--pending-limit 2048" in c and "--faithful" not in c and s == 0]
+    if not found:
+        return None
+    return statistics.median(ms for ms, _ in found), len(found), found[0][1]
 
 
 def number_04():
-    rows = table_rows()
-    if rows is None:
-        return missing("05_reduction_comparison", "comparison.csv")
-    nested2, neighbored = rows["gpu nested2"], float(rows["gpu Neighbored"]["ms"])
-    ms, launches = float(nested2["ms"]), int(nested2["device_launches"])
-    return (f"**One number:** {ms:.4f} ms for {launches} launches, one per level, "
-            f"{1000 * ms / launches:.0f} µs a level (pending-launch limit "
-            f"{nested2['pending_limit']}), and {ms / neighbored:.1f} times `reduceNeighbored`'s "
-            f"{neighbored:.4f} ms, which does the same tree in one launch.\n")
+    found = tail_launch_2048()
+    if not found:
+        return missing("04_nested_reduce2 --pending-limit 2048", "tail_vs_printed.txt")
+    ms, count, launches = found
+    return (f"**One number:** {ms:.4f} ms for the whole reduction, {launches + 1} grids: the "
+            f"host's and {launches} launched from the device, each level tail-launched by the one "
+            f"before, at the pending-launch limit 2048 it needs (the middle of {count} runs in "
+            f"[`data/tail_vs_printed.txt`](data/tail_vs_printed.txt)).\n")
+
+
+def per_launch():
+    """What a launch costs where each waits for the one before, and where they overlap."""
+    rows, dependent = [], []
+    one = hello_one_block()
+    if one:
+        ms, _, launches = one
+        rows.append(("`01_nested_hello_world --blocks 1`", launches,
+                     "one chain: each grid launches the next", ms))
+        dependent.append(ms / launches)
+    four = tail_launch_2048()
+    if four:
+        ms, _, launches = four
+        rows.append(("`04_nested_reduce2` (limit 2048)", launches,
+                     "one chain: each level tail-launches the next", ms))
+        dependent.append(ms / launches)
+    try:
+        found = comparison()
+    except Stale:
+        found = None
+    if found:
+        tail = found[0]["gpu nestedNosync (tail launch)"]
+        ms = float(tail["ms"])
+        rows.append((f"`03_nested_reduce_nosync --tail` (05's run, limit {found[1]})",
+                     int(tail["device_launches"]),
+                     "one after another: a grid's tail launches run in launch order", ms))
+        dependent.append(ms / int(tail["device_launches"]))
+    run = nested_16384()
+    if run:
+        ms = results(run[1])["02_nested_reduce"]
+        rows.append(("`02_nested_reduce` (limit 16384)", launches_in(run[1]),
+                     "2048 chains of 8, side by side", ms))
+    if not rows:
+        return missing("01_nested_hello_world", "hello_world.txt")
+    lines = ["| run | device-side launches | how they wait for one another | ms | per launch |",
+             "|---|---|---|---|---|"]
+    lines += [f"| {name} | {launches} | {how} | {ms:.4f} | {us(ms, launches)} |"
+              for name, launches, how, ms in rows]
+    text = "\n".join(lines) + "\n"
+    if not found:
+        text += "\n*03's tail form waits for a current run of 05 (`data/comparison.csv`).*\n"
+    return text
+
+
+# --- 05 ----------------------------------------------------------------------------------------
+
+def prints_05():
+    path = data("comparison.txt")
+    if not path:
+        return missing("05_reduction_comparison", "comparison.txt")
+    command, lines, status = runs(path)[0]
+    if status != 0 or not any(ONE_LIMIT.search(l) for l in lines):
+        return stale_05("data/comparison.txt is not a passing run of today's 05")
+    return fence(command, lines)
 
 
 def number_05():
-    rows = table_rows()
-    if rows is None:
-        return missing("05_reduction_comparison", "comparison.csv")
-    relocatable = rows["gpu Neighbored"]
-    plain = rows.get("gpu Neighbored, no -rdc")
-    if plain is None:
-        return ("**One number:** `reduceNeighbored` takes "
-                f"{float(relocatable['ms']):.4f} ms in this build. "
-                + missing("05_reduction_comparison_no_rdc", "comparison_no_rdc.csv"))
-    r_ms, p_ms = float(relocatable["ms"]), float(plain["ms"])
-    return (f"**One number:** `reduceNeighbored` takes {r_ms:.4f} ms built with relocatable "
-            f"device code and the device runtime (pending-launch limit "
-            f"{relocatable['pending_limit']}), {p_ms:.4f} ms built without: a ratio of "
-            f"{r_ms / p_ms:.2f}, the price a kernel that launches nothing pays for sharing its "
-            f"program with dynamic parallelism.\n")
+    def make(rows, limit):
+        relocatable = rows["gpu Neighbored"]
+        plain = rows.get("gpu Neighbored, no -rdc")
+        if plain is None:
+            return ("**One number:** not measured yet. "
+                    + missing("05_reduction_comparison_no_rdc", "comparison_no_rdc.csv"))
+        r_ms, p_ms = float(relocatable["ms"]), float(plain["ms"])
+        return (f"**One number:** {r_ms / p_ms:.2f}: `reduceNeighbored`'s time built with "
+                f"relocatable device code and the device runtime (pending-launch limit {limit}) "
+                f"over its time built without ({r_ms:.4f} ms and {p_ms:.4f} ms): the price a "
+                f"kernel that launches nothing pays for sharing its program with dynamic "
+                f"parallelism.\n")
+    return from_05(make)
 
 
 def results_table():
-    path = data("comparison.csv")
-    if not path:
-        return missing("05_reduction_comparison", "comparison.csv")
-    no_rdc = data("comparison_no_rdc.csv")
-    rows = plot_comparison.merge(plot_comparison.load(path),
-                                 plot_comparison.load(no_rdc) if no_rdc else [])
-    return plot_comparison.table(rows)
+    def make(rows, limit):
+        no_rdc = data("comparison_no_rdc.csv")
+        return plot_comparison.table(plot_comparison.merge(
+            plot_comparison.load(data("comparison.csv")),
+            plot_comparison.load(no_rdc) if no_rdc else []))
+    return from_05(make)
+
+
+def comparison_figure():
+    """The plot of 05's table, where it and a current run of 05 are committed (else nothing: the
+    table's block says why)."""
+    try:
+        current = comparison() is not None
+    except Stale:
+        current = False
+    if not current or not os.path.exists(os.path.join(HERE, "comparison.png")):
+        return ""
+    return "![The document's table on this GPU, beside the K40c's times](comparison.png)\n"
 
 
 # --- 06 ----------------------------------------------------------------------------------------
@@ -231,30 +402,27 @@ def number_06():
     rows = mandelbrot_rows()
     if not rows:
         return missing("06_mandelbrot_mariani_silver --sweep --csv", "mandelbrot.csv")
-    small, large = rows[0], rows[-1]
 
     def ratio(r):
-        return float(r["mariani_silver_ms"]) / float(r["flat_ms"])
+        return float(r["mariani_silver_ms"]) / float(r["host_driven_ms"])
 
+    sides = [r["n"] for r in rows]
     wins = [r["n"] for r in rows if ratio(r) < 1]
-    verdict = (f"it is faster from {wins[0]} × {wins[0]} up" if wins and
-               all(ratio(r) < 1 for r in rows[[r["n"] for r in rows].index(wins[0]):])
-               else "see the table for the sizes where it is faster" if wins
-               else "it is faster at none of these sizes")
-    steps = int(large["mariani_silver_steps"]) / max(1, int(large["flat_steps"]))
-    return (f"**One number:** at {large['n']} × {large['n']} Mariani–Silver takes "
-            f"{ratio(large):.2f} times the flat kernel's time ({float(large['mariani_silver_ms']):.3f} "
-            f"ms against {float(large['flat_ms']):.3f} ms), having spent {100 * steps:.0f}% of its "
-            f"dwell steps; at {small['n']} × {small['n']} it takes {ratio(small):.2f} times "
-            f"({float(small['mariani_silver_ms']):.4f} ms against {float(small['flat_ms']):.4f} "
-            f"ms): {verdict}.\n")
+    verdict = ("it is the faster form at none of these sizes" if not wins else
+               f"it is the faster form from {wins[0]} × {wins[0]} up"
+               if all(ratio(r) < 1 for r in rows[sides.index(wins[0]):])
+               else "it is the faster form at some sizes only (the table)")
+    large = rows[-1]
+    return (f"**One number:** {ratio(large):.2f}: at {large['n']} × {large['n']}, the time of "
+            f"Mariani–Silver with dynamic parallelism over the same algorithm driven from the "
+            f"host; {verdict}.\n")
 
 
 def mandelbrot_table():
     rows = mandelbrot_rows()
     if not rows:
         return missing("06_mandelbrot_mariani_silver --sweep --csv", "mandelbrot.csv")
-    figure = ("\n![Time by image size, flat and Mariani–Silver](mandelbrot.png)\n"
+    figure = ("\n![Time by image size: flat, host-driven and dynamic parallelism](mandelbrot.png)\n"
               if os.path.exists(os.path.join(HERE, "mandelbrot.png")) else "")
     return plot_mandelbrot.table(rows) + figure
 
@@ -265,7 +433,8 @@ def continuation_run():
     path = data("continuation.txt")
     if not path:
         return None
-    return next(((c, l) for c, l, s in runs(path) if "--default-stream" not in c and s == 0), None)
+    return next(((c, l) for c, l, s in runs(path)
+                 if "--default-stream" not in c and "--no-join" not in c and s == 0), None)
 
 
 def prints_07():
@@ -278,11 +447,36 @@ def number_07():
     if not run:
         return missing("07_continuation", "continuation.txt")
     times = results(run[1])
-    tail, host = times["07_continuation tail launch"], times["07_continuation host-driven"]
-    launches = re.search(r"(\d+) device-side launches", "\n".join(run[1])).group(1)
-    return (f"**One number:** the tail-launched pipeline takes {tail:.4f} ms ({launches} "
-            f"device-side launches), the host-driven form {host:.4f} ms: a ratio of "
-            f"{tail / host:.2f} ([`data/continuation.txt`](data/continuation.txt)).\n")
+    tail, cub = times["07_continuation tail launch"], times["07_continuation cub segmented reduce"]
+    return (f"**One number:** {tail / cub:.2f}: the tail-launched form's time over "
+            f"`cub::DeviceSegmentedReduce::Sum` followed by the same continuation, in the run "
+            f"above.\n")
+
+
+# --- the costs ---------------------------------------------------------------------------------
+
+def pool_costs():
+    """The pending-launch pool: what its size cost 02 in time, and what it holds in memory."""
+    parts = []
+    path = data("pending_limit.txt")
+    if path:
+        times = {c.split("--pending-limit ")[1].split()[0]: results(l)["02_nested_reduce"]
+                 for c, l, s in runs(path) if s == 0}
+        if "4096" in times and "16384" in times:
+            parts.append(f"02's 16384 launches took {times['4096']:.2f} ms with a pool of 4096 "
+                         f"slots and {times['16384']:.2f} ms with 16384, the one size enough in "
+                         f"any order (RESULTS.md has five sizes).")
+    memory = runtime_limits_rows()
+    if memory:
+        held = "; ".join(f"{limit} slots, {mib:.0f} MiB" for limit, mib, _ in memory)
+        parts.append(f"The device memory the device runtime held back, from before the limit was "
+                     f"set to after the first device-side launch (`device_runtime_limits`, "
+                     f"RESULTS.md): {held}.")
+    else:
+        parts.append("What a pool holds in device memory is not measured yet "
+                     "(`device_runtime_limits`, whose output goes to "
+                     "`data/runtime_limits.txt`).")
+    return " ".join(parts) + "\n"
 
 
 # --- RESULTS.md ------------------------------------------------------------------------------
@@ -361,13 +555,13 @@ def mandelbrot_log():
     return "```\n" + open(path).read().strip() + "\n```\n"
 
 
-def default_stream_runs():
+def racing_ports():
     path = data("continuation.txt")
     if not path:
-        return missing("07_continuation --default-stream", "continuation.txt")
+        return missing("07_continuation --default-stream / --no-join", "continuation.txt")
     lines = ["| run | outcome |", "|---|---|"]
     for command, out, status in runs(path):
-        if "--default-stream" not in command:
+        if "--default-stream" not in command and "--no-join" not in command:
             continue
         fail = next((l for l in out if l.startswith("FAIL")), None)
         outcome = f"exit {status}: {cell(fail)}" if fail else f"exit {status}: every sum right"
@@ -375,16 +569,44 @@ def default_stream_runs():
     return "\n".join(lines) + "\n"
 
 
+def runtime_limits_rows():
+    """device_runtime_limits' runs: (limit, MiB held by setting it and by the first launch, the
+    run's lines)."""
+    path = data("runtime_limits.txt")
+    if not path:
+        return []
+    found = []
+    for _, out, status in runs(path):
+        text = "\n".join(out)
+        m = re.search(r"pending-launch limit (\d+): .*?\(([0-9.]+) MiB held\).*?\(([0-9.]+) MiB "
+                      r"more\)", text)
+        if status == 0 and m:
+            found.append((m.group(1), float(m.group(2)) + float(m.group(3)), out))
+    return found
+
+
+def runtime_limits():
+    path = data("runtime_limits.txt")
+    if not path:
+        return missing("device_runtime_limits", "runtime_limits.txt")
+    shown = []
+    for command, out, status in runs(path):
+        shown += ["$ " + command] + [l for l in out if not l.startswith("device ")]
+        shown.append(f"[exit {status}]")
+    return "```\n" + "\n".join(shown) + "\n```\n"
+
+
 RESULTS_BLOCKS = {
     "pending-limits": pending_limits, "tail-vs-printed": tail_vs_printed,
     "printed-forms": printed_forms, "sanitizer": sanitizer, "mandelbrot-log": mandelbrot_log,
-    "default-stream-runs": default_stream_runs,
+    "racing-ports": racing_ports, "runtime-limits": runtime_limits,
 }
 
 
 def wrap(text):
-    """A block's prose at the repository's 100 columns (a code block or a table as it is)."""
-    if text.startswith(("```", "|")):
+    """A block's prose at the repository's 100 columns (a code block, a table or an image as it
+    is)."""
+    if text.startswith(("```", "|", "!")):
         return text
     return textwrap.fill(text.strip(), width=100, break_long_words=False,
                          break_on_hyphens=False) + "\n"
@@ -393,11 +615,15 @@ def wrap(text):
 BLOCKS = {
     "prints-01": prints_01, "number-01": number_01,
     "prints-02": prints_02, "number-02": number_02,
-    "prints-03": prints_03, "number-03": number_03,
-    "prints-04": prints_04, "number-04": number_04, "number-05": number_05,
-    "results-table": results_table,
+    "prints-03": prints_03, "prints-03-correct": prints_03_correct, "number-03": number_03,
+    "nosync-vs-nested": nosync_vs_nested,
+    "prints-04": prints_04, "prints-04-correct": prints_04_correct, "number-04": number_04,
+    "per-launch": per_launch,
+    "prints-05": prints_05, "number-05": number_05,
+    "results-table": results_table, "comparison-figure": comparison_figure,
     "prints-06": prints_06, "number-06": number_06, "mandelbrot-table": mandelbrot_table,
     "prints-07": prints_07, "number-07": number_07,
+    "pool-costs": pool_costs,
 }
 
 
@@ -412,16 +638,23 @@ def replaced(text, name, block):
 
 
 def main():
+    global DATA
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--readme", help="rewrite the blocks between the markers of this README")
     parser.add_argument("--results", help="and of this RESULTS.md")
     parser.add_argument("--check", action="store_true",
                         help="rewrite nothing: exit 1 where a block differs from what the data "
                              "gives (the data changed and this script was not run)")
+    parser.add_argument("--data", help="read the data files from this folder (default: data/ "
+                                       "beside this script)")
     args = parser.parse_args()
     for flag, path in (("--readme", args.readme), ("--results", args.results)):
         if path and not (os.path.isfile(path) and (args.check or os.access(path, os.W_OK))):
             parser.error(f"{flag} {path}: not a file that can be rewritten")
+    if args.data:
+        if not os.path.isdir(args.data):
+            parser.error(f"--data {args.data}: no such folder")
+        DATA = os.path.abspath(args.data)
     if not (args.readme or args.results):
         for name, make in {**BLOCKS, **RESULTS_BLOCKS}.items():
             print(f"<!-- {name} -->\n{wrap(make())}")
@@ -433,19 +666,20 @@ def main():
         old = open(document).read()
         new = old
         for name, make in blocks.items():
-            new = replaced(new, name, wrap(make()))
-            if replaced(old, name, wrap(make())) != old:
+            block = wrap(make())
+            new = replaced(new, name, block)
+            if replaced(old, name, block) != old:
                 stale.append(f"{document}: {name}")
-        if blocks is BLOCKS and data("comparison.csv"):
-            line = report.provenance(data("env.txt"), data("comparison.csv"), document) + "\n"
+        if blocks is BLOCKS and data("env.txt"):
+            line = report.provenance(data("env.txt"), DATA, document) + "\n"
             new = replaced(new, "provenance", line)
             if replaced(old, "provenance", line) != old:
                 stale.append(f"{document}: provenance")
         if not args.check and new != old:
             open(document, "w").write(new)
     if args.check and stale:
-        sys.exit("not what data/ gives (run dynamic_parallelism/readme_numbers.py with --readme and "
-                 "--results): " + ", ".join(stale))
+        sys.exit("not what data/ gives (run dynamic_parallelism/readme_numbers.py with --readme "
+                 "and --results): " + ", ".join(stale))
 
 
 if __name__ == "__main__":

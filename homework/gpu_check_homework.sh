@@ -361,7 +361,9 @@ EOF
   hang=$(ls -d "$class"/adv-*.hang 2>/dev/null | head -1)
   if [ -n "$hang" ] && [ "$(id -u)" = 0 ]; then
     rm -rf "$W/killed" && mkdir -p "$W/killed" && cp -r "$hang" "$W/killed/"
-    grade "$OUT/hw_killed" --class "$W/killed" >"$OUT/hw_killed.log" 2>&1 &
+    # (exec: $! is the grader itself, not a shell around it)
+    (exec python3 "$W/student/grader/grade.py" --out "$OUT/hw_killed" --work "$W/grading-work" \
+      --timeout "$timeout" --class "$W/killed" >"$OUT/hw_killed.log" 2>&1) &
     grader=$!
     for _ in $(seq 120); do
       pgrep -u nobody >/dev/null && break

@@ -122,14 +122,22 @@ fi
 
 if want ch10; then
   build
-  # ch10: the book's worked numbers and traces (figures.txt), the programs beyond the book at 2^28
-  # with 10_94's bits (beyond.txt), 10_15's loads in its SASS (sass_10_15.txt), then the
-  # benchmark (benchmark.csv, its verification log in benchmark_log.txt) and its plot.
+  # ch10: every run the README quotes, in its order (figures.txt: the book's worked numbers, the
+  # traces, the exercises), the programs beyond the book at 2^28 with 10_94's bits (beyond.txt),
+  # 10_15's loads in its SASS (sass_10_15.txt), then the benchmark (benchmark.csv, its
+  # verification log in benchmark_log.txt) and its plot.
   data_dir ch10_reduction
   rm -f "$DATA/figures.txt" "$DATA/beyond.txt" "$DATA/sass_10_15.txt"
-  for args in "10_06_simple_sum --n 256" "10_06_simple_sum --n 2048" "10_09_convergent_sum --n 256" \
-    "10_09_convergent_sum --n 2048" "10_11_shared_memory_sum --n 256" "10_11_shared_memory_sum --n 2048" \
-    "10_06_simple_sum --n 16 --trace" "10_09_convergent_sum --n 16 --trace" "10_15_coarsened_sum"; do
+  for args in "10_01_sequential_reduction" \
+    "10_06_simple_sum --n 256" "10_06_simple_sum --n 2048" "10_06_simple_sum --n 16 --trace" \
+    "10_09_convergent_sum --n 256" "10_09_convergent_sum --n 2048" \
+    "10_09_convergent_sum --n 16 --trace" \
+    "10_11_shared_memory_sum --n 256" "10_11_shared_memory_sum --n 2048" \
+    "10_11_shared_memory_sum --n 16 --trace" "10_11_shared_memory_sum --n 12 --trace" \
+    "10_13_segmented_sum --n 2049" "10_15_coarsened_sum" "10_15_coarsened_sum --coarse 4" \
+    "10_06_simple_sum --n 1024" "10_09_convergent_sum --n 1024" \
+    "10_ex3_mirrored_sum --n 16 --trace" "10_ex3_mirrored_sum --n 2047" \
+    "10_06_simple_sum --values 6,2,7,4,5,8,3,1" "10_09_convergent_sum --values 6,2,7,4,5,8,3,1"; do
     record figures.txt build/bin/$args
   done
   for args in "10_94_deterministic_sum" "10_94_deterministic_sum --n 268435456" \
@@ -200,24 +208,31 @@ fi
 if want dp; then
   build
   # dynamic_parallelism: the document's printed runs (hello_world.txt), its table beside the K40
-  # figures (comparison.csv, its log comparison_log.txt; the build without relocatable device
-  # code, comparison_no_rdc.csv) and the plot, 06's default run and its sweep with the plot, 07's
-  # default run and its continuation in the default stream, then what RESULTS.md quotes about the
-  # device runtime's limits, the printed forms and the tools (exit codes logged, not judged:
+  # figures (comparison.csv, its log comparison_log.txt, which must say one pending-launch limit
+  # for every row; the same run's printed table, comparison.txt; the build without relocatable
+  # device code, comparison_no_rdc.csv) and the plot, the correct forms of 03 and 04
+  # (correct_forms.txt), 06's default run and its sweep with the plot, 07's default run and its two
+  # racing ports, the device runtime's limits (runtime_limits.txt), then what RESULTS.md quotes
+  # about the pending-launch limit, the printed forms and the tools (exit codes logged, not judged:
   # refused launches and exposed races exit 1 by design, and ctest judges those). Afterwards
   # `python3 dynamic_parallelism/readme_numbers.py --readme ... --results ...` writes the numbers
   # of the README and RESULTS.md from the data.
   data_dir dynamic_parallelism
   rm -f "$DATA/hello_world.txt" "$DATA/pending_limit.txt" "$DATA/printed_forms.txt" \
     "$DATA/tail_vs_printed.txt" "$DATA/sanitizer.txt" "$DATA/mandelbrot_default.txt" \
-    "$DATA/continuation.txt"
+    "$DATA/continuation.txt" "$DATA/comparison.txt" "$DATA/correct_forms.txt" \
+    "$DATA/runtime_limits.txt"
   record hello_world.txt build/bin/01_nested_hello_world --blocks 1
   record hello_world.txt build/bin/01_nested_hello_world --blocks 2
   step figures.log sh -c "build/bin/05_reduction_comparison --csv >'$DATA/comparison.csv' 2>'$DATA/comparison_log.txt'"
+  record comparison.txt build/bin/05_reduction_comparison
   step figures.log sh -c "build/bin/05_reduction_comparison_no_rdc --csv >'$DATA/comparison_no_rdc.csv' 2>'$DATA/comparison_no_rdc_log.txt'"
   step figures.log python3 dynamic_parallelism/plot_comparison.py "$DATA/comparison.csv" \
     --no-rdc "$DATA/comparison_no_rdc.csv" --png "$OUT/dynamic_parallelism/comparison.png" \
     --env "$DATA/env.txt"
+  record correct_forms.txt build/bin/03_nested_reduce_nosync
+  record correct_forms.txt build/bin/03_nested_reduce_nosync --tail
+  record correct_forms.txt build/bin/04_nested_reduce2
   record mandelbrot_default.txt build/bin/06_mandelbrot_mariani_silver
   step figures.log sh -c "build/bin/06_mandelbrot_mariani_silver --sweep --csv >'$DATA/mandelbrot.csv' 2>'$DATA/mandelbrot_log.txt'"
   step figures.log python3 dynamic_parallelism/plot_mandelbrot.py "$DATA/mandelbrot.csv" \
@@ -228,6 +243,16 @@ if want dp; then
   done
   observe continuation.txt build/bin/07_continuation --default-stream --stall-ns 200000 --n 65536 \
     --segments 300 --reps 1
+  for i in 1 2 3; do
+    observe continuation.txt build/bin/07_continuation --no-join --reps 1
+  done
+  observe continuation.txt build/bin/07_continuation --no-join --stall-ns 200000 --n 65536 \
+    --segments 300 --reps 1
+  # One run per pending-launch limit: a limit is set before a program's first launch.
+  record runtime_limits.txt build/bin/device_runtime_limits
+  for limit in 16384 32768; do
+    record runtime_limits.txt build/bin/device_runtime_limits --pending-limit $limit
+  done
   for limit in 16 2048 4096 8192 16384 32768; do
     observe pending_limit.txt build/bin/02_nested_reduce --pending-limit $limit
   done
@@ -287,14 +312,19 @@ if want warp; then
   build
   # warp_aggregation: the traces at 64 keys with their timings (traces.txt), 01's and 04's
   # timings at their default sizes (get_peers.csv, filter.csv, each with its text output in
-  # *_log.txt), what the SASS of the peer searches and of 04's plain filter holds (sass.txt), then
-  # the reduction-by-key benchmark (benchmark.csv, benchmark_log.txt) and its plot.
+  # *_log.txt; filter.txt: 04's result lines as it prints them), what the SASS of the peer searches
+  # and of 04's plain filter holds (sass.txt), then the reduction-by-key benchmark (benchmark.csv,
+  # benchmark_log.txt) and its plot, and its text on sorted keys in double (scan.txt). Copied into
+  # the tree, these files and the sweep's and the determinism check's below fill every number of
+  # the chapter's README: python3 warp_aggregation/readme_numbers.py --readme
+  # warp_aggregation/README.md (RESULTS.md lists the rest).
   data_dir warp_aggregation
-  rm -f "$DATA/traces.txt" "$DATA/sass.txt"
+  rm -f "$DATA/traces.txt" "$DATA/sass.txt" "$DATA/filter.txt" "$DATA/scan.txt"
   record traces.txt build/bin/01_get_peers --n 64 --trace
   record traces.txt build/bin/02_reduce_peers --n 64 --trace
   step figures.log sh -c "build/bin/01_get_peers --csv >'$DATA/get_peers.csv' 2>'$DATA/get_peers_log.txt'"
   step figures.log sh -c "build/bin/04_warp_aggregated_increment --csv >'$DATA/filter.csv' 2>'$DATA/filter_log.txt'"
+  record filter.txt build/bin/04_warp_aggregated_increment
   # Per kernel of 01-03 for sm_90: the warp instructions of a peer search (MATCH.ANY, REDUX.OR,
   # BRA.DIV, SHFL.IDX, VOTE.ANY, WARPSYNC) and the atomics (ATOMS.CAST.SPIN: a shared-memory CAS
   # loop; REDG: an atomic done in the L2); then 04's filter_plain whole.
@@ -311,11 +341,16 @@ if want warp; then
   step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --csv >'$DATA/benchmark.csv' 2>'$DATA/benchmark_log.txt'"
   step figures.log python3 warp_aggregation/plot_benchmark.py "$DATA/benchmark.csv" \
     --png "$OUT/warp_aggregation/benchmark.png" --env "$DATA/env.txt"
-  # The governing variable: sorted keys with 1 to 32 distinct keys per warp, in double (sweep.csv,
-  # sweep_log.txt) and its plot; the host's share of each default run (host_checks.txt).
+  record scan.txt build/bin/03_reduction_by_key_benchmark --order sorted --precision double
+  # The governing variable: 1 to 32 distinct keys per warp, in runs and scattered, in double
+  # (sweep.csv, sweep_log.txt) and its plot; whether each variant's bits repeat over 20 runs, on the
+  # three orders and on runs of 4096 equal keys (determinism.csv, determinism_4096.csv, with their
+  # text in *_log.txt); the host's share of each default run (host_checks.txt).
   step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --order sweep --precision double --csv >'$DATA/sweep.csv' 2>'$DATA/sweep_log.txt'"
   step figures.log python3 warp_aggregation/plot_sweep.py "$DATA/sweep.csv" \
     --png "$OUT/warp_aggregation/sweep.png" --env "$DATA/env.txt"
+  step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --determinism 20 --csv >'$DATA/determinism.csv' 2>'$DATA/determinism_log.txt'"
+  step figures.log sh -c "build/bin/03_reduction_by_key_benchmark --determinism 20 --order sorted --per-cell 4096 --precision double --csv >'$DATA/determinism_4096.csv' 2>'$DATA/determinism_4096_log.txt'"
   rm -f "$DATA/host_checks.txt"
   record host_checks.txt build/bin/warp_host_checks --size-percent 100
   record host_checks.txt build/bin/warp_host_checks --size-percent 1000

@@ -11,10 +11,12 @@
 //                      last sort. Each particle's position gets a random offset in
 //                      [0, displacement) and the particles are stably sorted by it.
 //   random             a uniform random permutation of the sorted order
-// in float and in double. --order sweep replaces the three orders with the variable that decides
-// between the variants: sorted keys with 1, 2, ..., 32 distinct keys in every warp (the blog's
-// sorted case has 4), which is the number of atomics a warp-aggregated warp issues and the number
-// of rounds of get_peers' loop. The variants, every one summing into the same bins:
+// in float and in double. Each order's distinct keys per warp (d) are printed at its start: 4 on
+// sorted keys, about 6 on partially sorted ones, about 32 on random ones. --order sweep replaces
+// the three orders with d itself, the number of atomics a warp-aggregated warp issues and of
+// rounds of get_peers' loop: 1 to 32 distinct keys in every warp (kSweepD), first in runs (sorted
+// keys, few runs per tile), then scattered over the lanes (the same d, but a peer may sit anywhere
+// and a run of equal neighbours is short). The variants, every one summing into the same bins:
 //   atomicAdd                  one native atomicAdd per value (double: sm_60 and later)
 //   atomicCAS loop             the Programming Guide's double add from a 64-bit atomicCAS, which
 //                              the blog started from (Kepler had no double atomicAdd); float too
@@ -37,16 +39,22 @@
 //   CUB ReduceByKey            cub::DeviceReduce::ReduceByKey on the sorted keys, the library a
 //                              user would pick (it needs them sorted: sorted orders only)
 //   CUB sort + ReduceByKey     what a user does with keys in any order: cub::DeviceRadixSort sorts
-//                              the pairs by key, then ReduceByKey; the same bits every run (no
-//                              atomics), where every atomic variant's float sums depend on the
-//                              order in which the atomics land
+//                              the pairs by key, then ReduceByKey (no atomics; whether its bits
+//                              are the same at every run is what --determinism checks)
 // Every variant's bins are checked against a CPU sum in double before it is timed. The values are
 // multiples of 1/4 (warp_agg.h) and a bin holds at most --per-cell of them (sum <= 4*per-cell, far
 // below 2^22), so every bin is exact in float and double whatever the order of the additions: the
 // tolerance, derived from the largest group, is 0, and a dropped or doubled value fails.
 //
+// --determinism N times nothing: its values are multiples of 1/10, whose sums round, so that the
+// order of a bin's additions can show in its last bits; each variant that fills the bins is
+// checked (within a tolerance derived at repeat_order), then run N times, and its bins compared
+// bit for bit with its first run's: one line per variant and order, "identical bits" yes or no,
+// with how many different results the runs gave and how many bins differed.
+//
 // Time is the median of --reps runs (with the fastest and slowest: the spread), the L2 flushed
-// before each; the atomic variants' time includes clearing the bins. GB/s is the fewest bytes a
+// before each; the time of the variants that add with atomics includes clearing the bins (the
+// searches alone and CUB write their outputs instead). GB/s is the fewest bytes a
 // variant must move (its own count, at variants(): e.g. a peer search reads a key and writes a
 // mask per value, whatever the value type) over the median time. --csv writes one row per
 // measurement; plot_benchmark.py makes the README table and plot.
@@ -57,8 +65,8 @@
 // Build: cmake --build build --target 03_reduction_by_key_benchmark
 // Run:   build/bin/03_reduction_by_key_benchmark [--n 10000000] [--per-cell 10]
 //        [--displacement 32] [--order all|sorted|partial|random|sweep]
-//        [--precision both|float|double] [--reps 20] [--csv]
-//        (all: the three orders; sweep: 1 to 32 distinct keys per warp, 32 orders in turn)
+//        [--precision both|float|double] [--reps 20 | --determinism 20] [--csv]
+//        (all: the three orders; sweep: 1 to 32 distinct keys per warp, in runs and scattered)
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cstddef>
@@ -419,6 +427,7 @@ cudaError_t run_masks_given(const Problem<T>& p) {
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/functional>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <numeric>
 
@@ -522,21 +531,22 @@ class CubSortReduceByKey {
 // The benchmark.
 
 // One order's keys, made once and run in each precision: the keys, their peer masks on the CPU,
-// the number of bins (every key below it occurs) and the bins' sums. The values are the same
-// numbers in float and in double (multiples of 1/4), so one reference serves both.
+// how many distinct keys a warp holds, the number of bins (every key below it occurs) and the
+// most values one bin receives. The bins' sums come with the values (reference_bins).
 struct OrderKeys {
     std::string name;
     bool sorted;  // keys never decrease: CUB's ReduceByKey runs on them as they are
     std::vector<int> keys;
     std::vector<unsigned int> masks;
+    warp_agg::DistinctKeys d;
     unsigned int num_keys;
-    std::vector<double> want;
+    unsigned int most_per_bin;
 };
 
-OrderKeys order_keys(Order order, unsigned int per_warp, const std::vector<double>& values,
-                     unsigned int per_cell, unsigned int displacement, std::uint64_t seed) {
-    const unsigned int n = static_cast<unsigned int>(values.size());
+OrderKeys order_keys(Order order, unsigned int per_warp, unsigned int n, unsigned int per_cell,
+                     unsigned int displacement, std::uint64_t seed) {
     OrderKeys k;
+    const std::string d = std::to_string(per_warp) + " keys/warp";
     switch (order) {
         case Order::kSorted:
             k.name = "sorted";
@@ -548,22 +558,34 @@ OrderKeys order_keys(Order order, unsigned int per_warp, const std::vector<doubl
             k.name = "random";
             break;
         case Order::kSweep:
-            k.name = std::to_string(per_warp) + " keys/warp";
+            k.name = d + " in runs";
+            break;
+        case Order::kScattered:
+            k.name = d + " scattered";
             break;
     }
     k.sorted = order == Order::kSorted || order == Order::kSweep;
-    k.keys = order == Order::kSweep ? warp_agg::keys_per_warp(n, per_warp)
-                                    : warp_agg::make_keys(order, n, per_cell, displacement, seed);
+    if (order == Order::kSweep) {
+        k.keys = warp_agg::keys_per_warp(n, per_warp);
+    } else if (order == Order::kScattered) {
+        k.keys = warp_agg::keys_per_warp_scattered(n, per_warp, seed);
+    } else {
+        k.keys = warp_agg::make_keys(order, n, per_cell, displacement, seed);
+    }
     k.masks = warp_agg::cpu_peers(k.keys);
+    k.d = warp_agg::distinct_keys(k.masks);
     k.num_keys = static_cast<unsigned int>(*std::max_element(k.keys.begin(), k.keys.end())) + 1;
-    k.want = warp_agg::reference_bins(k.keys, values, k.num_keys);
+    std::vector<unsigned int> count(k.num_keys, 0);
+    for (int key : k.keys) ++count[key];
+    k.most_per_bin = *std::max_element(count.begin(), count.end());
     return k;
 }
 
 struct Row {
     std::string precision, order, variant;
     unsigned int bins;
-    double bytes;  // the fewest bytes the variant must move (Traffic)
+    double keys_per_warp;  // the order's distinct keys per full warp, on average
+    double bytes;          // the fewest bytes the variant must move (Traffic)
     common::TimeStats t;
 };
 
@@ -621,85 +643,191 @@ std::vector<Variant<T>> variants() {
 template <class T>
 constexpr Traffic kCubTraffic{kKeyBytes + sizeof(T), kKeyBytes + sizeof(T)};
 
-// One precision's data, kept on the GPU across the orders.
+// One precision's data, kept on the GPU across the orders: its values (on the host too, for the
+// reference bins), its bins, CUB's buffers.
 template <class T>
 struct Precision {
     const char* name;
+    std::vector<T> values;  // each the nearest T to the double drawn
     common::DeviceBuffer<T> d_values, d_bins;
     CubReduceByKey<T> cub;
     CubSortReduceByKey<T> cub_sort;
-    Precision(const char* name_, const std::vector<double>& values)
+    Precision(const char* name_, const std::vector<double>& drawn)
         : name(name_),
-          d_values(std::vector<T>(values.begin(), values.end())),  // exact: multiples of 1/4
-          d_bins(values.size()),                                   // never more bins than values
-          cub(static_cast<unsigned int>(values.size())),
-          cub_sort(static_cast<unsigned int>(values.size())) {}
+          values(drawn.begin(), drawn.end()),
+          d_values(values),
+          d_bins(drawn.size()),  // never more bins than values
+          cub(static_cast<unsigned int>(drawn.size())),
+          cub_sort(static_cast<unsigned int>(drawn.size())) {}
 };
 
-// Checks every variant on one order's keys, then times it; the rows go to *rows.
+// One way of filling the bins (or, for a search, the masks) on one order's keys, ready to run:
+// the variants of variants(), then the library (ReduceByKey on sorted keys, sort + ReduceByKey on
+// any).
+struct Method {
+    std::string name;
+    std::function<void()> launch;  // one run, as timed
+    std::function<void()> poison;  // before a checked run: the outputs it must write, poisoned
+    std::function<bool(const std::string&)> check_more;  // CUB: its run count and unique keys
+    bool writes_bins;
+    Traffic traffic;
+};
+
 template <class T>
-bool run_order(const OrderKeys& k, Precision<T>& prec, common::DeviceBuffer<int>& d_keys,
-               common::DeviceBuffer<unsigned int>& d_masks, common::Timer& timer,
-               std::vector<Row>* rows) {
-    const unsigned int n = static_cast<unsigned int>(k.keys.size()), num_keys = k.num_keys;
-    const Problem<T> p{
-        n, num_keys, d_keys.get(), prec.d_values.get(), prec.d_bins.get(), d_masks.get()};
-    const std::string prefix = std::string(prec.name) + "/" + k.name + "/";
-    std::vector<T> got(num_keys);
-    std::vector<unsigned int> got_masks(n);
-
-    auto verify = [&](const std::string& name, const std::function<void()>& launch,
-                      bool writes_bins) {
-        CUDA_CHECK(cudaMemset(p.bins, 0xff, num_keys * sizeof(T)));    // NaN unless written
-        CUDA_CHECK(cudaMemset(p.masks, 0, n * sizeof(unsigned int)));  // no real mask
-        launch();
-        CUDA_CHECK(cudaDeviceSynchronize());
-        const std::string what = prefix + name;
-        if (!writes_bins) {
-            CUDA_CHECK(cudaMemcpy(got_masks.data(), p.masks, n * sizeof(unsigned int),
-                                  cudaMemcpyDeviceToHost));
-            return warp_agg::check_exact(what, got_masks, k.masks);
-        }
-        CUDA_CHECK(cudaMemcpy(got.data(), p.bins, num_keys * sizeof(T), cudaMemcpyDeviceToHost));
-        // Tolerance 0: every bin is exact (see the header).
-        return warp_agg::check_exact(what, got, k.want);
+std::vector<Method> methods(const OrderKeys& k, Precision<T>& prec, const Problem<T>& p) {
+    auto poison_bins = [p] {  // NaN unless written
+        CUDA_CHECK(cudaMemset(p.bins, 0xff, p.num_keys * sizeof(T)));
     };
-    auto put_masks = [&] {
-        CUDA_CHECK(
-            cudaMemcpy(p.masks, k.masks.data(), n * sizeof(unsigned int), cudaMemcpyHostToDevice));
-    };
-
-    bool ok = true;
+    auto no_more = [](const std::string&) { return true; };
+    std::vector<Method> all;
     for (const Variant<T>& v : variants<T>()) {
-        const bool masks_given = v.name == "reduce_peers masks given";
-        auto launch = [&] {
-            if (masks_given) put_masks();
-            CUDA_CHECK(v.launch(p));
+        std::function<void()> poison = [poison_bins, p] {  // no real mask is 0
+            poison_bins();
+            CUDA_CHECK(cudaMemset(p.masks, 0, p.n * sizeof(unsigned int)));
         };
-        if (!verify(v.name, launch, v.writes_bins)) {
-            ok = false;
-            continue;
-        }
-        if (masks_given) put_masks();  // the masks stay in place for every timed run
-        rows->push_back({prec.name, k.name, v.name, num_keys, v.traffic.bytes(n, num_keys),
-                         timer.measure([&] { CUDA_CHECK(v.launch(p)); }, [] {})});
+        if (v.name == "reduce_peers masks given")  // the masks found beforehand, in place
+            poison = [poison_bins, p, &k] {
+                poison_bins();
+                CUDA_CHECK(cudaMemcpy(p.masks, k.masks.data(), p.n * sizeof(unsigned int),
+                                      cudaMemcpyHostToDevice));
+            };
+        auto launch = v.launch;
+        all.push_back({v.name, [launch, p] { CUDA_CHECK(launch(p)); }, poison, no_more,
+                       v.writes_bins, v.traffic});
     }
-    // The library: ReduceByKey on keys that are sorted already, and sort + ReduceByKey on any.
     auto library = [&](const std::string& name, auto& cub) {
-        auto launch = [&] {
-            cub.poison(p);
-            cub.run(p);
-        };
-        if (!verify(name, launch, true) || !cub.check_keys((prefix + name).c_str(), num_keys)) {
-            ok = false;
-            return;
-        }
-        rows->push_back({prec.name, k.name, name, num_keys, kCubTraffic<T>.bytes(n, num_keys),
-                         timer.measure([&] { cub.run(p); }, [] {})});
+        all.push_back({name, [&cub, p] { cub.run(p); }, [&cub, p] { cub.poison(p); },
+                       [&cub, &k](const std::string& what) {
+                           return cub.check_keys(what.c_str(), k.num_keys);
+                       },
+                       true, kCubTraffic<T>});
     };
     if (k.sorted) library("CUB ReduceByKey", prec.cub);
     library("CUB sort + ReduceByKey", prec.cub_sort);
+    return all;
+}
+
+// Runs a method once on poisoned outputs and checks what it wrote: the bins against `want` within
+// `tol`, or a search's masks exactly. The bins stay in *got.
+template <class T>
+bool checked_run(const Method& m, const OrderKeys& k, const Problem<T>& p, const std::string& what,
+                 const std::vector<double>& want, common::Tolerance tol, std::vector<T>* got) {
+    m.poison();
+    m.launch();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (!m.writes_bins) {
+        std::vector<unsigned int> masks(p.n);
+        CUDA_CHECK(
+            cudaMemcpy(masks.data(), p.masks, p.n * sizeof(unsigned int), cudaMemcpyDeviceToHost));
+        return warp_agg::check_exact(what, masks, k.masks);
+    }
+    got->resize(p.num_keys);
+    CUDA_CHECK(cudaMemcpy(got->data(), p.bins, p.num_keys * sizeof(T), cudaMemcpyDeviceToHost));
+    const bool bins_ok = tol.abs == 0.0 ? warp_agg::check_exact(what, *got, want)
+                                        : common::check_close(what.c_str(), got->data(),
+                                                              want.data(), want.size(), tol);
+    return bins_ok && m.check_more(what);
+}
+
+template <class T>
+Problem<T> problem(const OrderKeys& k, Precision<T>& prec, common::DeviceBuffer<int>& d_keys,
+                   common::DeviceBuffer<unsigned int>& d_masks) {
+    return {static_cast<unsigned int>(k.keys.size()),
+            k.num_keys,
+            d_keys.get(),
+            prec.d_values.get(),
+            prec.d_bins.get(),
+            d_masks.get()};
+}
+
+// Checks every method on one order's keys, then times it; the rows go to *rows. `want`: the bins'
+// sums, exact (tolerance 0: see the header).
+template <class T>
+bool run_order(const OrderKeys& k, const std::vector<double>& want, Precision<T>& prec,
+               common::DeviceBuffer<int>& d_keys, common::DeviceBuffer<unsigned int>& d_masks,
+               common::Timer& timer, std::vector<Row>* rows) {
+    const Problem<T> p = problem(k, prec, d_keys, d_masks);
+    const std::string prefix = std::string(prec.name) + "/" + k.name + "/";
+    std::vector<T> got;
+    bool ok = true;
+    for (const Method& m : methods(k, prec, p)) {
+        if (!checked_run(m, k, p, prefix + m.name, want, {0.0, 0.0}, &got)) {
+            ok = false;
+            continue;
+        }
+        // The masks-given method's masks stay in place for every timed run.
+        rows->push_back({prec.name, k.name, m.name, k.num_keys, k.d.mean,
+                         m.traffic.bytes(p.n, k.num_keys), timer.measure(m.launch, [] {})});
+    }
     return ok;
+}
+
+// --determinism: one row per method that fills the bins.
+struct RepeatRow {
+    std::string precision, order, variant;
+    unsigned int bins, most_per_bin;
+    double keys_per_warp;
+    int runs, distinct;
+    std::size_t bins_that_differ;
+};
+
+// --determinism: each method that fills the bins is checked, then run `runs` times on the same
+// input, and its bins compared bit for bit with those of its first run. The values are multiples
+// of 1/10 (tenth_values), whose sums round: a bin whose additions came in another order can end
+// in other bits. The check's tolerance: a bin sums at most m = k.most_per_bin values of at most 4,
+// so any order of the additions errs by at most (m - 1) u 4m, u the unit roundoff of T, and the
+// CPU's sum in double (exact for float values; for double values it errs as much again) by at
+// most as much: 2 m u 4m covers both.
+template <class T>
+bool repeat_order(const OrderKeys& k, Precision<T>& prec, common::DeviceBuffer<int>& d_keys,
+                  common::DeviceBuffer<unsigned int>& d_masks, int runs,
+                  std::vector<RepeatRow>* rows) {
+    const Problem<T> p = problem(k, prec, d_keys, d_masks);
+    const std::string prefix = std::string(prec.name) + "/" + k.name + "/";
+    const std::vector<double> want = warp_agg::reference_bins(k.keys, prec.values, k.num_keys);
+    const double m = k.most_per_bin, u = std::numeric_limits<T>::epsilon() / 2;
+    const common::Tolerance tol{2.0 * m * u * 4.0 * m, 0.0};  // never 0: m >= 1
+    std::vector<T> got;
+    bool ok = true;
+    for (const Method& method : methods(k, prec, p)) {
+        if (!method.writes_bins) continue;
+        if (!checked_run(method, k, p, prefix + method.name, want, tol, &got)) {
+            ok = false;
+            continue;
+        }
+        warp_agg::RunResults<T> results;
+        for (int r = 0; r < runs; ++r) {
+            method.poison();
+            method.launch();
+            CUDA_CHECK(
+                cudaMemcpy(got.data(), p.bins, p.num_keys * sizeof(T), cudaMemcpyDeviceToHost));
+            results.add(got);
+        }
+        rows->push_back({prec.name, k.name, method.name, k.num_keys, k.most_per_bin, k.d.mean,
+                         results.runs(), results.distinct(), results.elements_that_differ()});
+    }
+    return ok;
+}
+
+void print_repeats(const std::vector<RepeatRow>& rows, unsigned int n, bool csv) {
+    if (csv) {
+        std::printf(
+            "precision,order,variant,n,bins,most_per_bin,keys_per_warp,runs,distinct_results,"
+            "bins_that_differ,identical\n");
+        for (const RepeatRow& r : rows)
+            std::printf("%s,%s,%s,%u,%u,%u,%.3f,%d,%d,%zu,%s\n", r.precision.c_str(),
+                        r.order.c_str(), r.variant.c_str(), n, r.bins, r.most_per_bin,
+                        r.keys_per_warp, r.runs, r.distinct, r.bins_that_differ,
+                        r.distinct == 1 ? "yes" : "no");
+        return;
+    }
+    std::printf("\n%-6s %-17s %-28s %8s %8s %5s %8s %9s  %s\n", "type", "order", "variant", "bins",
+                "most/bin", "runs", "results", "bins that", "identical bits");
+    std::printf("%-6s %-17s %-28s %8s %8s %5s %8s %9s\n", "", "", "", "", "", "", "", "differ");
+    for (const RepeatRow& r : rows)
+        std::printf("%-6s %-17s %-28s %8u %8u %5d %8d %9zu  %s\n", r.precision.c_str(),
+                    r.order.c_str(), r.variant.c_str(), r.bins, r.most_per_bin, r.runs, r.distinct,
+                    r.bins_that_differ, r.distinct == 1 ? "yes" : "no");
 }
 
 const Row* find_row(const std::vector<Row>& rows, const std::string& precision,
@@ -716,7 +844,9 @@ bool is_warp_variant(const std::string& v) {
 
 // Prints every row with its ratios (above 1: faster than the baseline), then the summary the
 // README quotes: for each precision and order, the best warp variant against atomicAdd, the
-// atomicCAS loop and (sorted keys) CUB's ReduceByKey. A ratio without its baseline row is "-" in
+// atomicCAS loop and (sorted keys) CUB's ReduceByKey. Every ratio is the quotient of two medians,
+// rounded once where it is printed (the CSV keeps six decimals, which the README's scripts do not
+// round again: they divide the medians themselves). A ratio without its baseline row is "-" in
 // the text and an empty field in the CSV: the CUB ratio (column vs_cub_sorted) exists for the
 // sorted orders only, the only ones where ReduceByKey runs alone.
 void print_results(const std::vector<Row>& rows, const std::vector<std::string>& orders,
@@ -734,7 +864,7 @@ void print_results(const std::vector<Row>& rows, const std::vector<std::string>&
     if (csv) {
         std::printf(
             "precision,order,variant,n,ms,gb_per_s,pct_of_peak,vs_atomicadd,vs_cas,"
-            "vs_cub_sorted,ms_min,ms_max,bins,bytes\n");
+            "vs_cub_sorted,ms_min,ms_max,bins,bytes,keys_per_warp\n");
     } else {
         std::fprintf(text,
                      "\nms: median of the runs, with the fastest and slowest; GB/s: the fewest "
@@ -751,11 +881,11 @@ void print_results(const std::vector<Row>& rows, const std::vector<std::string>&
         const double vs_cas = ratio(r, r.order, "atomicCAS loop");
         const double vs_cub = cub_ratio(r);
         if (csv) {
-            std::printf("%s,%s,%s,%u,%.6f,%.2f,%.2f,%s,%s,%s,%.6f,%.6f,%u,%.0f\n",
+            std::printf("%s,%s,%s,%u,%.6f,%.2f,%.2f,%s,%s,%s,%.6f,%.6f,%u,%.0f,%.3f\n",
                         r.precision.c_str(), r.order.c_str(), r.variant.c_str(), n, r.t.median,
-                        gbps, pct_peak, fmt(vs_atomic, "%.4f", "").c_str(),
-                        fmt(vs_cas, "%.4f", "").c_str(), fmt(vs_cub, "%.4f", "").c_str(), r.t.min,
-                        r.t.max, r.bins, r.bytes);
+                        gbps, pct_peak, fmt(vs_atomic, "%.6f", "").c_str(),
+                        fmt(vs_cas, "%.6f", "").c_str(), fmt(vs_cub, "%.6f", "").c_str(), r.t.min,
+                        r.t.max, r.bins, r.bytes, r.keys_per_warp);
         } else {
             std::printf("%-6s %-17s %-28s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s\n",
                         r.precision.c_str(), r.order.c_str(), r.variant.c_str(), r.t.median,
@@ -783,10 +913,14 @@ void print_results(const std::vector<Row>& rows, const std::vector<std::string>&
     }
 }
 
+// The sweep's numbers of distinct keys per warp: every d up to 6, then fewer (their times change
+// slowly there), so that both arrangements run within a few seconds of GPU time.
+constexpr unsigned int kSweepD[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 28, 32};
+
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 10000000;
-    std::int64_t per_cell = 10, displacement = 32, order = 0, precision = 0;
+    std::int64_t per_cell = 10, displacement = 32, order = 0, precision = 0, repeat = 0;
     common::Cli cli("03_reduction_by_key_benchmark",
                     "the blog's experiment: 10^7 values summed by key into 10^6 bins");
     cli.add_standard(opt, 1, std::int64_t{1} << 28);
@@ -796,15 +930,21 @@ int main(int argc, char** argv) {
     cli.add_enum("--order", &order,
                  {{"all", 0}, {"sorted", 1}, {"partial", 2}, {"random", 3}, {"sweep", 4}},
                  "key order (partial: partially sorted; all: the three; sweep: 1 to 32 distinct "
-                 "keys per warp)");
+                 "keys per warp, in runs and scattered)");
     cli.add_enum("--precision", &precision, {{"both", 0}, {"float", 32}, {"double", 64}},
                  "value type");
+    cli.add_int("--determinism", &repeat, 2, 1000,
+                "run each variant this many times on values whose sums round, and compare the "
+                "bins bit for bit (nothing timed)",
+                "off: check, then time");
     cli.parse_or_exit(argc, argv);
     const bool sweep = order == static_cast<int>(Order::kSweep);
     if (cli.given("--displacement") && order != 0 && order != static_cast<int>(Order::kPartial))
         cli.usage_error("--displacement moves the particles of the partially sorted order only");
     if (cli.given("--per-cell") && sweep)
         cli.usage_error("--per-cell sets the cells of the three orders; the sweep sets its own");
+    if (cli.given("--reps") && repeat != 0)
+        cli.usage_error("--reps sets the timed runs; --determinism times nothing");
     common::Reporter report(opt.csv);
     const common::Device dev = common::require_gpu(report.text());
 
@@ -814,7 +954,8 @@ int main(int argc, char** argv) {
     common::require_device_bytes(opt.n * (8.0 + 32.0 + 48.0) + 2.0 * dev.l2_bytes,
                                  "the particles and the bins");
     if (sweep) {
-        std::fprintf(report.text(), "%u values; sorted keys, 1 to 32 distinct keys per warp\n", n);
+        std::fprintf(report.text(),
+                     "%u values; 1 to 32 distinct keys in every warp, in runs and scattered\n", n);
     } else {
         std::fprintf(report.text(),
                      "%u values, %u per key, %u keys; partially sorted: displacement < %u\n", n,
@@ -826,14 +967,22 @@ int main(int argc, char** argv) {
     for (Order o : {Order::kSorted, Order::kPartial, Order::kRandom})
         if (order == 0 || order == static_cast<int>(o)) orders.push_back({o, 0});
     if (sweep)
-        for (unsigned int d = 1; d <= static_cast<unsigned int>(warp_agg::kWarp); ++d)
-            orders.push_back({Order::kSweep, d});
+        for (Order o : {Order::kSweep, Order::kScattered})
+            for (unsigned int d : kSweepD) orders.push_back({o, d});
 
     common::DeviceBuffer<int> d_keys(n);
     common::DeviceBuffer<unsigned int> d_masks(n);
     common::Timer timer(dev, opt.reps);
-    const std::vector<double> values =
-        warp_agg::quarter_values<double>(n, static_cast<std::uint64_t>(opt.seed) + 1);
+    // Multiples of 1/4, whose every sum here is exact; for --determinism, multiples of 1/10.
+    const std::uint64_t value_seed = static_cast<std::uint64_t>(opt.seed) + 1;
+    const std::vector<double> values = repeat ? warp_agg::tenth_values<double>(n, value_seed)
+                                              : warp_agg::quarter_values<double>(n, value_seed);
+    if (repeat)
+        std::fprintf(report.text(),
+                     "--determinism: values are multiples of 1/10, whose sums round; each variant "
+                     "is checked, then run %d times, its bins compared bit for bit with its first "
+                     "run's\n",
+                     static_cast<int>(repeat));
     std::unique_ptr<Precision<float>> single;
     std::unique_ptr<Precision<double>> dbl;
     if (precision != 64) single = std::make_unique<Precision<float>>("float", values);
@@ -842,19 +991,40 @@ int main(int argc, char** argv) {
     // Each order's keys are made once and run in both precisions; the rows, printed in the end,
     // go precision by precision.
     std::vector<Row> rows;
+    std::vector<RepeatRow> repeats;
     std::vector<std::string> order_names;
     bool ok = true;
     for (const auto& [o, per_warp] : orders) {
-        const OrderKeys k = order_keys(o, per_warp, values, static_cast<unsigned int>(per_cell),
+        const OrderKeys k = order_keys(o, per_warp, n, static_cast<unsigned int>(per_cell),
                                        static_cast<unsigned int>(displacement), opt.seed);
-        std::fprintf(report.text(), "%s: checking, then timing, every variant\n", k.name.c_str());
+        std::fprintf(report.text(),
+                     "%s: %.2f distinct keys per warp (%d to %d in %.1f%% of the warps); "
+                     "checking, then %s\n",
+                     k.name.c_str(), k.d.mean, k.d.low, k.d.high, 100.0 * k.d.share,
+                     repeat ? "repeating" : "timing");
         order_names.push_back(k.name);
         CUDA_CHECK(
             cudaMemcpy(d_keys.get(), k.keys.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-        if (single) ok = run_order(k, *single, d_keys, d_masks, timer, &rows) && ok;
-        if (dbl) ok = run_order(k, *dbl, d_keys, d_masks, timer, &rows) && ok;
+        if (repeat) {
+            const int runs = static_cast<int>(repeat);
+            if (single) ok = repeat_order(k, *single, d_keys, d_masks, runs, &repeats) && ok;
+            if (dbl) ok = repeat_order(k, *dbl, d_keys, d_masks, runs, &repeats) && ok;
+            continue;
+        }
+        const std::vector<double> want = warp_agg::reference_bins(k.keys, values, k.num_keys);
+        if (single) ok = run_order(k, want, *single, d_keys, d_masks, timer, &rows) && ok;
+        if (dbl) ok = run_order(k, want, *dbl, d_keys, d_masks, timer, &rows) && ok;
     }
     if (!ok) return common::kExitWrong;
+    if (repeat) {
+        std::stable_sort(
+            repeats.begin(), repeats.end(), [](const RepeatRow& a, const RepeatRow& b) {
+                return a.precision == "float" && b.precision != "float";  // float first
+            });
+        std::fprintf(report.text(), "every variant's bins match the CPU within the tolerance\n");
+        print_repeats(repeats, n, opt.csv);
+        return common::kExitOk;
+    }
     std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
         return a.precision == "float" && b.precision != "float";  // float first
     });

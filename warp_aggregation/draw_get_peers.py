@@ -3,7 +3,7 @@
 
     python3 warp_aggregation/draw_get_peers.py --png warp_aggregation/get_peers.png
 
-The keys are the programs' own: the first warp of warp_agg.h's 'random' pattern (splitmix64 % 8,
+The keys are the programs' own: the first warp of warp_agg.h's '8 keys' pattern (splitmix64 % 8,
 the programs' default seed 1234), which is what `01_get_peers --trace` prints first for that
 pattern. The rounds follow warp_peers.cuh's get_peers: the leader is the lowest unclaimed lane
 (__ffs(unclaimed) - 1), __shfl_sync broadcasts its key, __ballot_sync collects the lanes holding
@@ -25,8 +25,8 @@ def splitmix64(state):
     return state, z ^ (z >> 31)
 
 
-def random_pattern(n, seed):
-    """warp_agg.h's pattern_keys(Pattern::kRandom, n, seed)."""
+def eight_keys(n, seed):
+    """warp_agg.h's pattern_keys(Pattern::kEightKeys, n, seed)."""
     keys, state = [], seed
     for _ in range(n):
         state, z = splitmix64(state)
@@ -57,7 +57,7 @@ def draw(png):
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
-    keys = random_pattern(WARP, SEED)
+    keys = eight_keys(WARP, SEED)
     rounds = get_peers_rounds(keys)
     palette = plt.get_cmap("Set3").colors  # no grey among the first 8
     fig, ax = plt.subplots(figsize=(15, 1.3 + 0.62 * (len(rounds) + 2)))
@@ -98,11 +98,11 @@ def draw(png):
     ax.set_ylim(-0.2, rows + 1.4)
     ax.set_aspect("equal")
     ax.axis("off")
-    ax.set_title(f"get_peers on the first warp of the 'random' keys (8 values, seed {SEED}): "
-                 f"{len(rounds)} rounds, one per distinct key.\nEach round, the leader (outlined: "
-                 "the lowest lane still in the loop) broadcasts its key; the lanes holding it "
-                 "(coloured) take\nthe ballot as their peer mask and leave the loop. Grey: still "
-                 "in the loop; white: already left.", fontsize=9)
+    ax.set_title(f"get_peers on the first warp of the '8 keys' pattern (keys from 8 values, "
+                 f"seed {SEED}): {len(rounds)} rounds, one per distinct key.\nEach round, the "
+                 "leader (outlined: the lowest lane still in the loop) broadcasts its key; the "
+                 "lanes holding it (coloured) take\nthe ballot as their peer mask and leave the "
+                 "loop. Grey: still in the loop; white: already left.", fontsize=9)
     fig.savefig(png, dpi=110, bbox_inches="tight")
     print(f"wrote {png}")
 
@@ -114,7 +114,7 @@ def main():
                         help="print the rounds as 01_get_peers --trace does instead of drawing")
     args = parser.parse_args()
     if args.check:
-        keys = random_pattern(WARP, SEED)
+        keys = eight_keys(WARP, SEED)
         print("  keys     " + " ".join(map(str, keys)))
         for r, (leader, peers, unclaimed) in enumerate(get_peers_rounds(keys)):
             print(f"  {r:<5} {leader:<6} {keys[leader]:<4}  {lanes(peers)}  "

@@ -3,7 +3,7 @@
 
     python3 warp_aggregation/draw_reduce_peers.py --png warp_aggregation/reduce_peers.png
 
-The warp is the first of warp_agg.h's 'random' pattern (keys splitmix64 % 8, values
+The warp is the first of warp_agg.h's '8 keys' pattern (keys splitmix64 % 8, values
 quarter_values<float> with seed + 1, the programs' default seed 1234): what `02_reduce_peers
 --trace` prints for that pattern. The rounds follow warp_peers.cuh's reduce_peers: rel_pos is the
 number of a lane's peers below it; in round i every lane adds the partial sum of its next-higher
@@ -13,7 +13,7 @@ still hold a partial sum are drawn after each round, and only the additions whos
 """
 import argparse
 
-from draw_get_peers import SEED, WARP, random_pattern, splitmix64
+from draw_get_peers import SEED, WARP, eight_keys, splitmix64
 
 
 def quarter_values(n, seed):
@@ -55,7 +55,7 @@ def draw(png):
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch, Rectangle
 
-    keys = random_pattern(WARP, SEED)
+    keys = eight_keys(WARP, SEED)
     values = quarter_values(WARP, SEED + 1)
     rounds, rel_pos, adds = reduce_peers(keys, values)
     palette = plt.get_cmap("Set3").colors  # the colours of get_peers.png: a key, a colour
@@ -106,8 +106,9 @@ def draw(png):
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_title(
-        f"reduce_peers on the first warp of the 'random' keys (8 values, seed {SEED}): "
-        f"{len(rounds)} rounds for a largest group of {max(keys.count(k) for k in keys)} lanes.\n"
+        f"reduce_peers on the first warp of the '8 keys' pattern (keys from 8 values, "
+        f"seed {SEED}): {len(rounds)} rounds for a largest group of "
+        f"{max(keys.count(k) for k in keys)} lanes.\n"
         "In round i every lane still holding a partial sum adds the one of its next-higher "
         "remaining peer (arrow), wherever in the warp\nit sits; then the lanes whose rel_pos has "
         "bit i set drop out. The lanes left are the groups' first peers (outlined), each with its "
@@ -124,7 +125,7 @@ def main():
                         help="print every lane's x after each round, as 02's --trace does")
     args = parser.parse_args()
     if args.check:
-        keys = random_pattern(WARP, SEED)
+        keys = eight_keys(WARP, SEED)
         values = quarter_values(WARP, SEED + 1)
         rounds, rel_pos, _ = reduce_peers(keys, values)
         for lane in range(WARP):

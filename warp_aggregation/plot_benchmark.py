@@ -21,8 +21,9 @@ is skipped with a message and the tables are still written.
 The CSV's columns: precision, order, variant, n, ms (median), gb_per_s and pct_of_peak (the
 fewest bytes that variant must move, `bytes`, over the median; % of the device's theoretical peak,
 2 x memory clock x bus width), vs_atomicadd, vs_cas, vs_cub_sorted (speed-ups; empty without a
-baseline, and vs_cub_sorted for sorted rows only), ms_min, ms_max (the fastest and slowest run),
-bins, bytes.
+baseline, and vs_cub_sorted for sorted rows only; the tables here divide the medians themselves,
+so that a ratio is rounded once), ms_min, ms_max (the fastest and slowest run), bins, bytes, and
+keys_per_warp (the order's distinct keys per warp, on average; absent in older runs).
 """
 import csv
 import os
@@ -38,14 +39,6 @@ PRECISIONS = ["float", "double"]
 WARP_VARIANTS = ["warp get_peers", "warp get_peers + CAS", "warp match_any",
                  "cg labeled_partition", "warp segmented scan 4/lane",
                  "warp segmented scan 8/lane"]
-# The plot's colours: related variants in shades of one colour, the searches alone hatched.
-COLORS = {"atomicAdd": "#1f4e79", "atomicCAS loop": "#9dc3e6", "shared-memory hashing": "#ff9f40",
-          "warp get_peers": "#2e7d32", "warp get_peers + CAS": "#81c784",
-          "warp match_any": "#6a1b9a", "get_peers search only": "#2e7d32",
-          "match_any search only": "#6a1b9a", "reduce_peers masks given": "#8d6e63",
-          "warp segmented scan 4/lane": "#c62828", "warp segmented scan 8/lane": "#ef9a9a",
-          "cg labeled_partition": "#ab47bc", "CUB ReduceByKey": "#424242",
-          "CUB sort + ReduceByKey": "#9e9e9e"}
 
 
 def load(path):
@@ -59,14 +52,22 @@ def load(path):
     return rows, variants
 
 
-def ratio(row, key):
-    """A speed-up from the CSV, or None where it has no baseline (an empty field)."""
-    value = row.get(key, "")
-    return float(value) if value not in ("", None) and float(value) > 0 else None
+BASELINES = {"vs_atomicadd": "atomicAdd", "vs_cas": "atomicCAS loop",
+             "vs_cub_sorted": "CUB ReduceByKey"}
 
 
-def fmt_ratio(row, key, suffix=""):
-    r = ratio(row, key)
+def ratio(rows, row, key):
+    """The speed-up of `row` over the baseline that the CSV's column `key` names: the baseline's
+    median over the row's, both as the CSV holds them, or None where the run has no baseline row.
+    Computed here from the medians, not read from the column, so that every ratio the README and
+    RESULTS.md print is rounded once (a column's 0.9950 would round to 0.99 where the medians'
+    0.995001 rounds to 1.00, as the program's own summary prints it)."""
+    base = rows.get((row["precision"], row["order"], BASELINES[key]))
+    return float(base["ms"]) / float(row["ms"]) if base else None
+
+
+def fmt_ratio(rows, row, key, suffix=""):
+    r = ratio(rows, row, key)
     return "–" if r is None else f"{r:.2f}{suffix}"
 
 
@@ -104,8 +105,8 @@ def readme_tables(rows, variants, peak):
     lines = [f"{count_label(first['n'])} values summed into {count_label(first['bins'])} bins. "
              "Each cell: the median time in ms ·", "the speed-up over plain `atomicAdd` (above 1: "
              "faster).", ""]
-    lines += variant_grid(rows, variants,
-                          lambda r: f"{float(r['ms']):.4f} · {fmt_ratio(r, 'vs_atomicadd', '×')}")
+    lines += variant_grid(rows, variants, lambda r: f"{float(r['ms']):.4f} · "
+                                                    f"{fmt_ratio(rows, r, 'vs_atomicadd', '×')}")
     lines += ["The fastest warp variant of each order (its peer search and atomics included); the "
               "bytes it must", f"move at least, as a share of the {peak} GB/s theoretical peak "
               "(2 × memory clock × bus width):", "",
@@ -116,10 +117,10 @@ def readme_tables(rows, variants, peak):
             r = best_warp(rows, precision, o)
             if r is None:
                 continue
-            cub_cell = fmt_ratio(r, "vs_cub_sorted") if o == "sorted" else "–"
+            cub_cell = fmt_ratio(rows, r, "vs_cub_sorted") if o == "sorted" else "–"
             lines.append(f"| {precision} | {o} | {r['variant']} | {float(r['ms']):.4f} | "
-                         f"{float(r['pct_of_peak']):.1f} | {fmt_ratio(r, 'vs_atomicadd')} | "
-                         f"{fmt_ratio(r, 'vs_cas')} | {cub_cell} |")
+                         f"{float(r['pct_of_peak']):.1f} | {fmt_ratio(rows, r, 'vs_atomicadd')} | "
+                         f"{fmt_ratio(rows, r, 'vs_cas')} | {cub_cell} |")
     return "\n".join(lines) + "\n"
 
 
@@ -131,8 +132,8 @@ def spread_table(rows, variants, peak):
                           lambda r: f"{float(r['ms']):.4f} [{float(r['ms_min']):.4f}–"
                                     f"{float(r['ms_max']):.4f}] · {float(r['gb_per_s']):.0f} · "
                                     f"{float(r['pct_of_peak']):.1f}% · "
-                                    f"{fmt_ratio(r, 'vs_atomicadd', '×')} · "
-                                    f"{fmt_ratio(r, 'vs_cas', '×')}")
+                                    f"{fmt_ratio(rows, r, 'vs_atomicadd', '×')} · "
+                                    f"{fmt_ratio(rows, r, 'vs_cas', '×')}")
     return "\n".join(lines).strip() + "\n"
 
 
@@ -234,6 +235,8 @@ def ncu_tables(path):
 
 
 def plot(rows, variants, png, title):
+    """A dot per variant and order (the median, a bar from the fastest to the slowest run) on a
+    logarithmic time axis: dots, not bars, since a bar's length on a log axis means nothing."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -244,33 +247,38 @@ def plot(rows, variants, png, title):
         return
     first = next(iter(rows.values()))
     what = f"{count_label(first['n'])} values into {count_label(first['bins'])} bins"
-    fig, axes = plt.subplots(1, 2, figsize=(15, 6.5), sharey=True)
-    width = 0.8 / len(variants)
-    fallback = plt.get_cmap("tab20").colors
+    markers = {"sorted": "o", "partially sorted": "s", "random": "^"}
+    shades = {"sorted": "#1b5e20", "partially sorted": "#1565c0", "random": "#c62828"}
+    fig, axes = plt.subplots(1, 2, figsize=(15, 0.42 * len(variants) + 2.2), sharey=True)
     for ax, precision in zip(axes, PRECISIONS):
-        for j, v in enumerate(variants):
-            found = [rows.get((precision, o, v)) for o in ORDERS]
-            values = [float(r["ms"]) if r else 0 for r in found]
-            # The bar is the median; the whisker runs from the fastest to the slowest run.
-            err = [[float(r["ms"]) - float(r["ms_min"]) if r else 0 for r in found],
-                   [float(r["ms_max"]) - float(r["ms"]) if r else 0 for r in found]]
-            ax.bar([i + j * width for i in range(len(ORDERS))], values, width, label=v,
-                   color=COLORS.get(v, fallback[j % len(fallback)]),
-                   hatch="///" if "search only" in v else None, edgecolor="white", yerr=err,
-                   error_kw={"elinewidth": 0.8, "capsize": 1.5})
-        ax.set_xticks([i + width * (len(variants) - 1) / 2 for i in range(len(ORDERS))])
-        ax.set_xticklabels(ORDERS)
-        ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
-        ax.yaxis.set_minor_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
-        ax.tick_params(axis="y", which="minor", labelsize=7)
+        for j, order in enumerate(ORDERS):
+            found = [(i, rows.get((precision, order, v))) for i, v in enumerate(variants)]
+            found = [(i, r) for i, r in found if r]
+            y = [i + (j - 1) * 0.22 for i, _ in found]
+            ms = [float(r["ms"]) for _, r in found]
+            err = [[m - float(r["ms_min"]) for m, (_, r) in zip(ms, found)],
+                   [float(r["ms_max"]) - m for m, (_, r) in zip(ms, found)]]
+            ax.errorbar(ms, y, xerr=err, fmt=markers[order], color=shades[order], ms=5,
+                        elinewidth=0.8, capsize=1.5, label=order)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(
+            lambda x, _: f"{x:g}" if f"{x:.0e}"[0] in "235" else ""))
+        ax.tick_params(axis="x", which="minor", labelsize=7)
         ax.set_title(f"{precision}: {what}")
-        ax.grid(axis="y", which="both", alpha=0.3)
-    axes[0].set_ylabel("ms (median, whiskers fastest to slowest; log scale; lower is faster)")
+        ax.set_xlabel("ms (median, bar from the fastest to the slowest run; log scale; left is "
+                      "faster)")
+        ax.grid(axis="x", which="both", alpha=0.3)
+        for i in range(len(variants)):
+            ax.axhline(i + 0.5, color="#dddddd", lw=0.6)
+    axes[0].set_yticks(range(len(variants)))
+    axes[0].set_yticklabels(variants)
+    axes[0].invert_yaxis()  # the first variant on top (the axes share it: invert once)
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)
+    fig.legend(handles, labels, title="key order", loc="lower center", ncol=3, fontsize=9,
+               frameon=False)
     fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(png, dpi=110)
     print(f"wrote {png}")
 

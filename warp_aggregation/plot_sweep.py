@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""Turns 03_reduction_by_key_benchmark's sweep (--order sweep: sorted keys with 1 to 32 distinct
-keys in every warp) into the README's table and a plot of time against distinct keys per warp.
+"""Turns 03_reduction_by_key_benchmark's sweep (--order sweep: 1 to 32 distinct keys in every warp,
+in runs and scattered over the lanes) into the README's table and a plot of time against distinct
+keys per warp.
 
-    build/bin/03_reduction_by_key_benchmark --order sweep --precision double --csv \
+    build/bin/03_reduction_by_key_benchmark --order sweep --precision double --csv \\
         > warp_aggregation/data/sweep.csv
-    python3 warp_aggregation/plot_sweep.py warp_aggregation/data/sweep.csv \
-        --env warp_aggregation/data/env.txt --png warp_aggregation/sweep.png \
+    python3 warp_aggregation/plot_sweep.py warp_aggregation/data/sweep.csv \\
+        --env warp_aggregation/data/env.txt --png warp_aggregation/sweep.png \\
         --readme warp_aggregation/README.md
 
-The CSV is the benchmark's (see plot_benchmark.py); its order column reads "<d> keys/warp".
---readme rewrites the table between the README's sweep-table markers: for a few values of d, each
-variant's median time and its speed-up over plain atomicAdd, with the run's provenance, and the
-smallest d at which each warp variant stops beating atomicAdd. The plot needs matplotlib; without
-it the plot is skipped with a message and the table is still written.
+The CSV is the benchmark's (see plot_benchmark.py); its order column reads "<d> keys/warp in runs"
+or "<d> keys/warp scattered" (an older run's "<d> keys/warp" is the first). --readme rewrites the
+table between the README's sweep-table markers: for a few values of d, each variant's median time
+and its speed-up over plain atomicAdd, with the run's provenance, and, per warp variant, the
+smallest d at which it stops beating atomicAdd. The plot needs matplotlib; without it the plot is
+skipped with a message and the table is still written.
 """
 import csv
 import os
@@ -22,7 +24,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
 import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
 
-# The variants the lesson compares, in the plot's order, with their colours (plot_benchmark.py's).
+# The variants the lesson compares, in the plot's order, with their colours.
 SHOWN = {"atomicAdd": "#1f4e79", "warp get_peers": "#2e7d32", "warp match_any": "#6a1b9a",
          "cg labeled_partition": "#ab47bc", "warp segmented scan 4/lane": "#c62828",
          "CUB ReduceByKey": "#424242", "CUB sort + ReduceByKey": "#9e9e9e",
@@ -30,19 +32,22 @@ SHOWN = {"atomicAdd": "#1f4e79", "warp get_peers": "#2e7d32", "warp match_any": 
 WARP_VARIANTS = ["warp get_peers", "warp match_any", "cg labeled_partition",
                  "warp segmented scan 4/lane"]
 TABLE_D = [1, 2, 4, 8, 16, 32]
+# The two arrangements of the d keys of a warp: as the program names them, and as the README does.
+ARRANGEMENTS = {"in runs": "in runs (sorted keys)", "scattered": "scattered over the lanes"}
 
 
 def load(path):
-    """{precision: {variant: {d: row}}}."""
+    """{precision: {arrangement: {variant: {d: row}}}}."""
     data = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            found = re.match(r"(\d+) keys/warp$", row["order"])
+            found = re.match(r"(\d+) keys/warp(?: (in runs|scattered))?$", row["order"])
             if found:
-                d = int(found.group(1))
-                data.setdefault(row["precision"], {}).setdefault(row["variant"], {})[d] = row
+                d, arrangement = int(found.group(1)), found.group(2) or "in runs"
+                (data.setdefault(row["precision"], {}).setdefault(arrangement, {})
+                 .setdefault(row["variant"], {}))[d] = row
     if not data:
-        sys.exit(f"{path}: no rows of the sweep (order '<d> keys/warp')")
+        sys.exit(f"{path}: no rows of the sweep (order '<d> keys/warp ...')")
     return data
 
 
@@ -52,31 +57,38 @@ def speedup(rows, variant, d):
     return float(base["ms"]) / float(row["ms"]) if base and row else None
 
 
+def slower_from(rows, variant):
+    """The smallest d at which the variant is slower than atomicAdd, or None."""
+    slower = [d for d in sorted(rows.get(variant, {})) if (speedup(rows, variant, d) or 0) < 1.0]
+    return slower[0] if slower else None
+
+
 def table(data, provenance):
     lines = [provenance, ""]
-    for precision, rows in data.items():
-        ds = [d for d in TABLE_D if any(d in r for r in rows.values())]
-        lines += [f"**{precision}**: median ms · speed-up over `atomicAdd` (above 1: faster), by "
-                  "distinct keys per warp", "", "| variant | " + " | ".join(map(str, ds)) + " |",
-                  "|---" * (len(ds) + 1) + "|"]
-        for v in SHOWN:
-            if v not in rows:
-                continue
-            cells = []
-            for d in ds:
-                row, s = rows[v].get(d), speedup(rows, v, d)
-                cells.append("–" if row is None else
-                             f"{float(row['ms']):.4f} · {s:.2f}×" if s else f"{float(row['ms']):.4f}")
-            lines.append(f"| {v} | " + " | ".join(cells) + " |")
-        lines.append("")
-        for v in WARP_VARIANTS:
-            if v not in rows:
-                continue
-            slower = [d for d in sorted(rows[v]) if (speedup(rows, v, d) or 0) < 1.0]
-            lines.append(f"- {v}: " + (f"slower than `atomicAdd` from {slower[0]} distinct keys "
-                                       "per warp on" if slower else
-                                       "faster than `atomicAdd` at every d"))
-        lines.append("")
+    for precision, arrangements in data.items():
+        for arrangement, rows in arrangements.items():
+            ds = [d for d in TABLE_D if any(d in r for r in rows.values())]
+            lines += [f"**{precision}, the keys {ARRANGEMENTS.get(arrangement, arrangement)}**: "
+                      "median ms · speed-up over `atomicAdd` (above 1: faster), by distinct keys "
+                      "per warp", "", "| variant | " + " | ".join(map(str, ds)) + " |",
+                      "|---" * (len(ds) + 1) + "|"]
+            for v in SHOWN:
+                if v not in rows:
+                    continue
+                cells = []
+                for d in ds:
+                    row, s = rows[v].get(d), speedup(rows, v, d)
+                    cells.append("–" if row is None else f"{float(row['ms']):.4f} · {s:.2f}×"
+                                 if s else f"{float(row['ms']):.4f}")
+                lines.append(f"| {v} | " + " | ".join(cells) + " |")
+            lines.append("")
+            for v in WARP_VARIANTS:
+                if v not in rows:
+                    continue
+                d = slower_from(rows, v)
+                lines.append(f"- {v}: " + (f"slower than `atomicAdd` from *d* = {d} on" if d else
+                                           "faster than `atomicAdd` at every *d*"))
+            lines.append("")
     return "\n".join(lines)
 
 
@@ -89,11 +101,11 @@ def plot(data, png, title):
     except ImportError:
         print("matplotlib is not installed: plot skipped (pip install matplotlib)")
         return
-    precisions = list(data)
-    fig, axes = plt.subplots(2, len(precisions), figsize=(7.5 * len(precisions), 9),
-                             squeeze=False, sharex=True)
-    for col, precision in enumerate(precisions):
-        rows = data[precision]
+    panels = [(p, a) for p, arrangements in data.items() for a in arrangements]
+    fig, axes = plt.subplots(2, len(panels), figsize=(7.5 * len(panels), 9), squeeze=False,
+                             sharex=True, sharey="row")
+    for col, (precision, arrangement) in enumerate(panels):
+        rows = data[precision][arrangement]
         top, bottom = axes[0][col], axes[1][col]
         for v, color in SHOWN.items():
             if v not in rows:
@@ -112,14 +124,14 @@ def plot(data, png, title):
             ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
             ax.yaxis.set_minor_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
             ax.tick_params(axis="y", which="minor", labelsize=7)
+            ax.set_xticks([1, 2, 4, 8, 12, 16, 20, 24, 28, 32])
+            ax.grid(alpha=0.3)
         top.set_ylabel("ms (median; log scale; lower is faster)")
         bottom.set_ylabel("speed-up over atomicAdd (above 1: faster; log scale)")
         bottom.set_xlabel("distinct keys per warp = atomics per warp = get_peers rounds")
         first = next(iter(next(iter(rows.values())).values()))
-        top.set_title(f"{precision}: {int(first['n']):,} values, sorted keys")
-        for ax in (top, bottom):
-            ax.set_xticks([1, 2, 4, 8, 12, 16, 20, 24, 28, 32])
-            ax.grid(alpha=0.3)
+        top.set_title(f"{precision}, {int(first['n']):,} values: the keys of a warp "
+                      f"{ARRANGEMENTS.get(arrangement, arrangement)}", fontsize=10)
     axes[0][0].legend(fontsize=8)
     fig.suptitle(title)
     fig.tight_layout()

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -20,11 +21,12 @@
 namespace warp_agg {
 
 // The key patterns every peer test runs: one group per warp, 32 groups per warp, runs of random
-// length (sorted data: few groups per warp, crossing warp boundaries), and random keys from a small
-// range (many small groups, scattered across the lanes).
-enum class Pattern { kAllEqual, kAllDistinct, kRuns, kRandom };
+// length (sorted data: few groups per warp, crossing warp boundaries), and keys drawn at random
+// from 8 values (about 8 groups of about 4 lanes in a warp, scattered across its lanes: d close to
+// 8, where 03's random order, a permutation of 10^6 keys, has d close to 32).
+enum class Pattern { kAllEqual, kAllDistinct, kRuns, kEightKeys };
 inline const std::vector<Pattern> kPatterns = {Pattern::kAllEqual, Pattern::kAllDistinct,
-                                               Pattern::kRuns, Pattern::kRandom};
+                                               Pattern::kRuns, Pattern::kEightKeys};
 
 inline const char* pattern_name(Pattern p) {
     switch (p) {
@@ -34,8 +36,8 @@ inline const char* pattern_name(Pattern p) {
             return "all distinct";
         case Pattern::kRuns:
             return "runs";
-        case Pattern::kRandom:
-            return "random";
+        case Pattern::kEightKeys:
+            return "8 keys";
     }
     return "?";
 }
@@ -61,8 +63,7 @@ inline std::vector<int> pattern_keys(Pattern p, std::size_t n, std::uint64_t see
                 --left_in_run;
                 keys[i] = key;
                 break;
-            case Pattern::kRandom:  // 8 possible keys: about 4 lanes per group, anywhere in the
-                                    // warp
+            case Pattern::kEightKeys:  // about 4 lanes per key, anywhere in the warp
                 keys[i] = static_cast<int>(common::splitmix64(state) % 8);
                 break;
         }
@@ -176,6 +177,61 @@ std::vector<T> quarter_values(std::size_t n, std::uint64_t seed) {
     return v;
 }
 
+// Random multiples of 1/10 in [0.1, 4], each the nearest T: values whose sums round, so that the
+// order of the additions shows in the last bits (03's --determinism). Never 0, like quarter_values.
+template <class T>
+std::vector<T> tenth_values(std::size_t n, std::uint64_t seed) {
+    std::vector<T> v(n);
+    parallel_slices(n, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i)
+            v[i] = static_cast<T>(static_cast<double>(1 + splitmix64_at(seed, i) % 40) / 10.0);
+    });
+    return v;
+}
+
+// The results of one computation run several times, compared bit for bit (a NaN is the same
+// result as a NaN with its bits; -0.0 is not +0.0): how many different results the runs gave, and
+// how many of their elements differ from the first run's in some run.
+template <class T>
+class RunResults {
+  public:
+    void add(const std::vector<T>& run) {
+        if (runs_++ == 0) {
+            first_ = run;
+            differs_.assign(run.size(), false);
+            hashes_.push_back(hash(run));
+            return;
+        }
+        if (std::memcmp(run.data(), first_.data(), run.size() * sizeof(T)) != 0)
+            for (std::size_t i = 0; i < run.size(); ++i)
+                differs_[i] = differs_[i] || std::memcmp(&run[i], &first_[i], sizeof(T)) != 0;
+        const std::uint64_t h = hash(run);
+        if (std::find(hashes_.begin(), hashes_.end(), h) == hashes_.end()) hashes_.push_back(h);
+    }
+    int runs() const { return runs_; }
+    // Different results, told apart by a 64-bit hash of their bits.
+    int distinct() const { return static_cast<int>(hashes_.size()); }
+    std::size_t elements_that_differ() const {
+        return static_cast<std::size_t>(std::count(differs_.begin(), differs_.end(), true));
+    }
+
+  private:
+    static std::uint64_t hash(const std::vector<T>& run) {  // FNV-1a, an element at a time
+        static_assert(sizeof(T) <= 8, "elements of at most 64 bits");
+        std::uint64_t h = 0xCBF29CE484222325ull;
+        for (const T& x : run) {
+            std::uint64_t bits = 0;
+            std::memcpy(&bits, &x, sizeof(T));
+            h = (h ^ bits) * 0x100000001B3ull;
+        }
+        return h;
+    }
+    int runs_ = 0;
+    std::vector<T> first_;
+    std::vector<bool> differs_;
+    std::vector<std::uint64_t> hashes_;
+};
+
 // A mask as 32 characters, lane 0 first: the way the blog's talk draws a warp.
 inline std::string lanes_string(unsigned int mask, int lanes = kWarp) {
     std::string s;
@@ -196,17 +252,71 @@ bool check_exact(const std::string& what, const std::vector<Got>& got,
 }
 
 // ---------------------------------------------------------------------------------------------
-// 03's keys: the particles' cells in four orders, and the bins they sum into.
+// 03's keys: the particles' cells in three orders, the sweep's keys, and the bins they sum into.
 
-enum class Order { kSorted = 1, kPartial = 2, kRandom = 3, kSweep = 4 };
+// kSweep and kScattered are the sweep's two arrangements of d distinct keys in every warp.
+enum class Order { kSorted = 1, kPartial = 2, kRandom = 3, kSweep = 4, kScattered = 5 };
 
 // Sorted keys with `per_warp` distinct keys in every full warp (1 to 32): lane l of warp w holds
-// key w * per_warp + l * per_warp / 32, runs of 32 / per_warp lanes. The sweep's orders.
+// key w * per_warp + l * per_warp / 32, runs of 32 / per_warp lanes. The sweep's sorted keys.
 inline std::vector<int> keys_per_warp(unsigned int n, unsigned int per_warp) {
     std::vector<int> keys(n);
     for (unsigned int i = 0; i < n; ++i)
         keys[i] = static_cast<int>(i / kWarp * per_warp + i % kWarp * per_warp / kWarp);
     return keys;
+}
+
+// The same number of distinct keys in every full warp, scattered across its lanes: warp w holds
+// the keys w * per_warp + (l % per_warp) for its lanes l, each key on 32 / per_warp lanes (rounded
+// up or down), in a random order of the lanes (Fisher-Yates within the warp). A partial last warp
+// of m lanes holds w * per_warp + (l % per_warp) for l < m, so that no key below the largest is
+// missing. The sweep's scattered keys: a search must find the peers wherever they sit, and runs of
+// equal neighbours are short.
+inline std::vector<int> keys_per_warp_scattered(unsigned int n, unsigned int per_warp,
+                                                std::uint64_t seed) {
+    std::vector<int> keys(n);
+    for (std::size_t begin = 0; begin < n; begin += kWarp) {
+        const std::size_t lanes = std::min<std::size_t>(kWarp, n - begin);
+        const int first = static_cast<int>(begin / kWarp * per_warp);
+        for (std::size_t l = 0; l < lanes; ++l) keys[begin + l] = first + int(l % per_warp);
+        for (std::size_t l = lanes - 1; l > 0; --l)
+            std::swap(keys[begin + l], keys[begin + splitmix64_at(seed, begin + l) % (l + 1)]);
+    }
+    return keys;
+}
+
+// How many distinct keys each full warp holds (d), from the peer masks: the lanes that are the
+// first of their group. The summary 03 prints for each order: the mean, and the range from the
+// 0.5th to the 99.5th percentile of the warps with the share of warps inside it.
+struct DistinctKeys {
+    double mean = 0.0;
+    int low = 0, high = 0;
+    double share = 0.0;  // of the full warps, with low <= d <= high
+};
+
+inline DistinctKeys distinct_keys(const std::vector<unsigned int>& masks) {
+    std::vector<std::size_t> count(kWarp + 1, 0);  // warps with d distinct keys
+    std::size_t warps = 0;
+    double sum = 0.0;
+    for (std::size_t begin = 0; begin + kWarp <= masks.size(); begin += kWarp, ++warps) {
+        int d = 0;
+        for (int l = 0; l < kWarp; ++l) d += (masks[begin + l] & ((2u << l) - 1u)) == (1u << l);
+        ++count[d];
+        sum += d;
+    }
+    DistinctKeys k;
+    if (warps == 0) return k;
+    k.mean = sum / static_cast<double>(warps);
+    std::size_t below = 0, inside = 0;
+    k.low = -1;
+    for (int d = 0; d <= kWarp; ++d) {  // the percentiles: 0.5% of the warps on each side
+        if (k.low < 0 && 200 * (below + count[d]) > warps) k.low = d;
+        if (200 * below < 199 * warps) k.high = d;
+        below += count[d];
+    }
+    for (int d = k.low; d <= k.high; ++d) inside += count[d];
+    k.share = static_cast<double>(inside) / static_cast<double>(warps);
+    return k;
 }
 
 // The keys of `order` (not kSweep): cell i / per_cell for particle i, then

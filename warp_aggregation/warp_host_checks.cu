@@ -16,8 +16,11 @@
 // Build: cmake --build build --target warp_host_checks
 // Run:   build/bin/warp_host_checks [--size-percent 100] [--seed 1234]
 #include <chrono>
+#include <cmath>
 #include <ctime>
+#include <limits>
 #include <numeric>
+#include <set>
 
 #include "common.h"
 #include "warp_agg.h"
@@ -86,6 +89,63 @@ void check_references(std::uint64_t seed) {
         expect(each && warp_agg::cpu_peers(keys) == peers_by_definition(keys),
                std::to_string(d) + " distinct keys in every full warp of the sweep, peers right");
     }
+    for (unsigned int d : {1u, 3u, 10u, 32u}) {
+        for (unsigned int n : {1u, 33u, 1000u}) {
+            const std::vector<int> keys = warp_agg::keys_per_warp_scattered(n, d, seed);
+            bool each = true, no_gap = true, spread = true;
+            std::size_t unsorted = 0, warps = 0;
+            for (std::size_t w = 0; w < n; w += kWarp, ++warps) {
+                const std::size_t lanes = std::min<std::size_t>(kWarp, n - w);
+                std::vector<std::size_t> lanes_of(d, 0);  // lanes holding key w / 32 * d + r
+                for (std::size_t l = 0; l < lanes; ++l) {
+                    const int r = keys[w + l] - static_cast<int>(w / kWarp * d);
+                    if (r < 0 || r >= static_cast<int>(d)) {
+                        each = false;
+                        continue;
+                    }
+                    ++lanes_of[r];
+                }
+                for (unsigned int r = 0; r < d; ++r) {
+                    // lanes 0..lanes-1 with l % d == r: lanes / d, one more for small r
+                    const std::size_t want = lanes / d + (r < lanes % d ? 1 : 0);
+                    spread = spread && lanes_of[r] == want;
+                    no_gap = no_gap && (want > 0) == (lanes_of[r] > 0);
+                }
+                unsorted += !std::is_sorted(keys.begin() + w, keys.begin() + w + lanes);
+            }
+            // With 2 to 31 keys on 32 lanes, a random order of the lanes is sorted once in many
+            // millions of warps: at n = 1000, every full warp must come out unsorted.
+            const bool scattered = d == 1 || d == 32 || n < kWarp || unsorted >= n / kWarp;
+            expect(each && no_gap && spread && scattered &&
+                       warp_agg::cpu_peers(keys) == peers_by_definition(keys),
+                   "the sweep's scattered keys, " + std::to_string(d) + " per warp, n " +
+                       std::to_string(n) +
+                       ": each key on 32 / d lanes of its warp, none missing, "
+                       "the lanes shuffled, peers right");
+        }
+    }
+    for (Order o : {Order::kSorted, Order::kPartial, Order::kRandom}) {
+        const std::vector<int> keys = warp_agg::make_keys(o, 100000, 10, 32, seed);
+        const warp_agg::DistinctKeys got = warp_agg::distinct_keys(warp_agg::cpu_peers(keys));
+        std::vector<int> d;
+        for (std::size_t w = 0; w + kWarp <= keys.size(); w += kWarp)
+            d.push_back(
+                static_cast<int>(std::set<int>(keys.begin() + w, keys.begin() + w + kWarp).size()));
+        const double mean = std::accumulate(d.begin(), d.end(), 0.0) / d.size();
+        std::sort(d.begin(), d.end());
+        const int low = d[d.size() / 200], high = d[d.size() - 1 - d.size() / 200];
+        const double share =
+            std::count_if(d.begin(), d.end(), [&](int x) { return x >= low && x <= high; }) /
+            static_cast<double>(d.size());
+        char what[160];
+        std::snprintf(what, sizeof what,
+                      "distinct keys per warp of 03's order %d: mean %.2f, %d to %d in %.1f%% of "
+                      "the warps, as counted with a set",
+                      static_cast<int>(o), got.mean, got.low, got.high, 100.0 * got.share);
+        expect(std::fabs(got.mean - mean) < 1e-9 && got.low == low && got.high == high &&
+                   std::fabs(got.share - share) < 1e-9,
+               what);
+    }
     for (unsigned int displacement : {1u, 32u, 100u}) {
         for (unsigned int n : {1u, 33u, 100003u}) {
             expect(warp_agg::make_keys(Order::kPartial, n, 10, displacement, seed) ==
@@ -97,6 +157,51 @@ void check_references(std::uint64_t seed) {
     const std::vector<int> keys = warp_agg::make_keys(Order::kRandom, 100003, 10, 1, seed);
     expect(warp_agg::cpu_peers(keys) == peers_by_definition(keys),
            "cpu_peers on 03's random order is the all-pairs comparison");
+}
+
+// 03's --determinism: its values' sums round, and its comparison of runs counts what differs.
+template <class T>
+void check_determinism_parts(std::uint64_t seed, const char* type) {
+    const std::vector<T> tenths = warp_agg::tenth_values<T>(1000, seed);
+    const std::vector<T> quarters = warp_agg::quarter_values<T>(1000, seed);
+    // Whether some three values of v sum to other bits in another order: (a + b) + c vs a + (b +
+    // c).
+    auto order_shows = [](const std::vector<T>& v) {
+        for (std::size_t i = 0; i + 2 < v.size(); ++i) {
+            const T left = (v[i] + v[i + 1]) + v[i + 2], right = v[i] + (v[i + 1] + v[i + 2]);
+            if (std::memcmp(&left, &right, sizeof(T)) != 0) return true;
+        }
+        return false;
+    };
+    expect(order_shows(tenths) && !order_shows(quarters),
+           std::string(type) +
+               ": sums of multiples of 1/10 depend on the order of the additions, "
+               "of multiples of 1/4 not");
+    const std::vector<T> first = tenths;
+    std::vector<T> other = tenths, signed_zero = tenths, same_nan = tenths;
+    other[7] = std::nextafter(other[7], T(100));
+    signed_zero[0] = T(0);
+    same_nan[1] = std::numeric_limits<T>::quiet_NaN();
+    warp_agg::RunResults<T> same, one_bin, zeros, nans;
+    for (int r = 0; r < 5; ++r) same.add(first);
+    one_bin.add(first);
+    one_bin.add(other);
+    one_bin.add(first);
+    one_bin.add(other);
+    std::vector<T> minus_zero = signed_zero;
+    minus_zero[0] = -T(0);
+    zeros.add(signed_zero);
+    zeros.add(minus_zero);
+    nans.add(same_nan);
+    nans.add(same_nan);
+    expect(same.runs() == 5 && same.distinct() == 1 && same.elements_that_differ() == 0,
+           std::string(type) + ": five identical runs give one result and no bin that differs");
+    expect(one_bin.distinct() == 2 && one_bin.elements_that_differ() == 1,
+           std::string(type) + ": a bin one bit off in some runs gives two results, one bin");
+    expect(zeros.distinct() == 2 && zeros.elements_that_differ() == 1,
+           std::string(type) + ": +0 and -0 are different bits");
+    expect(nans.distinct() == 1 && nans.elements_that_differ() == 0,
+           std::string(type) + ": a NaN with the same bits is the same result");
 }
 
 // 04's check: a right output passes in any order, and each kind of wrong one fails.
@@ -209,8 +314,12 @@ bool time_03(unsigned int n, std::uint64_t seed) {
     for (Order o : {Order::kSorted, Order::kPartial, Order::kRandom}) {
         const std::vector<int> keys = warp_agg::make_keys(o, n, 10, 32, seed);
         const std::vector<unsigned int> masks = warp_agg::cpu_peers(keys);
+        ok = warp_agg::distinct_keys(masks).mean > 0.0 && ok;
         const unsigned int num_keys =
             static_cast<unsigned int>(*std::max_element(keys.begin(), keys.end())) + 1;
+        std::vector<unsigned int> per_bin(num_keys, 0);
+        for (int key : keys) ++per_bin[key];
+        ok = *std::max_element(per_bin.begin(), per_bin.end()) > 0 && ok;
         const std::vector<double> want = warp_agg::reference_bins(keys, values, num_keys);
         ok = check_03_precision<float>(masks, want, o == Order::kSorted) && ok;
         ok = check_03_precision<double>(masks, want, o == Order::kSorted) && ok;
@@ -259,6 +368,8 @@ int main(int argc, char** argv) {
     const std::uint64_t seed = static_cast<std::uint64_t>(opt.seed);
 
     check_references(seed);
+    check_determinism_parts<float>(seed, "float");
+    check_determinism_parts<double>(seed, "double");
     check_filter_check(seed);
 
     auto size = [&](double n) {

@@ -106,6 +106,10 @@ struct NoReduceTrace {
 template <class Key, class Trace = NoPeersTrace>
 __device__ unsigned int get_peers(Key key, unsigned int active, Trace trace = {}) {
     // BEGIN SOLUTION
+    // STUB: // TODO: the blog's loop, one round per distinct key, each round's intrinsics on the
+    // STUB: // mask of the lanes still in it. After each round's ballot call
+    // STUB: // trace(round, leader, peers, unclaimed lanes after the round), rounds counted from
+    // STUB: // 0: it is what --trace prints (it costs nothing otherwise).
     // STUB: return 0u;
     unsigned int peers = 0;
     bool is_peer = false;
@@ -154,6 +158,9 @@ __device__ F reduce_peers(unsigned int peers, F x, unsigned int active, Trace tr
     const int lane = static_cast<int>(lane_id());
     const int first = first_peer(peers);
     // BEGIN SOLUTION
+    // STUB: // TODO: the rel_pos tree inside every peer group, every intrinsic on `active`. After
+    // STUB: // each round's add call trace(round, x, peers), rounds counted from 0: it is what
+    // STUB: // --trace prints (it costs nothing otherwise).
     // STUB: return F(0);
     // this lane's position among its peers
     unsigned int rel_pos = __popc(peers & lanes_below());

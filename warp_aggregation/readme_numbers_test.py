@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Checks, without a GPU, that readme_numbers.py fills every block of the README once a GPU run
+has written its files, and says "not yet measured" in every block while they are missing.
+
+    python3 warp_aggregation/readme_numbers_test.py
+
+It writes every data file the README quotes, in the formats the programs print them (the printf
+formats of 01-04 and scripts/gpu_check.sh's `record`), with made-up times, into a folder of its
+own, runs readme_numbers.py --data on a copy of the README, and checks each block: filled, with no
+"No measurement" and no "(not yet measured)" left. Then the same with an empty data folder: every
+block that needs data must say that it has none. plot_sweep.py draws the made-up sweep too (where
+matplotlib is installed). Exit 0 when every check holds.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ORDERS = ["sorted", "partially sorted", "random"]
+VARIANTS = ["atomicAdd", "atomicCAS loop", "shared-memory hashing", "warp get_peers",
+            "warp get_peers + CAS", "warp match_any", "cg labeled_partition",
+            "get_peers search only", "match_any search only", "reduce_peers masks given",
+            "warp segmented scan 4/lane", "warp segmented scan 8/lane"]
+SWEEP_D = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 28, 32]
+failures = []
+
+
+def expect(ok, what):
+    print(("ok: " if ok else "FAILED: ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def made_up_ms(*parts):
+    """A time in ms that differs from one row to the next and stays in 0.03-0.7."""
+    h = sum((i + 1) * ord(c) for i, c in enumerate("/".join(map(str, parts))))
+    return 0.03 + (h % 6700) / 10000.0
+
+
+def bench_rows(orders, precisions):
+    rows = []
+    for p in precisions:
+        for o in orders:
+            variants = VARIANTS + (["CUB ReduceByKey"] if "random" not in o and
+                                   "scattered" not in o and "partially" not in o else [])
+            variants += ["CUB sort + ReduceByKey"]
+            for v in variants:
+                t = made_up_ms(p, o, v)
+                rows.append(f"{p},{o},{v},10000000,{t:.6f},1000.00,20.00,1.000000,1.000000,,"
+                            f"{t * 0.98:.6f},{t * 1.02:.6f},1000000,84000000,4.000")
+    header = ("precision,order,variant,n,ms,gb_per_s,pct_of_peak,vs_atomicadd,vs_cas,"
+              "vs_cub_sorted,ms_min,ms_max,bins,bytes,keys_per_warp")
+    return "\n".join([header] + rows) + "\n"
+
+
+def text_row(p, o, v):
+    """One row of 03's text output (print_results' format)."""
+    t = made_up_ms(p, o, v)
+    return ("%-6s %-17s %-28s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s"
+            % (p, o, v, t, t * 0.98, t * 1.02, 1000.0, 20.0, "1.00", "1.00", "-"))
+
+
+def reporter_line(program, variant, n, ms):
+    """common::Reporter's result line, with the peak."""
+    name = f"{program} {variant}"
+    return f"{name:<40} n={n:<11} {ms:10.4f} ms {1000.0:9.1f} GB/s  {20.0:5.1f}% of peak 4814 GB/s"
+
+
+def write_data(folder):
+    def put(name, text):
+        with open(os.path.join(folder, name), "w") as f:
+            f.write(text)
+
+    put("env.txt", "date: 2026-01-01\nname, driver_version\nNVIDIA H200, 580.00.00, 143771 MiB\n"
+        "Cuda compilation tools, release 13.0, V13.0.88\n")
+    keys = "3 4 2 3 5 1 6 7 3 3 7 7 5 0 6 7 6 2 2 2 1 6 6 6 4 5 4 1 3 7 6 1 "
+    put("traces.txt", "\n".join([
+        "$ build/bin/01_get_peers --n 64 --trace",
+        "device 0: NVIDIA H200, sm_90, 132 SMs, 4814 GB/s peak memory bandwidth", "",
+        "get_peers, round by round, first warp of '8 keys' (lane 0 on the left)",
+        "  keys     " + keys,
+        "  round leader key   peers (ballot)                    unclaimed after",
+        "  0     0      3     1..1....11..................1...  .11.1111..111111111111111111.111",
+        reporter_line("01_get_peers", "get_peers/8 keys", 64, 0.0038),
+        "[exit 0]",
+        "$ build/bin/02_reduce_peers --n 64 --trace",
+        "device 0: NVIDIA H200, sm_90, 132 SMs, 4814 GB/s peak memory bandwidth", "",
+        "reduce_peers, round by round, first warp of '8 keys' (2 rounds; x after each)",
+        "  lane  key  rel_pos  value  round 0  round 1  result",
+        "     0    3        0   0.75     1.25     4.50    4.50  <- first",
+        "     3    3        1   0.50        .        .    4.50",
+        "     8    3        2   0.25     3.25        .    4.50",
+        reporter_line("02_reduce_peers", "reduce_peers/float/8 keys", 64, 0.0042),
+        "[exit 0]", ""]))
+    put("get_peers.csv", "program,variant,n,ms,gb_per_s,pct_of_peak\n" + "".join(
+        f"01_get_peers,{v}/{p},1000003,{made_up_ms(v, p):.6f},1000.00,20.00\n"
+        for p in ["all equal", "all distinct", "runs", "8 keys"]
+        for v in ["get_peers", "__match_any_sync"]))
+    put("benchmark.csv", bench_rows(ORDERS, ["float", "double"]))
+    put("benchmark_log.txt",
+        "device 0: NVIDIA H200, sm_90, 132 SMs, 4814 GB/s peak memory bandwidth\n"
+        "sorted: 4.00 distinct keys per warp (4 to 4 in 100.0% of the warps); checking, then "
+        "timing\nevery variant's bins match the CPU exactly\n")
+    put("scan.txt", "\n".join(
+        ["$ build/bin/03_reduction_by_key_benchmark --order sorted --precision double",
+         "device 0: NVIDIA H200, sm_90, 132 SMs, 4814 GB/s peak memory bandwidth",
+         "sorted: 4.00 distinct keys per warp (4 to 4 in 100.0% of the warps); checking, then "
+         "timing",
+         "type   order             variant                              ms         ms min .. max"]
+        + [text_row("double", "sorted", v) for v in VARIANTS + ["CUB ReduceByKey"]]
+        + ["[exit 0]", ""]))
+    put("sweep.csv", bench_rows([f"{d} keys/warp {a}" for a in ["in runs", "scattered"]
+                                 for d in SWEEP_D], ["double"]))
+    repeat = ["precision,order,variant,n,bins,most_per_bin,keys_per_warp,runs,distinct_results,"
+              "bins_that_differ,identical"]
+    for p in ["float", "double"]:
+        for o in ORDERS:
+            for i, v in enumerate([v for v in VARIANTS if "search only" not in v]
+                                  + ["CUB sort + ReduceByKey"]):
+                same = i % 3 != 0
+                repeat.append(f"{p},{o},{v},10000000,1000000,10,4.000,20,{1 if same else 3},"
+                              f"{0 if same else 1234},{'yes' if same else 'no'}")
+    put("determinism.csv", "\n".join(repeat) + "\n")
+    put("determinism_4096.csv", "\n".join(
+        repeat[:1] + [f"double,sorted,{v},10000000,2442,4096,1.000,20,2,17,no"
+                      for v in ["atomicAdd", "CUB ReduceByKey", "CUB sort + ReduceByKey"]]) + "\n")
+    variants04 = ["plain atomicAdd", "warp-aggregated", "coalesced_threads", "block-aggregated",
+                  "CUB DeviceSelect::If"]
+    put("filter.csv", "program,variant,n,ms,gb_per_s,pct_of_peak\n" + "".join(
+        f"04_warp_aggregated_increment,{v}/{pct}%,16777216,{made_up_ms(v, pct):.6f},500.00,"
+        "10.00\n" for pct in [1, 50] for v in variants04))
+    put("filter.txt", "\n".join(
+        ["$ build/bin/04_warp_aggregated_increment",
+         "device 0: NVIDIA H200, sm_90, 132 SMs, 4814 GB/s peak memory bandwidth"]
+        + [reporter_line("04_warp_aggregated_increment", f"{v}/{pct}%", 16777216,
+                         made_up_ms(v, pct)) for pct in [1, 50] for v in variants04]
+        + ["every filtered output matches the CPU as a multiset", "[exit 0]", ""]))
+
+
+def blocks(readme):
+    """{name: text} of every generated block."""
+    text = open(readme).read()
+    return dict(re.findall(r"<!-- ([a-z0-9-]+):begin -->(.*?)<!-- \1:end -->", text, re.S))
+
+
+def run(data, readme):
+    return subprocess.run([sys.executable, os.path.join(HERE, "readme_numbers.py"), "--readme",
+                           readme, "--data", data], capture_output=True, text=True)
+
+
+def main():
+    import readme_numbers  # the block names
+    with tempfile.TemporaryDirectory() as tmp:
+        readme = os.path.join(tmp, "README.md")
+        data = os.path.join(tmp, "data")
+        os.mkdir(data)
+        shutil.copy(os.path.join(HERE, "README.md"), readme)
+        open(os.path.join(tmp, "sweep.png"), "wb").close()
+
+        # No data: every block runs, and says what it lacks.
+        done = run(data, readme)
+        expect(done.returncode == 0, "readme_numbers.py runs with no data (" +
+               done.stderr.strip()[-200:] + ")")
+        empty = blocks(readme)
+        expect(set(readme_numbers.BLOCKS) <= set(empty),
+               "the README has a block for each of readme_numbers.py's: missing "
+               + ", ".join(sorted(set(readme_numbers.BLOCKS) - set(empty))))
+        for name in readme_numbers.BLOCKS:
+            text = empty.get(name, "")
+            expect(name == "sweep-figure" and text.strip() == "" or
+                   "No measurement" in text or "not yet measured" in text,
+                   f"with no data, block {name} says it has none")
+
+        # Every file: every block filled.
+        write_data(data)
+        done = run(data, readme)
+        expect(done.returncode == 0, "readme_numbers.py runs on a GPU run's files (" +
+               done.stderr.strip()[-200:] + ")")
+        full = blocks(readme)
+        for name in readme_numbers.BLOCKS:
+            text = full.get(name, "")
+            expect(text.strip() != "" and "No measurement" not in text and
+                   "not yet measured" not in text and " None" not in text,
+                   f"with a GPU run's files, block {name} is filled")
+        expect("sweep.png" in full.get("sweep-figure", ""), "the sweep's plot shows once drawn")
+        expect("8 keys" in full.get("prints-01", "") and "8 keys" in full.get("prints-02", ""),
+               "01's and 02's traces are those of the '8 keys' pattern")
+        expect("2 lanes" not in full.get("prints-02", "") and
+               "1 lanes with an odd rel_pos" in full.get("prints-02", ""),
+               "02's excerpt counts the lanes it leaves out")
+        expect("scattered" in full.get("which-to-use", ""),
+               "the advice on scattered keys quotes the scattered sweep")
+
+        # The sweep's plot script on the same file.
+        png = os.path.join(tmp, "plot", "sweep.png")
+        done = subprocess.run([sys.executable, os.path.join(HERE, "plot_sweep.py"),
+                               os.path.join(data, "sweep.csv"), "--env",
+                               os.path.join(data, "env.txt"), "--png", png],
+                              capture_output=True, text=True)
+        expect(done.returncode == 0 and "in runs (sorted keys)" in done.stdout and
+               "scattered over the lanes" in done.stdout,
+               "plot_sweep.py tabulates both arrangements (" + done.stderr.strip()[-200:] + ")")
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, HERE)
+    sys.exit(main())
