@@ -37,8 +37,8 @@ The files (scripts/gpu_check.sh writes them on a GPU machine):
 """
 import argparse
 import contextlib
-import csv
 import os
+import pathlib
 import re
 import statistics
 import sys
@@ -48,6 +48,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir, "scripts"))
 sys.path.insert(0, HERE)
 import report  # noqa: E402  (scripts/report.py)
+import cost_tables  # noqa: E402  (scripts/cost_tables.py: every chapter's costs block)
 import plot_comparison  # noqa: E402
 import plot_mandelbrot  # noqa: E402
 
@@ -816,36 +817,31 @@ def pool_costs():
 
 
 def program_costs():
-    """Each program's default run: wall, host and GPU seconds, from the repository's timing of
-    every default run (timings/default_runs_h100.csv and its .md, which names the machine)."""
+    """Each program's default run: wall, host and GPU seconds, in the block every chapter's README
+    has (scripts/cost_tables.py writes the others'), from the repository's timing of every default
+    run (timings/default_runs_h100.csv and the .md beside it, which names the machine); and what its
+    GPU seconds leave out here."""
     if not (os.path.exists(TIMINGS + ".csv") and os.path.exists(TIMINGS + ".md")):
         return missing("scripts/time_programs.py", "../timings/default_runs_h100.csv")
-    machine = re.search(r"on (NVIDIA [^,]+), driver ([0-9.]+);.*?(\d{4}-\d{2}-\d{2})",
-                        open(TIMINGS + ".md").read(), re.S)
-    with open(TIMINGS + ".csv", newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["chapter"] == "dynamic_parallelism"]
-    if not rows or not machine:
+    rows = [r for r in cost_tables.read_rows(TIMINGS + ".csv")
+            if r["chapter"] == "dynamic_parallelism"]
+    if not rows:
         return missing("scripts/time_programs.py", "../timings/default_runs_h100.csv")
-    short = re.match(r"NVIDIA ([^\s,]+)", machine.group(1)).group(1)
-    lines = [f"| program ({short}, default run) | wall s | host CPU s | GPU s (grids the host "
-             f"launched, copies) |", "|---|---:|---:|---:|"]
-    lines += [f"| `{r['program']}` | {r['wall_s']} | {r['host_s']} | {r['gpu_s']} |" for r in rows]
-    text = "\n".join(lines) + "\n"
-    note = (f"*{machine.group(1)}, driver {machine.group(2)}, {machine.group(3)}, one run each "
-             f"([`timings/`](../timings/default_runs_h100.md)): wall from start to exit, the "
-             f"CUDA context included; host CPU seconds of all the process's threads (06's CPU "
-             f"reference uses every core).")
+    text = cost_tables.block(rows, "../timings/default_runs_h100.md",
+                             cost_tables.read_machine(pathlib.Path(TIMINGS + ".md")))
     nested = next((r for r in rows if r["program"] == "02_nested_reduce"), None)
     with second_gpu():
         run = nested_16384()
     if nested and nested["gpu_s"] and run:
         one = results(run[1])["02_nested_reduce"]
         if 1000 * float(nested["gpu_s"]) < one:
-            note += (f" The GPU seconds are CUPTI's records, which leave out the grids launched "
-                     f"from the device: 02's {float(nested['gpu_s']):.4f} s is less than "
-                     f"one of its timed runs ({one:.2f} ms at its default limit, "
-                     f"`data/{SECOND}/pending_limit.txt`).")
-    return Done(text + "\n" + wrap(note + "*"))
+            text += "\n" + wrap(
+                f"Here the GPU seconds leave out the grids launched from the device: CUPTI's "
+                f"records of 02's run add up to {float(nested['gpu_s']):.4f} s, less than one of "
+                f"its timed runs takes ({one:.2f} ms at its default limit on the same GPU, "
+                f"[`data/{SECOND}/pending_limit.txt`](data/{SECOND}/pending_limit.txt)). The wall "
+                f"seconds are the measure for 01 to 07.")
+    return Done(text)
 
 
 def provenance_second():
