@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
     set_print(false);
     cdp::reset_log();
     common::Timer timer(dev, opt.reps, /*flush_l2=*/false);
-    const double ms = timer.median_ms(launch);
+    const common::TimeStats t = timer.measure(launch, [] {});
     if (!cdp::check_launches("nestedHelloWorld (timed runs)", cdp::read_log(),
                              launches * (opt.reps + common::Timer::kWarmup)))
         return common::kExitWrong;
@@ -140,7 +140,8 @@ int main(int argc, char** argv) {
                  expected.size(), static_cast<long long>(launches));
     // No data is moved: 0 bytes, and no fraction of the peak bandwidth to give.
     report.print(
-        {"01_nested_hello_world", "blocks " + std::to_string(blocks), opt.n, ms, 0.0, 0.0});
+        {"01_nested_hello_world", "blocks " + std::to_string(blocks), opt.n, t.median, 0.0, 0.0});
+    cdp::print_spread(text, opt.reps, t);
     return common::kExitOk;
 }
 #endif

@@ -132,8 +132,10 @@ int main(int argc, char** argv) {
     std::fprintf(report.text(), "cpu_sum: %lld gpu_sum: %lld, every block's sum exact\n", p.total,
                  dp::gpu_sum(runner, p));
     // Bytes: the n inputs read once.
-    report.print({"02_nested_reduce", o.faithful ? "as printed" : "", p.n,
-                  runner.median_ms(name, launch, launches, levels), 4.0 * p.n, dev.peak_gbps});
+    const common::TimeStats t = runner.time(name, launch, launches, levels);
+    report.print({"02_nested_reduce", o.faithful ? "as printed" : "", p.n, t.median, 4.0 * p.n,
+                  dev.peak_gbps});
+    cdp::print_spread(report.text(), o.base.reps, t);
     return common::kExitOk;
 }
 #endif

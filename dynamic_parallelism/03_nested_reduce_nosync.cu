@@ -174,9 +174,9 @@ int main(int argc, char** argv) {
     std::fprintf(report.text(), "cpu_sum: %lld gpu_sum: %lld, every block's sum exact\n", p.total,
                  dp::gpu_sum(runner, p));
     // Bytes: the n inputs read once.
-    report.print({"03_nested_reduce_nosync", variant, p.n,
-                  runner.median_ms(name.c_str(), launch, launches, levels), 4.0 * p.n,
-                  dev.peak_gbps});
+    const common::TimeStats t = runner.time(name.c_str(), launch, launches, levels);
+    report.print({"03_nested_reduce_nosync", variant, p.n, t.median, 4.0 * p.n, dev.peak_gbps});
+    cdp::print_spread(report.text(), o.base.reps, t);
     return common::kExitOk;
 }
 #endif

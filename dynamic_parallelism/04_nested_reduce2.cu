@@ -18,8 +18,15 @@
 // --faithful runs the printed launch; --faithful --stall-ns 200000 makes every warp but block 0's
 // first one 200 us late, and a test checks that it then fails.
 //
+// --launch-from stream|graph launches the same levels from the host instead, without the device
+// runtime (reduce2Level: the level's step alone): one launch per level into one stream, or those
+// launches captured once into a CUDA graph and the graph launched. The chain of levels is the same,
+// so the difference in time is what a launch costs from the device against from the host: the
+// baseline of the README's per-launch table.
+//
 // Build: cmake --build build --target 04_nested_reduce2
 // Run:   build/bin/04_nested_reduce2 [--n 1048576] [--block 512] [--faithful [--stall-ns 0]]
+//                                    [--launch-from device|stream|graph]
 #include "cdp.cuh"
 
 __global__ void gpuRecursiveReduce2(int* g_idata, int* g_odata, int iStride, int const iDim) {
@@ -66,6 +73,17 @@ __global__ void gpuRecursiveReduce2AsPrinted(int* g_idata, int* g_odata, int iSt
     }
 }
 
+// The level's step without the launch: the host launches each level (--launch-from stream|graph).
+__global__ void reduce2Level(int* g_idata, int* g_odata, int iStride, int const iDim) {
+    cdp::count_block();  // the check that every level ran (cdp.cuh)
+    int* idata = g_idata + blockIdx.x * iDim;
+    if (iStride == 1 && threadIdx.x == 0) {
+        g_odata[blockIdx.x] = idata[0] + idata[1];
+        return;
+    }
+    idata[threadIdx.x] += idata[threadIdx.x + iStride];
+}
+
 // Each of the grid's blocks reduces `block` elements (a power of two) to g_odata[block], with
 // block / 2 threads at the first level. A bad launch configuration is reported here; a failed
 // device-side launch, in cdp::g_launch_log.
@@ -77,6 +95,18 @@ cudaError_t nested_reduce2_as_printed(int* input, int* odata, unsigned int grid,
                                       unsigned int block) {
     gpuRecursiveReduce2AsPrinted<<<grid, block / 2>>>(input, odata, block / 2, block);
     return cudaGetLastError();
+}
+
+// The same levels from the host, each launch into `stream` (in order: a level starts when the one
+// before is complete).
+cudaError_t host_levels(int* input, int* odata, unsigned int grid, unsigned int block,
+                        cudaStream_t stream) {
+    for (unsigned int stride = block / 2; stride >= 1; stride /= 2) {
+        reduce2Level<<<grid, stride, 0, stream>>>(input, odata, stride, block);
+        const cudaError_t err = cudaGetLastError();
+        if (err != cudaSuccess) return err;
+    }
+    return cudaSuccess;
 }
 
 // One launch per level, while iStride halves from block / 2 down to 1.
@@ -93,7 +123,37 @@ cdp::Levels nested_reduce2_levels(unsigned int grid, unsigned int block) {
 }
 
 #ifndef DP_KERNELS_ONLY  // 05_reduction_comparison takes the kernels and launchers alone
+#include <memory>
+
 #include "nested_reduce.cuh"
+
+enum LaunchFrom { kDevice, kStream, kGraph };
+
+// The host's levels captured once into a CUDA graph, on the Runner's buffers (a graph keeps its
+// kernels' arguments); launched into the default stream, where the Runner restores the input.
+class LevelGraph {
+  public:
+    LevelGraph(int* input, int* odata, unsigned int grid, unsigned int block) {
+        CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+        CUDA_CHECK(host_levels(input, odata, grid, block, stream_));
+        CUDA_CHECK(cudaStreamEndCapture(stream_, &graph_));
+        CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+    }
+    ~LevelGraph() {
+        cudaGraphExecDestroy(exec_);
+        cudaGraphDestroy(graph_);
+        cudaStreamDestroy(stream_);
+    }
+    LevelGraph(const LevelGraph&) = delete;
+    LevelGraph& operator=(const LevelGraph&) = delete;
+    void launch() const { CUDA_CHECK(cudaGraphLaunch(exec_, 0)); }
+
+  private:
+    cudaStream_t stream_{};
+    cudaGraph_t graph_{};
+    cudaGraphExec_t exec_{};
+};
 
 int main(int argc, char** argv) {
     dp::ReduceOptions o;
@@ -101,35 +161,70 @@ int main(int argc, char** argv) {
                     "gpuRecursiveReduce2: block 0 launches each level for all blocks, into the "
                     "tail-launch stream (--faithful: at once, as printed)");
     dp::add_reduce_flags(cli, o, /*faithful_variant=*/true, /*stall_hook=*/true);
+    std::int64_t from = kDevice;
+    cli.add_enum("--launch-from", &from,
+                 {{"device", kDevice}, {"stream", kStream}, {"graph", kGraph}},
+                 "who launches each level: the level before (device, the tail launch), or the "
+                 "host, into one stream (stream) or as one CUDA graph (graph)");
     cli.parse_or_exit(argc, argv);
     if (o.stall_ns > 0 && !o.faithful) {
         cli.usage_error("--stall-ns delays the printed kernel's warps: give --faithful with it");
     }
+    if (o.faithful && from != kDevice)
+        cli.usage_error(
+            "--faithful is the printed device-side launch: give no --launch-from with it");
     common::Reporter report(o.base.csv);
     const common::Device dev = common::require_gpu(report.text());
 
     const dp::Problem p = dp::make_problem(o);
-    const std::int64_t launches = nested_reduce2_launches(p.block);
+    // Device-side launches: one per level below the host's (none where the host launches them).
+    const std::int64_t launches = from == kDevice ? nested_reduce2_launches(p.block) : 0;
     const cdp::Levels levels = nested_reduce2_levels(p.grid, p.block);
     const std::size_t limit = cdp::set_pending_limit(launches, o.pending_limit);
     cdp::set_stall_ns(o.stall_ns);
-    std::fprintf(
-        report.text(),
-        "array %lld grid %u block %u: %lld device-side launches, pending-launch limit %zu\n",
-        static_cast<long long>(p.n), p.grid, p.block, static_cast<long long>(launches), limit);
+    if (from == kDevice)
+        std::fprintf(
+            report.text(),
+            "array %lld grid %u block %u: %lld device-side launches, pending-launch limit %zu\n",
+            static_cast<long long>(p.n), p.grid, p.block, static_cast<long long>(launches), limit);
+    else
+        std::fprintf(report.text(),
+                     "array %lld grid %u block %u: %lld launches from the host, %s; no "
+                     "device-side launch\n",
+                     static_cast<long long>(p.n), p.grid, p.block,
+                     nested_reduce2_launches(p.block) + 1,
+                     from == kStream ? "one per level into one stream"
+                                     : "one per level, captured once into a CUDA graph");
 
     dp::Runner runner(dev, p, o.base.reps);
-    const char* name = o.faithful ? "gpuRecursiveReduce2 as printed" : "gpuRecursiveReduce2";
+    const char* name = o.faithful        ? "gpuRecursiveReduce2 as printed"
+                       : from == kStream ? "reduce2Level, launched from the host"
+                       : from == kGraph  ? "reduce2Level, as a CUDA graph"
+                                         : "gpuRecursiveReduce2";
+    const std::unique_ptr<LevelGraph> graph =
+        from == kGraph
+            ? std::make_unique<LevelGraph>(runner.input(), runner.odata(), p.grid, p.block)
+            : nullptr;
     auto launch = [&](int* in, int* out) {
-        CUDA_CHECK(o.faithful ? nested_reduce2_as_printed(in, out, p.grid, p.block)
-                              : nested_reduce2(in, out, p.grid, p.block));
+        if (graph) {
+            graph->launch();  // on the Runner's buffers, in and out
+            return;
+        }
+        CUDA_CHECK(o.faithful        ? nested_reduce2_as_printed(in, out, p.grid, p.block)
+                   : from == kStream ? host_levels(in, out, p.grid, p.block, 0)
+                                     : nested_reduce2(in, out, p.grid, p.block));
     };
     if (!runner.verify(name, launch, launches, levels)) return common::kExitWrong;
     std::fprintf(report.text(), "cpu_sum: %lld gpu_sum: %lld, every block's sum exact\n", p.total,
                  dp::gpu_sum(runner, p));
     // Bytes: the n inputs read once.
-    report.print({"04_nested_reduce2", o.faithful ? "as printed" : "", p.n,
-                  runner.median_ms(name, launch, launches, levels), 4.0 * p.n, dev.peak_gbps});
+    const common::TimeStats t = runner.time(name, launch, launches, levels);
+    const char* variant = o.faithful        ? "as printed"
+                          : from == kStream ? "host levels, one stream"
+                          : from == kGraph  ? "host levels, CUDA graph"
+                                            : "";
+    report.print({"04_nested_reduce2", variant, p.n, t.median, 4.0 * p.n, dev.peak_gbps});
+    cdp::print_spread(report.text(), o.base.reps, t);
     return common::kExitOk;
 }
 #endif

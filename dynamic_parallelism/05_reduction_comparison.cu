@@ -14,10 +14,11 @@
 // dropped or doubled element; these are random ints in [1, 1000]), and its device-side launches are
 // counted on the device (the document's nvprof: 16384, 16384 and 8). The GPU times are of the
 // kernel alone, as the document's (a host clock around the launch and cudaDeviceSynchronize()),
-// here by CUDA events, the median of --reps with the L2 flushed before each. The nested rows and
-// reduceNeighbored leave one sum per block, added on the host afterwards as in the document; CUB's
-// time includes its whole reduction to one sum. GB/s counts the n ints read once; % of peak is of
-// the GPU's memory bandwidth (GPU rows).
+// here by CUDA events, the median of --reps with the L2 flushed before each (the fastest and the
+// slowest run are given beside it: how much one row's time moves from run to run). The nested rows
+// and reduceNeighbored leave one sum per block, added on the host afterwards as in the document;
+// CUB's time includes its whole reduction to one sum. GB/s counts the n ints read once; % of peak
+// is of the GPU's memory bandwidth (GPU rows).
 //
 // The device runtime's pending-launch limit (cudaLimitDevRuntimePendingLaunchCount) is set once,
 // before the first launch, as the programming guide requires ("Limits must be set before any kernel
@@ -37,6 +38,7 @@
 // Run:   build/bin/05_reduction_comparison [--n 1048576] [--block 512] [--reps 20] [--csv]
 //                                           [--pending-limit N]
 //        build/bin/05_reduction_comparison_no_rdc [--n 1048576] [--block 512] [--reps 20] [--csv]
+#include <chrono>
 #include <cub/device/device_reduce.cuh>
 
 #ifndef DP_NO_RDC
@@ -75,8 +77,8 @@ struct DocumentRow {
 
 struct Row {
     std::string variant;
-    double ms;
-    std::int64_t launches;  // device-side launches, counted on the device (verifying run)
+    common::TimeStats time;  // ms: the median, the fastest and the slowest of --reps runs
+    std::int64_t launches;   // device-side launches, counted on the device (verifying run)
     bool gpu;
     std::int64_t pending_limit;  // cudaLimitDevRuntimePendingLaunchCount it ran at; 0: not set
     DocumentRow doc;
@@ -92,6 +94,22 @@ std::string csv_field(const std::string& s) {
         quoted += c;
     }
     return quoted + "\"";
+}
+
+// The CPU row's time by the host's clock, as the GPU rows' by events: a warm-up, then the median,
+// the fastest and the slowest of `reps` runs.
+template <class F>
+common::TimeStats host_time(std::int64_t reps, F&& f) {
+    f();  // warm-up: page faults and caches
+    std::vector<double> ms;
+    for (std::int64_t r = 0; r < reps; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count());
+    }
+    return common::time_stats(ms);
 }
 
 int main(int argc, char** argv) {
@@ -180,12 +198,12 @@ int main(int argc, char** argv) {
 
     std::vector<Row> rows;
     long long cpu_sum = 0;
-    const double cpu_ms = common::host_median_ms(o.base.reps, [&] {
+    const common::TimeStats cpu_time = host_time(o.base.reps, [&] {
         long long sum = 0;
         for (std::int64_t i = 0; i < p.n; ++i) sum += p.input[i];
         cpu_sum = sum;
     });
-    if (kRelocatable) rows.push_back({"cpu reduce", cpu_ms, 0, false, 0, {0.689, -1}});
+    if (kRelocatable) rows.push_back({"cpu reduce", cpu_time, 0, false, 0, {0.689, -1}});
 
     // A wrong row is reported and left out of the table; the other rows are still measured.
     dp::Runner runner(dev, p, o.base.reps);
@@ -198,8 +216,8 @@ int main(int argc, char** argv) {
             all_verified = false;
             continue;
         }
-        rows.push_back({k.variant, runner.median_ms(k.variant, k.launch, k.launches, k.levels),
-                        counted, true, limit, k.doc});
+        rows.push_back({k.variant, runner.time(k.variant, k.launch, k.launches, k.levels), counted,
+                        true, limit, k.doc});
     }
 
     // CUB reads the unpadded input and writes one int (the total fits: n <= 2^21, values <= 1000).
@@ -223,8 +241,7 @@ int main(int argc, char** argv) {
         all_verified = false;
     } else {
         common::Timer timer(dev, o.base.reps);
-        const double cub_ms = timer.median_ms(cub_sum);
-        rows.push_back({cub_variant, cub_ms, 0, true, limit, {-1, -1}});
+        rows.push_back({cub_variant, timer.measure(cub_sum, [] {}), 0, true, limit, {-1, -1}});
     }
 
     if (all_verified)
@@ -234,21 +251,22 @@ int main(int argc, char** argv) {
     // GB/s: the n ints read once; % of peak: of the GPU's memory bandwidth (GPU rows only).
     if (o.base.csv) {
         std::printf(
-            "variant,n,grid,block,ms,gb_per_s,pct_of_peak,device_launches,pending_limit,k40_ms,"
-            "k40_device_launches\n");
+            "variant,n,grid,block,ms,min_ms,max_ms,reps,gb_per_s,pct_of_peak,device_launches,"
+            "pending_limit,k40_ms,k40_device_launches\n");
     } else {
-        std::printf("\n%-31s %10s %9s %7s %16s %14s | %s\n", "", "ms", "GB/s", "%peak",
-                    "device launches", "pending limit",
+        std::printf("\n%-31s %10s %21s %9s %7s %16s %14s | %s\n", "", "ms", "fastest, slowest",
+                    "GB/s", "%peak", "device launches", "pending limit",
                     document_size ? "document, Tesla K40c: ms, launches (nvprof)" : "");
     }
     for (const Row& r : rows) {
-        const double gbps = 4.0 * p.n / (r.ms * 1e6);
+        const double gbps = 4.0 * p.n / (r.time.median * 1e6);
         const double pct = 100.0 * gbps / dev.peak_gbps;
         const std::string limit_text = r.pending_limit > 0 ? std::to_string(r.pending_limit) : "";
         if (o.base.csv) {
             std::printf(
-                "%s,%lld,%u,%u,%.6f,%.2f,%s,%lld,%s,%s,%s\n", csv_field(r.variant).c_str(),
-                static_cast<long long>(p.n), p.grid, p.block, r.ms, gbps,
+                "%s,%lld,%u,%u,%.6f,%.6f,%.6f,%lld,%.2f,%s,%lld,%s,%s,%s\n",
+                csv_field(r.variant).c_str(), static_cast<long long>(p.n), p.grid, p.block,
+                r.time.median, r.time.min, r.time.max, static_cast<long long>(o.base.reps), gbps,
                 r.gpu ? common::format_number("%.2f", pct).c_str() : "",
                 static_cast<long long>(r.launches), limit_text.c_str(),
                 document_size && r.doc.k40_ms >= 0 ? std::to_string(r.doc.k40_ms).c_str() : "",
@@ -257,7 +275,8 @@ int main(int argc, char** argv) {
                     : "");
             continue;
         }
-        std::printf("%-31s %10.4f %9.1f %7s %16lld %14s", r.variant.c_str(), r.ms, gbps,
+        std::printf("%-31s %10.4f %10.4f %10.4f %9.1f %7s %16lld %14s", r.variant.c_str(),
+                    r.time.median, r.time.min, r.time.max, gbps,
                     r.gpu ? common::format_number("%.1f%%", pct).c_str() : "-",
                     static_cast<long long>(r.launches),
                     limit_text.empty() ? "-" : limit_text.c_str());

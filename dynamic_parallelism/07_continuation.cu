@@ -24,6 +24,13 @@
 //                   (a block loops over a long segment alone: no launch sized to the data).
 //   cub             cub::DeviceSegmentedReduce::Sum, then the continuation: what a program would
 //                   call for the sums.
+// --per-block replaces the tail form by CDP1's other half: there, cudaDeviceSynchronize() waited
+// for the children of the calling block only, so each block could go on with its own children's
+// sums. A tail launch waits for a whole grid, so a continuation per block needs a grid per block:
+// each thread of the host's grid (one per parent block) launches a one-block grid that does the
+// block's work (its threads launch their segments' children) and tail-launches the block's
+// continuation, which sums the block's segments into a partial result; the host's grid
+// tail-launches the final continuation over the partial results.
 //
 // Two ports that race, each kept with a test hook that makes the race certain:
 //   --default-stream  the tail-launched continuation launched into the default stream instead, as
@@ -36,11 +43,16 @@
 //   --no-join       the device-streams form without cudaStreamWaitEvent(): the continuation
 //                   follows the second half alone. --stall-ns launches a kernel that sleeps that
 //                   long into the first stream before its half.
+//   --per-block --default-stream
+//                   each block's continuation launched into its grid's default stream: ordered
+//                   after nothing, as above, but one block's segments at a time. --stall-ns as for
+//                   --default-stream, in every block's grid.
 // Without the hook either can still give the right answer, when the children happen to be quick.
 //
 // Build: cmake --build build --target 07_continuation
 // Run:   build/bin/07_continuation [--n 4194304] [--segments 1024] [--reps 20] [--pending-limit N]
-//                                  [--default-stream] [--no-join] [--stall-ns 0, with either]
+//                                  [--per-block] [--default-stream] [--no-join]
+//                                  [--stall-ns 0, with either racing port]
 #include <cub/device/device_segmented_reduce.cuh>
 
 #include "cdp.cuh"
@@ -113,6 +125,23 @@ __global__ void combine(const unsigned long long* sums, int segments, Result* re
     }
 }
 
+// The per-block form's last continuation, one block: the total and the largest segment of every
+// block's partial result (partial b counts segments from b * kBlock on: its index is the block's).
+__global__ void combine_partials(const Result* partials, int blocks, Result* result) {
+    if (threadIdx.x != 0) return;
+    Result all{0, 0, -1};
+    for (int b = 0; b < blocks; ++b) {  // b grows: a tie keeps the lower segment
+        const Result r = partials[b];
+        all.total += r.total;
+        if (r.largest_segment >= 0 &&
+            (all.largest_segment < 0 || r.largest_sum > all.largest_sum)) {
+            all.largest_sum = r.largest_sum;
+            all.largest_segment = b * kBlock + r.largest_segment;
+        }
+    }
+    *result = all;
+}
+
 // The parent: one thread per segment, offsets[s] .. offsets[s + 1].
 __global__ void sum_segments(const int* values, const int* offsets, int segments,
                              unsigned long long* sums, Result* result) {
@@ -153,6 +182,51 @@ __global__ void sum_segments_default_stream(const int* values, const int* offset
     }
     if (s == 0) {
         combine<<<1, kBlock>>>(sums, segments, result);
+        cdp::log_launch();
+    }
+}
+
+// The per-block form. A block's grid: one thread per segment of the block (first .. first + count
+// - 1), each launching its segment's child as sum_segments does; thread 0 tail-launches the block's
+// continuation, which starts when this grid and every child it launched are complete, and sums the
+// block's segments into *partial. With `default_stream` (the racing port) it goes into the default
+// stream instead, ordered after nothing; --stall-ns then makes every thread but the first warp
+// late.
+__global__ void block_segments(const int* values, const int* offsets, int first, int count,
+                               unsigned long long* sums, Result* partial, bool default_stream) {
+    const int s = first + threadIdx.x;
+    if (threadIdx.x < count) {
+        if (default_stream) cdp::stall_unless(threadIdx.x < warpSize);
+        const int begin = offsets[s], length = offsets[s + 1] - begin;
+        sums[s] = 0;  // before the launch: the child sees it
+        if (length > 0) {
+            segment_sum<<<child_blocks(length), kBlock, 0, cudaStreamFireAndForget>>>(
+                values + begin, length, &sums[s]);
+            cdp::log_launch();
+        }
+    }
+    if (threadIdx.x == 0) {
+        if (default_stream)
+            combine<<<1, kBlock>>>(sums + first, count, partial);
+        else
+            combine<<<1, kBlock, 0, cudaStreamTailLaunch>>>(sums + first, count, partial);
+        cdp::log_launch();
+    }
+}
+
+// The host's grid of the per-block form, one thread per parent block: the block's grid, and (block
+// 0) the final continuation, which starts when this grid and everything it launched, every block's
+// grid with its children and its continuation, are complete.
+__global__ void sum_segments_per_block(const int* values, const int* offsets, int segments,
+                                       unsigned long long* sums, Result* partials, Result* result,
+                                       bool default_stream) {
+    const int first = blockIdx.x * kBlock;
+    block_segments<<<1, kBlock, 0, cudaStreamFireAndForget>>>(
+        values, offsets, first, min(kBlock, segments - first), sums, &partials[blockIdx.x],
+        default_stream);
+    cdp::log_launch();
+    if (blockIdx.x == 0) {
+        combine_partials<<<1, kBlock, 0, cudaStreamTailLaunch>>>(partials, gridDim.x, result);
         cdp::log_launch();
     }
 }
@@ -256,6 +330,13 @@ cudaError_t continuation_default_stream(const int* values, const int* offsets, i
                                         unsigned long long* sums, Result* result) {
     sum_segments_default_stream<<<(segments + kBlock - 1) / kBlock, kBlock>>>(
         values, offsets, segments, sums, result);
+    return cudaGetLastError();
+}
+// partials: one Result per block of kBlock segments.
+cudaError_t per_block(const int* values, const int* offsets, int segments, unsigned long long* sums,
+                      Result* partials, Result* result, bool default_stream) {
+    sum_segments_per_block<<<(segments + kBlock - 1) / kBlock, 1>>>(
+        values, offsets, segments, sums, partials, result, default_stream);
     return cudaGetLastError();
 }
 cudaError_t device_streams(const int* values, const int* offsets, int segments,
@@ -407,15 +488,18 @@ int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 1 << 22;
     std::int64_t segments = 1024, pending_limit = 0, stall_ns = 0;
-    bool default_stream = false, no_join = false;
+    bool per_block_form = false, default_stream = false, no_join = false;
     common::Cli cli("07_continuation",
                     "parent -> children -> a continuation that reads their sums: tail-launched, "
                     "after two device streams joined by an event, driven from the host, and "
                     "after CUB's segmented sum");
     cli.add_standard(opt, 1, kMaxN);
     cli.add_int("--segments", &segments, 1, 1 << 20, "segments the values are cut into");
+    cli.add_flag("--per-block", &per_block_form,
+                 "a continuation per parent block (a grid per block) in place of the tail form");
     cli.add_flag("--default-stream", &default_stream,
-                 "launch the tail form's continuation into the default stream instead (races)");
+                 "launch the tail form's continuation (or each block's, with --per-block) into the "
+                 "default stream instead (races)");
     cli.add_flag("--no-join", &no_join,
                  "leave the event wait out of the device-streams form (races)");
     cli.add_int("--stall-ns", &stall_ns, 0, 10000000,
@@ -432,10 +516,12 @@ int main(int argc, char** argv) {
     const common::Device dev = common::require_gpu(text);
 
     const int count = static_cast<int>(segments);
+    const int blocks = (count + kBlock - 1) / kBlock;
     const Problem p = make_problem(opt.n, count, opt.seed);
-    // The device-side launches of each form: a child per non-empty segment and the
-    // continuation; a grid per non-empty half and the continuation (and --no-join's sleeper).
-    const std::int64_t tail_launches = p.nonempty + 1;
+    // The device-side launches of each form: a child per non-empty segment and the continuation
+    // (per block: also a grid and a continuation per block); a grid per non-empty half and the
+    // continuation (and --no-join's sleeper).
+    const std::int64_t tail_launches = p.nonempty + 1 + (per_block_form ? 2 * blocks : 0);
     const std::int64_t streams_launches =
         (count / 2 > 0) + (count - count / 2 > 0) + 1 + (no_join ? 1 : 0);
     // Once, before the first launch: the most any form makes.
@@ -444,16 +530,19 @@ int main(int argc, char** argv) {
     cdp::set_stall_ns(stall_ns);
     std::fprintf(text,
                  "%lld values in %lld segments (%lld empty); device-side launches: %lld in the "
-                 "tail form (a child per non-empty segment and the continuation), %lld in the "
-                 "device-streams form; pending-launch limit %zu\n",
+                 "%s, %lld in the device-streams form; pending-launch limit %zu\n",
                  static_cast<long long>(opt.n), static_cast<long long>(segments),
                  static_cast<long long>(segments - p.nonempty),
-                 static_cast<long long>(tail_launches), static_cast<long long>(streams_launches),
-                 limit);
+                 static_cast<long long>(tail_launches),
+                 per_block_form ? "per-block form (a grid and a continuation per block of 256 "
+                                  "segments, a child per non-empty segment, the last continuation)"
+                                : "tail form (a child per non-empty segment and the continuation)",
+                 static_cast<long long>(streams_launches), limit);
 
     Buffers b{common::DeviceBuffer<int>(p.values), common::DeviceBuffer<int>(p.offsets),
               common::DeviceBuffer<unsigned long long>(p.sums.size()),
               common::DeviceBuffer<Result>(1)};
+    common::DeviceBuffer<Result> partials(blocks);
     std::size_t temp_bytes = 0;
     CUDA_CHECK(cub_segmented(b.values.get(), b.offsets.get(), count, b.sums.get(), b.result.get(),
                              nullptr, temp_bytes));
@@ -465,10 +554,23 @@ int main(int argc, char** argv) {
         Form form;
         std::int64_t launches;
     };
+    const Form per_block_launch = [&](const int* v, const int* o, int n, unsigned long long* s,
+                                      Result* r) {
+        return per_block(v, o, n, s, partials.get(), r, default_stream);
+    };
+    const Checked tail_form =
+        per_block_form
+            ? Checked{default_stream ? "per block, default stream" : "per-block tail launch",
+                      default_stream ? "continuation per block in the default stream"
+                                     : "tail-launched continuation per block",
+                      per_block_launch, tail_launches}
+            : Checked{default_stream ? "default stream" : "tail launch",
+                      default_stream ? "continuation in the default stream"
+                                     : "tail-launched continuation",
+                      default_stream ? Form(continuation_default_stream) : Form(continuation),
+                      tail_launches};
     const std::vector<Checked> forms = {
-        {default_stream ? "default stream" : "tail launch",
-         default_stream ? "continuation in the default stream" : "tail-launched continuation",
-         default_stream ? Form(continuation_default_stream) : Form(continuation), tail_launches},
+        tail_form,
         {no_join ? "device streams, no join" : "device streams",
          no_join ? "continuation after one stream" : "continuation after two joined streams",
          no_join ? Form(device_streams_unjoined) : Form(device_streams), streams_launches},
@@ -488,20 +590,28 @@ int main(int argc, char** argv) {
 
     // Timed: the whole tree, or the host's launches; the sums are overwritten by each run.
     common::Timer timer(dev, opt.reps);
+    std::string spread;
     for (const Checked& f : forms) {
         cdp::reset_log();
         reset_device_calls();
-        const double ms = timer.median_ms([&] {
-            CUDA_CHECK(
-                f.form(b.values.get(), b.offsets.get(), count, b.sums.get(), b.result.get()));
-        });
+        const common::TimeStats t = timer.measure(
+            [&] {
+                CUDA_CHECK(
+                    f.form(b.values.get(), b.offsets.get(), count, b.sums.get(), b.result.get()));
+            },
+            [] {});
         if (!cdp::check_launches((f.what + " (timed runs)").c_str(), cdp::read_log(),
                                  f.launches * (opt.reps + common::Timer::kWarmup)) ||
             !device_calls_ok(f.what + " (timed runs)"))
             return common::kExitWrong;
         // Bytes: the n values read once.
-        report.print({"07_continuation", f.name, opt.n, ms, 4.0 * opt.n, dev.peak_gbps});
+        report.print({"07_continuation", f.name, opt.n, t.median, 4.0 * opt.n, dev.peak_gbps});
+        spread += (spread.empty() ? " " : "; ") + f.name + " " +
+                  common::format_number("%.4f", t.min) + " to " +
+                  common::format_number("%.4f", t.max) + " ms";
     }
+    std::fprintf(text, "the fastest and slowest of the %lld timed runs:%s\n",
+                 static_cast<long long>(opt.reps), spread.c_str());
     return common::kExitOk;
 }
 #endif

@@ -5,6 +5,7 @@
 //   reset_log(), read_log(), check_launches(), check_blocks()
 //                        launches and blocks counted on the device, failures and their cause
 //   set_stall_ns()       how late stall_unless() makes the warps of a printed kernel
+//   print_spread()       the fastest and slowest timed runs, after a result line
 #pragma once
 
 #include <algorithm>
@@ -102,6 +103,13 @@ inline bool check_blocks(const char* what, const LaunchLog& log, const Levels& l
         return false;
     }
     return true;
+}
+
+// The line after a result line: how far the timed runs spread around the median it gives (the runs
+// of one program differ by that much from one run to the next; a smaller difference is noise).
+inline void print_spread(std::FILE* text, std::int64_t reps, const common::TimeStats& t) {
+    std::fprintf(text, "the fastest and slowest of the %lld timed runs: %.4f to %.4f ms\n",
+                 static_cast<long long>(reps), t.min, t.max);
 }
 
 }  // namespace cdp

@@ -10,6 +10,9 @@
 //   escape_time_image(), mariani_silver_image(), Tree
 //                             the CPU reference: every pixel's dwell, then the same subdivision
 //                             run over it, with the tree it makes
+//   escape_time(), launch_escape_time()
+//                             (CUDA only) the flat kernel, one thread per pixel: 06's first form,
+//                             and the compute-bound kernel relocatable_overhead times
 // It compiles as CUDA (06's kernels call the __host__ __device__ functions) and as plain C++
 // (mariani_silver_test, which checks the rectangles and the subdivision without a GPU).
 #pragma once
@@ -38,19 +41,24 @@ constexpr int kDefaultMaxDwell = 512;
 // The subdivision: the host launches one block per rectangle of a kInitSubdiv x kInitSubdiv grid
 // over the image; a rectangle whose border is not one dwell is cut into kSubdiv x kSubdiv parts, a
 // child grid of one block each, while the parts are at least min_size pixels a side (--min-size,
-// default kDefaultMinSize) and the depth (0 for the host's grid) stays below kMaxDepth; otherwise
-// its block computes every pixel.
+// default kDefaultMinSize) and the depth (0 for the host's grid) stays below max_depth
+// (--max-depth, default kDefaultMaxDepth, at most kDepthLimit); otherwise its block computes every
+// pixel. At the default min_size the default depth never stops a cut up to 16384 x 16384: the
+// rectangles of depth 3 are 16 pixels a side there, too small to cut (mariani_silver_test).
 constexpr int kInitSubdiv = 16;
 constexpr int kSubdiv = 4;
 constexpr int kDefaultMinSize = 16;
-constexpr int kMaxDepth = 4;
+constexpr int kDefaultMaxDepth = 4;
+constexpr int kDepthLimit = 8;  // the most --max-depth takes: the depth counters' size
 
 // What every kernel and the CPU reference take: the distance between pixels (kExtent / n, computed
-// once on the host), the most steps a pixel may take, the smallest part a cut may make.
+// once on the host), the most steps a pixel may take, the smallest part a cut may make, the depth
+// no cut reaches.
 struct Params {
     float step;
     int max_dwell;
     int min_size;
+    int max_depth = kDefaultMaxDepth;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -164,8 +172,8 @@ MS_HD inline void border_pixel(Rect r, int k, int* x, int* y) {
 
 // Whether a rectangle at `depth` whose border is not one dwell is cut again (a child grid), or
 // computed pixel by pixel by its block.
-MS_HD inline bool subdivides(Rect r, int depth, int min_size) {
-    return depth + 1 < kMaxDepth && width(r) / kSubdiv >= min_size &&
+MS_HD inline bool subdivides(Rect r, int depth, int min_size, int max_depth) {
+    return depth + 1 < max_depth && width(r) / kSubdiv >= min_size &&
            height(r) / kSubdiv >= min_size;
 }
 
@@ -173,10 +181,10 @@ MS_HD inline bool subdivides(Rect r, int depth, int min_size) {
 // be cut, at every depth where some can be (the sides of the parts at one depth differ by at most
 // one pixel, so the largest is at most the ceiling). The program sets the pending-launch limit from
 // it before its first launch: enough whatever the image, in any order the grids run.
-inline std::int64_t launch_bound(int n, int min_size) {
+inline std::int64_t launch_bound(int n, int min_size, int max_depth) {
     std::int64_t bound = 0, rects = std::int64_t{kInitSubdiv} * kInitSubdiv;
     int side = (n + kInitSubdiv - 1) / kInitSubdiv;
-    for (int depth = 0; depth + 1 < kMaxDepth && side / kSubdiv >= min_size; ++depth) {
+    for (int depth = 0; depth + 1 < max_depth && side / kSubdiv >= min_size; ++depth) {
         bound += rects;
         rects *= kSubdiv * kSubdiv;
         side = (side + kSubdiv - 1) / kSubdiv;
@@ -195,9 +203,9 @@ inline std::vector<Rect> root_rects(int n) {
 }
 // The rectangles its lists hold, every level one after another: the roots, and kSubdiv x kSubdiv
 // parts for each cut, of which there are at most launch_bound().
-inline std::int64_t list_room(int n, int min_size) {
+inline std::int64_t list_room(int n, int min_size, int max_depth) {
     return std::int64_t{kInitSubdiv} * kInitSubdiv +
-           std::int64_t{kSubdiv} * kSubdiv * launch_bound(n, min_size);
+           std::int64_t{kSubdiv} * kSubdiv * launch_bound(n, min_size, max_depth);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -227,7 +235,7 @@ inline std::vector<int> escape_time_image(int n, Params p) {
 // by pixel. The kernel counts the same on the device.
 enum Outcome { kFilled = 0, kSplit = 1, kPerPixel = 2, kOutcomes = 3 };
 struct Tree {
-    std::int64_t count[kMaxDepth][kOutcomes] = {};
+    std::int64_t count[kDepthLimit][kOutcomes] = {};
     std::int64_t filled_pixels = 0;    // inside filled rectangles, their borders included
     std::int64_t border_steps = 0;     // dwell steps spent on borders (every rectangle's)
     std::int64_t per_pixel_steps = 0;  // and on the pixels of per-pixel rectangles
@@ -236,6 +244,13 @@ struct Tree {
         for (const auto& depth : count) total += depth[kSplit];
         return total;
     }
+    // The depths that hold a rectangle: the levels a level-by-level form launches.
+    int levels() const {
+        int used = 0;
+        for (const auto& depth : count)
+            used += depth[kFilled] + depth[kSplit] + depth[kPerPixel] > 0;
+        return used;
+    }
 };
 
 // The image the kernel must produce, from the escape-time image: the same rectangles, the same
@@ -243,7 +258,7 @@ struct Tree {
 // same dwells), the filled rectangles filled with their border's dwell. Equal to the escape-time
 // image except where a filled rectangle holds a pixel of another dwell: the method's known
 // approximation, which the program counts.
-inline void mariani_silver_rect(const std::vector<int>& escape, int n, int min_size, Rect r,
+inline void mariani_silver_rect(const std::vector<int>& escape, int n, const Params& p, Rect r,
                                 int depth, std::vector<int>& image, Tree& tree) {
     if (empty(r)) return;
     auto at = [&](int x, int y) { return static_cast<std::size_t>(y) * n + x; };
@@ -262,12 +277,12 @@ inline void mariani_silver_rect(const std::vector<int>& escape, int n, int min_s
             std::fill(image.begin() + at(r.x0, y), image.begin() + at(r.x1, y), ref);
         return;
     }
-    if (subdivides(r, depth, min_size)) {
+    if (subdivides(r, depth, p.min_size, p.max_depth)) {
         ++tree.count[depth][kSplit];
         for (int j = 0; j < kSubdiv; ++j)
             for (int i = 0; i < kSubdiv; ++i)
-                mariani_silver_rect(escape, n, min_size, sub_rect(r, i, j, kSubdiv), depth + 1,
-                                    image, tree);
+                mariani_silver_rect(escape, n, p, sub_rect(r, i, j, kSubdiv), depth + 1, image,
+                                    tree);
         return;
     }
     ++tree.count[depth][kPerPixel];
@@ -278,13 +293,32 @@ inline void mariani_silver_rect(const std::vector<int>& escape, int n, int min_s
         }
 }
 
-inline std::vector<int> mariani_silver_image(const std::vector<int>& escape, int n, int min_size,
+inline std::vector<int> mariani_silver_image(const std::vector<int>& escape, int n, const Params& p,
                                              Tree* tree) {
     std::vector<int> image(escape.size(), -1);
     *tree = Tree{};
-    for (const Rect& r : root_rects(n))
-        mariani_silver_rect(escape, n, min_size, r, 0, image, *tree);
+    for (const Rect& r : root_rects(n)) mariani_silver_rect(escape, n, p, r, 0, image, *tree);
     return image;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The flat kernel
+
+#ifdef __CUDACC__
+constexpr int kBlockX = 32, kBlockY = 8;  // a warp per row segment: the fills write whole rows
+
+// One thread per pixel: every pixel's escape time, dwells[y * n + x].
+__global__ void escape_time(int* dwells, int n, Params p) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < n && y < n) dwells[static_cast<std::size_t>(y) * n + x] = pixel_dwell(x, y, p);
+}
+inline cudaError_t launch_escape_time(int* dwells, int n, Params p, cudaStream_t stream = 0) {
+    const dim3 block(kBlockX, kBlockY);
+    const dim3 grid((n + kBlockX - 1) / kBlockX, (n + kBlockY - 1) / kBlockY);
+    escape_time<<<grid, block, 0, stream>>>(dwells, n, p);
+    return cudaGetLastError();
+}
+#endif
 
 }  // namespace ms

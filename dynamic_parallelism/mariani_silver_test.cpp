@@ -3,8 +3,9 @@
 // escape time is known, the border walk (every edge pixel once, nothing else), the cut into parts
 // (every pixel in exactly one), the subdivision over a real image (every pixel written, the tree's
 // counts consistent, its launches within the bound the program sets the pending-launch limit
-// from, its parts within the host-driven form's lists), the host-driven form's first level, and
-// the bound against a tree in which every rectangle is cut.
+// from, its parts within the host-driven form's lists, its levels), the host-driven form's first
+// level, the bound against a tree in which every rectangle is cut at every depth limit, and that
+// the default depth limit stops no cut of the default subdivision at the sizes 06 runs.
 #include <cstdio>
 #include <set>
 #include <utility>
@@ -73,12 +74,13 @@ static void test_sub_rect() {
 }
 
 // The launches of a tree in which no border is one dwell: every rectangle that can be cut is.
-static std::int64_t all_cut_launches(ms::Rect r, int depth, int min_size) {
-    if (ms::empty(r) || !ms::subdivides(r, depth, min_size)) return 0;
+static std::int64_t all_cut_launches(ms::Rect r, int depth, int min_size, int max_depth) {
+    if (ms::empty(r) || !ms::subdivides(r, depth, min_size, max_depth)) return 0;
     std::int64_t launches = 1;
     for (int j = 0; j < ms::kSubdiv; ++j)
         for (int i = 0; i < ms::kSubdiv; ++i)
-            launches += all_cut_launches(ms::sub_rect(r, i, j, ms::kSubdiv), depth + 1, min_size);
+            launches += all_cut_launches(ms::sub_rect(r, i, j, ms::kSubdiv), depth + 1, min_size,
+                                         max_depth);
     return launches;
 }
 
@@ -102,33 +104,55 @@ static void test_root_rects() {
 }
 
 static void test_launch_bound() {
+    const int d = ms::kDefaultMaxDepth;
     for (int n : {1, 15, 16, 17, 127, 128, 129, 511, 512, 2047, 2048, 2049, 8192, 16383, 16384})
-        for (int min_size : {1, 2, 7, 32, 100}) {
-            std::int64_t launches = 0;
-            const ms::Rect whole{0, 0, n, n};
-            for (int j = 0; j < ms::kInitSubdiv; ++j)
-                for (int i = 0; i < ms::kInitSubdiv; ++i)
-                    launches +=
-                        all_cut_launches(ms::sub_rect(whole, i, j, ms::kInitSubdiv), 0, min_size);
-            EXPECT(launches <= ms::launch_bound(n, min_size));
-            if (n % (ms::kInitSubdiv * 64) == 0) EXPECT(launches == ms::launch_bound(n, min_size));
-        }
-    EXPECT(ms::launch_bound(2048, 32) == 256);  // 128-pixel rectangles: cut once, into 32s
-    EXPECT(ms::launch_bound(2047, 32) == 256);  // some parts are 128 a side
-    EXPECT(ms::launch_bound(2032, 32) == 0);    // every part 127: 127 / 4 < 32
-    EXPECT(ms::launch_bound(8192, 32) == 256 + 256 * 16);
+        for (int min_size : {1, 2, 7, 32, 100})
+            for (int max_depth : {1, 2, d, 5, ms::kDepthLimit}) {
+                // A tree of over a million cuts: ten times that many rectangles to walk.
+                if (ms::launch_bound(n, min_size, max_depth) > (1 << 20)) continue;
+                std::int64_t launches = 0;
+                const ms::Rect whole{0, 0, n, n};
+                for (int j = 0; j < ms::kInitSubdiv; ++j)
+                    for (int i = 0; i < ms::kInitSubdiv; ++i)
+                        launches += all_cut_launches(ms::sub_rect(whole, i, j, ms::kInitSubdiv), 0,
+                                                     min_size, max_depth);
+                const std::int64_t bound = ms::launch_bound(n, min_size, max_depth);
+                EXPECT(launches <= bound);
+                if (n % (ms::kInitSubdiv * 64) == 0) EXPECT(launches == bound);
+                if (max_depth == 1) EXPECT(bound == 0);  // the host's grid cuts nothing
+                // A deeper limit only adds launches.
+                if (max_depth < ms::kDepthLimit)
+                    EXPECT(bound <= ms::launch_bound(n, min_size, ms::kDepthLimit));
+            }
+    EXPECT(ms::launch_bound(2048, 32, d) == 256);  // 128-pixel rectangles: cut once, into 32s
+    EXPECT(ms::launch_bound(2047, 32, d) == 256);  // some parts are 128 a side
+    EXPECT(ms::launch_bound(2032, 32, d) == 0);    // every part 127: 127 / 4 < 32
+    EXPECT(ms::launch_bound(8192, 32, d) == 256 + 256 * 16);
+    // 06's sizes at the default min size: the default depth limit stops no cut (the rectangles of
+    // depth 3 are at most 16 pixels a side, which min size 16 does not cut), so a deeper limit
+    // changes nothing; a min size of 4 is where it starts to (16384: 16-pixel rectangles cut in
+    // 4s).
+    for (int n : {256, 512, 1024, 2048, 4096, 8192, 16384})
+        EXPECT(ms::launch_bound(n, ms::kDefaultMinSize, d) ==
+               ms::launch_bound(n, ms::kDefaultMinSize, ms::kDepthLimit));
+    EXPECT(ms::launch_bound(16384, ms::kDefaultMinSize, d) == 256 + 4096 + 65536);
+    EXPECT(ms::launch_bound(16384, 4, d) == 256 + 4096 + 65536);
+    EXPECT(ms::launch_bound(16384, 4, 5) == 256 + 4096 + 65536 + 1048576);
 }
 
 static void test_subdivision() {
     struct Case {
-        int n, max_dwell, min_size;
+        int n, max_dwell, min_size, max_depth;
     };
-    for (const Case c : {Case{1, 64, 1}, Case{17, 64, 1}, Case{300, 64, 2}, Case{1031, 128, 1},
-                         Case{2048, 64, 32}}) {
-        const ms::Params p{ms::kExtent / static_cast<float>(c.n), c.max_dwell, c.min_size};
+    const int d = ms::kDefaultMaxDepth;
+    for (const Case c :
+         {Case{1, 64, 1, d}, Case{17, 64, 1, d}, Case{300, 64, 2, d}, Case{1031, 128, 1, d},
+          Case{1031, 128, 1, 3}, Case{2048, 64, 32, d}, Case{300, 64, 1, 1}}) {
+        const ms::Params p{ms::kExtent / static_cast<float>(c.n), c.max_dwell, c.min_size,
+                           c.max_depth};
         const std::vector<int> escape = ms::escape_time_image(c.n, p);
         ms::Tree tree;
-        const std::vector<int> image = ms::mariani_silver_image(escape, c.n, c.min_size, &tree);
+        const std::vector<int> image = ms::mariani_silver_image(escape, c.n, p, &tree);
         std::int64_t unwritten = 0, differ = 0, steps = 0, per_pixel = 0;
         for (std::size_t i = 0; i < image.size(); ++i) {
             unwritten += image[i] < 0;
@@ -143,25 +167,32 @@ static void test_subdivision() {
         std::int64_t rects0 = 0;
         for (int o = 0; o < ms::kOutcomes; ++o) rects0 += tree.count[0][o];
         EXPECT(rects0 == std::min(c.n, ms::kInitSubdiv) * std::min(c.n, ms::kInitSubdiv));
-        for (int d = 0; d + 1 < ms::kMaxDepth; ++d) {
+        int levels = 0;
+        for (int k = 0; k + 1 < ms::kDepthLimit; ++k) {
             std::int64_t below = 0;
-            for (int o = 0; o < ms::kOutcomes; ++o) below += tree.count[d + 1][o];
-            EXPECT(below == tree.count[d][ms::kSplit] * ms::kSubdiv * ms::kSubdiv);
+            for (int o = 0; o < ms::kOutcomes; ++o) below += tree.count[k + 1][o];
+            EXPECT(below == tree.count[k][ms::kSplit] * ms::kSubdiv * ms::kSubdiv);
+            levels += tree.count[k][ms::kSplit] > 0;
         }
-        EXPECT(tree.count[ms::kMaxDepth - 1][ms::kSplit] == 0);
-        EXPECT(tree.launches() <= ms::launch_bound(c.n, c.min_size));
+        // Nothing at or below the depth limit; a level for the host's grid and one per depth cut.
+        for (int k = c.max_depth; k < ms::kDepthLimit; ++k)
+            for (int o = 0; o < ms::kOutcomes; ++o) EXPECT(tree.count[k][o] == 0);
+        EXPECT(tree.count[c.max_depth - 1][ms::kSplit] == 0);
+        EXPECT(tree.levels() == levels + 1);
+        EXPECT(tree.launches() <= ms::launch_bound(c.n, c.min_size, c.max_depth));
         // The host-driven form's lists: the roots, then every cut's parts.
         EXPECT(std::int64_t{ms::kInitSubdiv} * ms::kInitSubdiv +
                    std::int64_t{ms::kSubdiv} * ms::kSubdiv * tree.launches() <=
-               ms::list_room(c.n, c.min_size));
+               ms::list_room(c.n, c.min_size, c.max_depth));
         for (int e : escape) steps += e;
         for (const auto& depth : tree.count) per_pixel += depth[ms::kPerPixel];
         EXPECT(tree.per_pixel_steps <= steps);
         std::printf(
-            "n %4d max dwell %3d min size %2d: %lld launches (bound %lld), %lld filled "
-            "pixels, %lld per-pixel rectangles, %lld filled pixels off their escape time\n",
-            c.n, c.max_dwell, c.min_size, static_cast<long long>(tree.launches()),
-            static_cast<long long>(ms::launch_bound(c.n, c.min_size)),
+            "n %4d max dwell %3d min size %2d max depth %d: %lld launches (bound %lld), %d "
+            "levels, %lld filled pixels, %lld per-pixel rectangles, %lld filled pixels off their "
+            "escape time\n",
+            c.n, c.max_dwell, c.min_size, c.max_depth, static_cast<long long>(tree.launches()),
+            static_cast<long long>(ms::launch_bound(c.n, c.min_size, c.max_depth)), tree.levels(),
             static_cast<long long>(tree.filled_pixels), static_cast<long long>(per_pixel),
             static_cast<long long>(differ));
     }

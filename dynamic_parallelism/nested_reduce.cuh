@@ -102,27 +102,25 @@ class Runner {
         return check_run(what, log, odata_.to_host(), launches, levels, 1);
     }
 
-    // Median time of the kernel alone (the input is restored outside the timed region). The
-    // timed runs must not fail a launch either; a graded run checks each of them as verify()
-    // checks its own (common::Timer).
-    double median_ms(const char* what, const Launch& launch, std::int64_t launches,
-                     const cdp::Levels& levels) {
+    // The kernel alone timed (the input is restored outside the timed region): the median of the
+    // runs, and the fastest and the slowest. The timed runs must not fail a launch either; a graded
+    // run checks each of them as verify() checks its own (common::Timer).
+    common::TimeStats time(const char* what, const Launch& launch, std::int64_t launches,
+                           const cdp::Levels& levels) {
         cdp::reset_log();
         std::int64_t runs = 0;
-        const double ms =
-            timer_
-                .measure([&] { launch(work_.get(), odata_.get()); }, [&] { prepare(); },
-                         [&] {
-                             return check_run(what, cdp::read_log_ungraded(),
-                                              odata_.to_host_ungraded(), launches, levels, ++runs);
-                         })
-                .median;
+        const common::TimeStats t = timer_.measure(
+            [&] { launch(work_.get(), odata_.get()); }, [&] { prepare(); },
+            [&] {
+                return check_run(what, cdp::read_log_ungraded(), odata_.to_host_ungraded(),
+                                 launches, levels, ++runs);
+            });
         const cdp::LaunchLog log = cdp::read_log();
         const std::int64_t all = reps_ + common::Timer::kWarmup;
         if (!cdp::check_launches(what, log, launches * all) ||
             !cdp::check_blocks(what, log, levels, all))
             std::exit(common::kExitWrong);
-        return ms;
+        return t;
     }
 
   private:
