@@ -207,76 +207,192 @@ fi
 
 if want dp; then
   build
-  # dynamic_parallelism: the document's printed runs (hello_world.txt), its table beside the K40
-  # figures (comparison.csv, its log comparison_log.txt, which must say one pending-launch limit
-  # for every row; the same run's printed table, comparison.txt; the build without relocatable
-  # device code, comparison_no_rdc.csv) and the plot, the correct forms of 03 and 04
-  # (correct_forms.txt), 06's default run and its sweep with the plot, 07's default run and its two
-  # racing ports, the device runtime's limits (runtime_limits.txt), then what RESULTS.md quotes
-  # about the pending-launch limit, the printed forms and the tools (exit codes logged, not judged:
-  # refused launches and exposed races exit 1 by design, and ctest judges those). Afterwards
-  # `python3 dynamic_parallelism/readme_numbers.py --readme ... --results ...` writes the numbers
-  # of the README and RESULTS.md from the data.
+  # dynamic_parallelism: what its README and RESULTS.md quote, in parts that each rewrite only their
+  # own files, so that a session whose calls are cut short can run them one per call:
+  #   DP_PARTS="reduce" bash scripts/gpu_check.sh dp     (default: all five, in this order)
+  #   reduce        01's printed runs (hello_world.txt); 05's table beside the K40 figures
+  #                 (comparison.csv, its log comparison_log.txt, which must say one pending-launch
+  #                 limit for every row; the same build's printed table from a second run,
+  #                 comparison.txt; the build without relocatable device code,
+  #                 comparison_no_rdc.csv) and its plot; the correct forms of 03 and 04, three runs
+  #                 each (correct_forms.txt); 02 at pending-launch limits from 16 to 32768, those
+  #                 that pass three times (pending_limit.txt); the printed forms (printed_forms.txt);
+  #                 04's tail launch against its printed launch at two limits (tail_vs_printed.txt);
+  #                 04's levels launched from the device, from the host in one stream and as a CUDA
+  #                 graph (launch_baseline.txt)
+  #   mandelbrot    06's default run, three times (mandelbrot_default.txt); each image size in a
+  #                 process of its own, three times, at its own pending-launch limit
+  #                 (mandelbrot.csv, what each run printed besides in mandelbrot_log.txt) and at the
+  #                 limit the largest needs (mandelbrot_pool.csv, _log.txt), alternating, and the
+  #                 plot; a deeper tree at two depth limits (mandelbrot_depth.csv, _log.txt)
+  #   continuation  07's default run and its per-block form, three times each, and the racing
+  #                 ports, three times unstalled and once stalled each (continuation.txt)
+  #   limits        the device runtime's limits at three pending-launch limits, loading modules
+  #                 lazily and eagerly (runtime_limits.txt); the first device-side launch with the
+  #                 free memory taken (pool_memory.txt); chains of 2 to 1024 grids (chain_times.txt);
+  #                 06's flat kernel without and with relocatable device code, and with device-side
+  #                 launches in flight (relocatable_overhead.txt)
+  #   tools         what the compute-sanitizer tools do with dynamic parallelism (sanitizer.txt)
+  # env.txt gets the commit and a hash of every source file the programs are built from, so that
+  # readme_numbers.py can say which of them changed since the run. Exit codes of runs that fail by
+  # design (refused launches, exposed races) are logged, not judged: ctest judges those.
+  # Afterwards, with data/ replaced by this folder:
+  #   python3 dynamic_parallelism/readme_numbers.py --readme dynamic_parallelism/README.md \
+  #     --results dynamic_parallelism/RESULTS.md
   data_dir dynamic_parallelism
-  rm -f "$DATA/hello_world.txt" "$DATA/pending_limit.txt" "$DATA/printed_forms.txt" \
-    "$DATA/tail_vs_printed.txt" "$DATA/sanitizer.txt" "$DATA/mandelbrot_default.txt" \
-    "$DATA/continuation.txt" "$DATA/comparison.txt" "$DATA/correct_forms.txt" \
-    "$DATA/runtime_limits.txt"
-  record hello_world.txt build/bin/01_nested_hello_world --blocks 1
-  record hello_world.txt build/bin/01_nested_hello_world --blocks 2
-  step figures.log sh -c "build/bin/05_reduction_comparison --csv >'$DATA/comparison.csv' 2>'$DATA/comparison_log.txt'"
-  record comparison.txt build/bin/05_reduction_comparison
-  step figures.log sh -c "build/bin/05_reduction_comparison_no_rdc --csv >'$DATA/comparison_no_rdc.csv' 2>'$DATA/comparison_no_rdc_log.txt'"
-  step figures.log python3 dynamic_parallelism/plot_comparison.py "$DATA/comparison.csv" \
-    --no-rdc "$DATA/comparison_no_rdc.csv" --png "$OUT/dynamic_parallelism/comparison.png" \
-    --env "$DATA/env.txt"
-  record correct_forms.txt build/bin/03_nested_reduce_nosync
-  record correct_forms.txt build/bin/03_nested_reduce_nosync --tail
-  record correct_forms.txt build/bin/04_nested_reduce2
-  record mandelbrot_default.txt build/bin/06_mandelbrot_mariani_silver
-  step figures.log sh -c "build/bin/06_mandelbrot_mariani_silver --sweep --csv >'$DATA/mandelbrot.csv' 2>'$DATA/mandelbrot_log.txt'"
-  step figures.log python3 dynamic_parallelism/plot_mandelbrot.py "$DATA/mandelbrot.csv" \
-    --png "$OUT/dynamic_parallelism/mandelbrot.png" --env "$DATA/env.txt"
-  record continuation.txt build/bin/07_continuation
-  for i in 1 2 3; do
-    observe continuation.txt build/bin/07_continuation --default-stream --reps 1
-  done
-  observe continuation.txt build/bin/07_continuation --default-stream --stall-ns 200000 --n 65536 \
-    --segments 300 --reps 1
-  for i in 1 2 3; do
-    observe continuation.txt build/bin/07_continuation --no-join --reps 1
-  done
-  observe continuation.txt build/bin/07_continuation --no-join --stall-ns 200000 --n 65536 \
-    --segments 300 --reps 1
-  # One run per pending-launch limit: a limit is set before a program's first launch.
-  record runtime_limits.txt build/bin/device_runtime_limits
-  for limit in 16384 32768; do
-    record runtime_limits.txt build/bin/device_runtime_limits --pending-limit $limit
-  done
-  for limit in 16 2048 4096 8192 16384 32768; do
-    observe pending_limit.txt build/bin/02_nested_reduce --pending-limit $limit
-  done
-  for i in 1 2 3; do
-    observe printed_forms.txt build/bin/03_nested_reduce_nosync --faithful
-    observe printed_forms.txt build/bin/04_nested_reduce2 --faithful
-  done
-  observe printed_forms.txt build/bin/03_nested_reduce_nosync --faithful --stall-ns 200000 --n 65536 --reps 1
-  observe printed_forms.txt build/bin/04_nested_reduce2 --faithful --stall-ns 200000 --n 65536 --reps 1
-  # 04's tail launch against its printed launch, alternating, at equal pending-launch limits.
-  for limit in 2048 16384; do
-    for i in 1 2 3; do
-      observe tail_vs_printed.txt build/bin/04_nested_reduce2 --pending-limit $limit --reps 50
-      observe tail_vs_printed.txt build/bin/04_nested_reduce2 --faithful --pending-limit $limit --reps 50
+  {
+    if commit=$(git rev-parse HEAD 2>/dev/null); then
+      git diff --quiet HEAD -- dynamic_parallelism common || commit+=" (the tree changes it)"
+    else
+      commit="unknown (not a git checkout)"
+    fi
+    echo "commit: $commit"
+    for f in dynamic_parallelism/*.cu dynamic_parallelism/*.cuh dynamic_parallelism/*.h \
+      common/common.h common/common.cuh; do
+      echo "source $(sha256sum "$f" | cut -c1-16) $f"
     done
-  done
-  observe sanitizer.txt compute-sanitizer --version
-  for tool in racecheck synccheck initcheck; do
-    observe sanitizer.txt compute-sanitizer --tool $tool --error-exitcode 1 build/bin/02_nested_reduce --n 5001 --reps 1
-  done
-  observe sanitizer.txt compute-sanitizer --tool synccheck --error-exitcode 1 build/bin/02_nested_reduce --faithful \
-    --n 5001 --reps 1
-  record sanitizer.txt compute-sanitizer --tool synccheck --error-exitcode 1 \
-    build/bin/stop_condition_check --printed --n 1000
+  } >>"$DATA/env.txt"
+  dp_parts=" ${DP_PARTS:-reduce mandelbrot continuation limits tools} "
+  dp_part() { case "$dp_parts" in *" $1 "*) return 0 ;; esac; return 1; }
+  # csv_run <file.csv> <command>...: one run's CSV rows appended to $DATA/<file.csv> (the header
+  # once), what it printed besides to $DATA/<file>_log.txt after its command line, then its exit
+  # status; a failure fails the check.
+  csv_run() {
+    local csv=$DATA/$1 log=$DATA/${1%.csv}_log.txt rows
+    shift
+    rows=$(mktemp)
+    echo "\$ $*" >>"$log"
+    "$@" >"$rows" 2>>"$log"
+    local code=$?
+    echo "[exit $code]" >>"$log"
+    if [ -s "$csv" ]; then tail -n +2 "$rows" >>"$csv"; else cat "$rows" >"$csv"; fi
+    rm -f "$rows"
+    if [ $code != 0 ]; then
+      echo "FAILED: $* (see $log)"
+      status=1
+    fi
+  }
+  if dp_part reduce; then
+    rm -f "$DATA/hello_world.txt" "$DATA/comparison.txt" "$DATA/correct_forms.txt" \
+      "$DATA/pending_limit.txt" "$DATA/printed_forms.txt" "$DATA/tail_vs_printed.txt" \
+      "$DATA/launch_baseline.txt"
+    for i in 1 2 3; do
+      record hello_world.txt build/bin/01_nested_hello_world --blocks 1
+    done
+    record hello_world.txt build/bin/01_nested_hello_world --blocks 2
+    step figures.log sh -c "build/bin/05_reduction_comparison --csv >'$DATA/comparison.csv' 2>'$DATA/comparison_log.txt'"
+    record comparison.txt build/bin/05_reduction_comparison
+    step figures.log sh -c "build/bin/05_reduction_comparison_no_rdc --csv >'$DATA/comparison_no_rdc.csv' 2>'$DATA/comparison_no_rdc_log.txt'"
+    step figures.log python3 dynamic_parallelism/plot_comparison.py "$DATA/comparison.csv" \
+      --no-rdc "$DATA/comparison_no_rdc.csv" --png "$OUT/dynamic_parallelism/comparison.png" \
+      --env "$DATA/env.txt"
+    for i in 1 2 3; do
+      record correct_forms.txt build/bin/03_nested_reduce_nosync
+      record correct_forms.txt build/bin/03_nested_reduce_nosync --tail
+      record correct_forms.txt build/bin/04_nested_reduce2
+    done
+    # One run per pending-launch limit (a limit is set before a program's first launch); the
+    # limits that pass three times, alternating, for the spread between runs.
+    for limit in 16 2048; do
+      observe pending_limit.txt build/bin/02_nested_reduce --pending-limit $limit
+    done
+    for i in 1 2 3; do
+      for limit in 4096 8192 16384 32768; do
+        observe pending_limit.txt build/bin/02_nested_reduce --pending-limit $limit
+      done
+    done
+    for i in 1 2 3; do
+      observe printed_forms.txt build/bin/03_nested_reduce_nosync --faithful
+      observe printed_forms.txt build/bin/04_nested_reduce2 --faithful
+    done
+    observe printed_forms.txt build/bin/03_nested_reduce_nosync --faithful --stall-ns 200000 --n 65536 --reps 1
+    observe printed_forms.txt build/bin/04_nested_reduce2 --faithful --stall-ns 200000 --n 65536 --reps 1
+    # 04's tail launch against its printed launch, alternating, at equal pending-launch limits.
+    for limit in 2048 16384; do
+      for i in 1 2 3; do
+        observe tail_vs_printed.txt build/bin/04_nested_reduce2 --pending-limit $limit --reps 50
+        observe tail_vs_printed.txt build/bin/04_nested_reduce2 --faithful --pending-limit $limit --reps 50
+      done
+    done
+    # What a launch costs from the host: 04's levels, alternating.
+    for i in 1 2 3; do
+      for from in device stream graph; do
+        record launch_baseline.txt build/bin/04_nested_reduce2 --launch-from $from --reps 50
+      done
+    done
+  fi
+  if dp_part mandelbrot; then
+    rm -f "$DATA"/mandelbrot*.csv "$DATA"/mandelbrot*_log.txt "$DATA/mandelbrot_default.txt"
+    for i in 1 2 3; do
+      record mandelbrot_default.txt build/bin/06_mandelbrot_mariani_silver
+    done
+    # Each size in its own process at its own limit, and at the limit of the largest (the one
+    # --sweep sets for every size), alternating: the pool's size apart from the rest.
+    largest=69888 # the launch bound of 16384 x 16384 (mariani_silver_test checks it)
+    for n in 256 512 1024 2048 4096 8192 16384; do
+      for i in 1 2 3; do
+        csv_run mandelbrot.csv build/bin/06_mandelbrot_mariani_silver --n $n --csv
+        csv_run mandelbrot_pool.csv build/bin/06_mandelbrot_mariani_silver --n $n \
+          --pending-limit "$largest" --csv
+      done
+    done
+    step figures.log python3 dynamic_parallelism/plot_mandelbrot.py "$DATA/mandelbrot.csv" \
+      --png "$OUT/dynamic_parallelism/mandelbrot.png" --env "$DATA/env.txt"
+    # A deeper tree: at min size 1, 4096 x 4096 cuts down to 4-pixel rectangles within the default
+    # 4 levels, and to single pixels with 5.
+    for i in 1 2 3; do
+      for depth in 4 5; do
+        csv_run mandelbrot_depth.csv build/bin/06_mandelbrot_mariani_silver --n 4096 \
+          --min-size 1 --max-depth $depth --csv
+      done
+    done
+  fi
+  if dp_part continuation; then
+    rm -f "$DATA/continuation.txt"
+    for i in 1 2 3; do
+      record continuation.txt build/bin/07_continuation
+      record continuation.txt build/bin/07_continuation --per-block
+    done
+    for port in --default-stream --no-join "--per-block --default-stream"; do
+      for i in 1 2 3; do
+        observe continuation.txt build/bin/07_continuation $port --reps 1
+      done
+      observe continuation.txt build/bin/07_continuation $port --stall-ns 200000 --n 65536 \
+        --segments 300 --reps 1
+    done
+  fi
+  if dp_part limits; then
+    rm -f "$DATA/runtime_limits.txt" "$DATA/pool_memory.txt" "$DATA/chain_times.txt" \
+      "$DATA/relocatable_overhead.txt"
+    # One run per pending-launch limit, modules loaded lazily (the default) and eagerly.
+    for loading in "" "env CUDA_MODULE_LOADING=EAGER"; do
+      for limit in 2048 16384 32768; do
+        record runtime_limits.txt $loading build/bin/device_runtime_limits --pending-limit $limit
+      done
+    done
+    # The free memory taken before the first device-side launch: all but less than the first
+    # launch took in runtime_limits.txt, and all but more (the control).
+    observe pool_memory.txt build/bin/device_runtime_limits --leave-free-mib 32
+    observe pool_memory.txt build/bin/device_runtime_limits --pending-limit 32768 --leave-free-mib 128
+    observe pool_memory.txt build/bin/device_runtime_limits --pending-limit 32768 --leave-free-mib 2048
+    record chain_times.txt build/bin/device_runtime_limits --chain-times
+    for i in 1 2 3; do
+      record relocatable_overhead.txt build/bin/relocatable_overhead_no_rdc
+      record relocatable_overhead.txt build/bin/relocatable_overhead
+      record relocatable_overhead.txt build/bin/relocatable_overhead --in-flight
+    done
+  fi
+  if dp_part tools; then
+    rm -f "$DATA/sanitizer.txt"
+    observe sanitizer.txt compute-sanitizer --version
+    for tool in racecheck synccheck initcheck; do
+      observe sanitizer.txt compute-sanitizer --tool $tool --error-exitcode 1 build/bin/02_nested_reduce --n 5001 --reps 1
+    done
+    observe sanitizer.txt compute-sanitizer --tool synccheck --error-exitcode 1 build/bin/02_nested_reduce --faithful \
+      --n 5001 --reps 1
+    record sanitizer.txt compute-sanitizer --tool synccheck --error-exitcode 1 \
+      build/bin/stop_condition_check --printed --n 1000
+  fi
 fi
 
 if want atomics; then
