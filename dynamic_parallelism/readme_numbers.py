@@ -18,21 +18,34 @@ GPU's numbers, labelled with its name; RESULTS.md gives both GPUs' records, each
 second GPU's provenance line goes between the provenance-second markers, and the programs' costs
 come from the second GPU's timing of every default run (../timings/default_runs_h100.csv).
 The files (scripts/gpu_check.sh writes them on a GPU machine):
-  env.txt               the GPU, driver and toolkit of the run
-  hello_world.txt       01 with 1 and 2 parent blocks
-  pending_limit.txt     02 at pending-launch limits from 16 to 32768
+  env.txt               the GPU, driver and toolkit of the run (and, from the runs that record
+                        them, the commit and a hash of every source file)
+  hello_world.txt       01 with 1 parent block (three times) and 2
+  pending_limit.txt     02 at pending-launch limits from 16 to 32768 (those that pass, 3 times)
   printed_forms.txt     03 and 04 as printed, and stalled
   correct_forms.txt     03 (barrier), 03 --tail and 04, the correct forms, at their defaults
   comparison.csv, comparison_log.txt, comparison.txt
                         05 --csv, its log, and 05's printed table from a second run
   comparison_no_rdc.csv 05_reduction_comparison_no_rdc --csv
   comparison.png, mandelbrot.png (data/h100/ only: the main GPU's are beside this script)
-                        the plots of 05's table and of 06's sweep
-  mandelbrot_default.txt, mandelbrot.csv, mandelbrot_log.txt
-                        06's default run; 06 --sweep --csv and what it printed besides
-  continuation.txt      07's default run, then its two racing ports
+                        the plots of 05's table and of 06's sizes
+  mandelbrot_default.txt 06's default run
+  mandelbrot.csv, mandelbrot_log.txt
+                        06 at each size in its own process at its own pending-launch limit
+                        (three times each), and what each run printed besides; an older run
+                        holds 06 --sweep instead, every size in one process at one limit
+  mandelbrot_pool.csv, mandelbrot_pool_log.txt
+                        the same at the limit of the largest size
+  mandelbrot_depth.csv, mandelbrot_depth_log.txt
+                        a deeper tree at two depth limits
+  continuation.txt      07's default run and its per-block form, then the racing ports
   tail_vs_printed.txt   04's tail launch and printed launch, alternating, at two limits
-  runtime_limits.txt    device_runtime_limits at three pending-launch limits
+  launch_baseline.txt   04's levels from the device, from the host in one stream, as a CUDA graph
+  runtime_limits.txt    device_runtime_limits at three pending-launch limits (and eagerly loaded)
+  pool_memory.txt       device_runtime_limits --leave-free-mib: the free memory taken first
+  chain_times.txt       device_runtime_limits --chain-times
+  relocatable_overhead.txt
+                        06's flat kernel without and with -rdc, and with launches in flight
   sanitizer.txt         the compute-sanitizer tools on 02 and on stop_condition_check
 """
 import argparse
