@@ -39,8 +39,9 @@ BARS = ["10_06 per slice", "10_09 per slice", "10_11 per slice",
         "10_13_segmented_sum", "10_15 COARSE_FACTOR=8", "10_91_warp_shuffle_sum",
         "10_92_vectorized_sum", "10_94_deterministic_sum", "10_93_cub_sum"]
 
-# 10_99 named the single-block figures' rows "per segment" until they became "per slice" (the book's
-# segment is also its 128-byte unit of memory); a CSV written before then is read with the new names.
+# 10_99 named the single-block figures' rows "per segment" until they became "per slice" (the
+# book's segment is also its 128-byte unit of memory); a CSV written before then is read with the
+# new names.
 OLD_NAMES = {f"10_{fig} per segment": f"10_{fig} per slice" for fig in ("06", "09", "11")}
 
 
