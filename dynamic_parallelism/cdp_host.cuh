@@ -73,8 +73,7 @@ inline bool check_launches(const char* what, const LaunchLog& log, std::int64_t 
         std::fprintf(stderr,
                      "FAIL %s: %u device-side launches failed, %llu succeeded and %lld were never "
                      "attempted (the grids of failed launches never ran to make them), one failure "
-                     "with %s: %s [cudaLimitDevRuntimePendingLaunchCount is %zu; the nesting depth "
-                     "limit is 24]\n",
+                     "with %s: %s [cudaLimitDevRuntimePendingLaunchCount is %zu]\n",
                      what, log.failures, log.launches,
                      std::max(0LL, static_cast<long long>(expected) - attempted),
                      cudaGetErrorName(err), cudaGetErrorString(err), pending);

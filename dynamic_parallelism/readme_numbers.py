@@ -10,7 +10,15 @@ Each block stands between <!-- <name>:begin --> and <!-- <name>:end --> in its d
 of a number, and so does a block of 05's table when that run is not one of today's 05: its log
 (comparison_log.txt) must say that one pending-launch limit was set for every row, and every GPU
 row of its CSV must give that limit (a warning on stderr says which file is stale).
+
+Two GPUs. data/ is the main GPU's run (the one every README of the repository quotes); data/h100/
+is a second GPU's, with the same file names and its own env.txt. Where the main GPU's file is
+missing or stale, a README block marks the main GPU's place as still to come and gives the second
+GPU's numbers, labelled with its name; RESULTS.md gives both GPUs' records, each labelled. The
+second GPU's provenance line goes between the provenance-second markers, and the programs' costs
+come from the second GPU's timing of every default run (../timings/default_runs_h100.csv).
 The files (scripts/gpu_check.sh writes them on a GPU machine):
+  env.txt               the GPU, driver and toolkit of the run
   hello_world.txt       01 with 1 and 2 parent blocks
   pending_limit.txt     02 at pending-launch limits from 16 to 32768
   printed_forms.txt     03 and 04 as printed, and stalled
@@ -18,6 +26,8 @@ The files (scripts/gpu_check.sh writes them on a GPU machine):
   comparison.csv, comparison_log.txt, comparison.txt
                         05 --csv, its log, and 05's printed table from a second run
   comparison_no_rdc.csv 05_reduction_comparison_no_rdc --csv
+  comparison.png, mandelbrot.png (data/h100/ only: the main GPU's are beside this script)
+                        the plots of 05's table and of 06's sweep
   mandelbrot_default.txt, mandelbrot.csv, mandelbrot_log.txt
                         06's default run; 06 --sweep --csv and what it printed besides
   continuation.txt      07's default run, then its two racing ports
@@ -26,7 +36,9 @@ The files (scripts/gpu_check.sh writes them on a GPU machine):
   sanitizer.txt         the compute-sanitizer tools on 02 and on stop_condition_check
 """
 import argparse
+import contextlib
 import os
+import pathlib
 import re
 import statistics
 import sys
@@ -36,16 +48,88 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, os.pardir, "scripts"))
 sys.path.insert(0, HERE)
 import report  # noqa: E402  (scripts/report.py)
+import cost_tables  # noqa: E402  (scripts/cost_tables.py: every chapter's costs block)
 import plot_comparison  # noqa: E402
 import plot_mandelbrot  # noqa: E402
 
 DATA = os.path.join(HERE, "data")  # --data replaces it (the tests' own files)
+SECOND = "h100"  # the second GPU's folder, inside DATA
+SHOWN = "data/"  # how the blocks name the folder being read
+READING_SECOND = False  # True while the second GPU's folder is read
+TIMINGS = os.path.join(HERE, os.pardir, "timings", "default_runs_h100")  # .csv and .md
 RESULT = re.compile(r"^(?P<name>\S.*?)\s+n=(?P<n>\d+)\s+(?P<ms>[0-9.]+) ms")
 ONE_LIMIT = re.compile(r"pending-launch limit (\d+) for every row")
 
 
+class Missing(str):
+    """The text that stands in a block for a measurement not committed (or not current)."""
+
+
+class Done(str):
+    """A block's text already at 100 columns, part by part: wrap() leaves it as it is."""
+
+
 def missing(program, name):
-    return f"*No run of `{program}` is committed yet (its output goes to `data/{name}`).*\n"
+    if READING_SECOND:
+        return Missing(f"*Not in this run: it ended before `{SHOWN}{name}` was written.*\n")
+    return Missing(f"*No run of `{program}` is committed yet (its output goes to "
+                   f"`{SHOWN}{name}`).*\n")
+
+
+@contextlib.contextmanager
+def second_gpu():
+    """Every data() inside reads the second GPU's folder."""
+    global DATA, SHOWN, READING_SECOND
+    saved = DATA, SHOWN, READING_SECOND
+    DATA, SHOWN, READING_SECOND = os.path.join(DATA, SECOND), SHOWN + SECOND + "/", True
+    try:
+        yield
+    finally:
+        DATA, SHOWN, READING_SECOND = saved
+
+
+def gpu():
+    """The short name of the GPU whose folder is read ('H200' of 'NVIDIA H200'), from its
+    env.txt."""
+    path = data("env.txt")
+    found = re.search(r"^NVIDIA ([^\s,]+)", open(path).read(), re.M) if path else None
+    if found:
+        return found.group(1)
+    return "second GPU" if READING_SECOND else "main GPU"
+
+
+def label(text):
+    """The name of the GPU whose folder is read, in bold, before text."""
+    return f"**{gpu()}**{text}"
+
+
+def either(make):
+    """make() on the main GPU's data; where that is missing or stale, the main GPU's place marked
+    and make() on the second GPU's data below it, labelled."""
+    first = make()
+    if not isinstance(first, Missing):
+        return first
+    main = label(": ") + first.strip()
+    with second_gpu():
+        other = make()
+        if isinstance(other, Missing):
+            return first
+        title = label(", the second GPU ([its run](#results)):")
+    return Done(wrap(main) + "\n" + wrap(title) + "\n" + wrap(other))
+
+
+def both(make):
+    """make() on each GPU's data, each labelled (RESULTS.md keeps both records)."""
+    def labelled(text):
+        if isinstance(text, Missing):
+            return wrap(label(": ") + text.strip())
+        return wrap(label(":")) + "\n" + wrap(text)
+
+    parts = [labelled(make())]
+    with second_gpu():
+        if data("env.txt"):
+            parts.append(labelled(make()))
+    return Done("\n".join(parts))
 
 
 def runs(path):
@@ -172,12 +256,13 @@ def comparison():
     log = data("comparison_log.txt")
     said = ONE_LIMIT.search(open(log).read()) if log else None
     if not said:
-        raise Stale("data/comparison_log.txt does not say one pending-launch limit for every row")
+        raise Stale(f"{SHOWN}comparison_log.txt does not say one pending-launch limit for every "
+                    f"row")
     limit = said.group(1)
     rows = {r["variant"]: r for r in plot_comparison.load(path)}
     for r in rows.values():
         if r.get("pending_limit") and r["pending_limit"] != limit:
-            raise Stale(f"data/comparison.csv: '{r['variant']}' ran at the pending-launch limit "
+            raise Stale(f"{SHOWN}comparison.csv: '{r['variant']}' ran at the pending-launch limit "
                         f"{r['pending_limit']}, its log says {limit} for every row")
     no_rdc = data("comparison_no_rdc.csv")
     if no_rdc:
@@ -193,9 +278,9 @@ def stale_05(why):
         print(f"readme_numbers.py: {why}: 05's numbers are left out until 05 is rerun",
               file=sys.stderr)
         WARNED.add(why)
-    return ("*The committed run of `05_reduction_comparison` is older than its one pending-launch "
-            "limit (its log does not say one limit for every row): its numbers wait for a rerun "
-            "(`data/comparison.csv`).*\n")
+    return Missing("*The committed run of `05_reduction_comparison` is older than its one "
+                   "pending-launch limit (its log does not say one limit for every row): its "
+                   f"numbers wait for a rerun (`{SHOWN}comparison.csv`).*\n")
 
 
 def from_05(make):
@@ -267,71 +352,101 @@ def prints_04_correct():
     return correct_forms("04_nested_reduce2")
 
 
-def tail_launch_2048():
+def tail_launch_2048(fallback=False):
     """04's tail launch at its own limit, 2048: (the middle of its runs' medians, the runs, the
-    launches)."""
+    launches, the file), from tail_vs_printed.txt; with `fallback`, where that file is missing, from
+    the default run in correct_forms.txt (one run, at the same limit)."""
     path = data("tail_vs_printed.txt")
-    if not path:
-        return None
     found = [(results(l)["04_nested_reduce2"], launches_in(l)) for c, l, s in runs(path)
-             if "--pending-limit 2048" in c and "--faithful" not in c and s == 0]
+             if "--pending-limit 2048" in c and "--faithful" not in c and s == 0] if path else []
+    name = "tail_vs_printed.txt"
+    if not found and fallback and data("correct_forms.txt"):
+        found = [(results(l)["04_nested_reduce2"], launches_in(l))
+                 for c, l, s in runs(data("correct_forms.txt"))
+                 if c == "build/bin/04_nested_reduce2" and s == 0
+                 and any("pending-launch limit 2048" in x for x in l)]
+        name = "correct_forms.txt"
     if not found:
         return None
-    return statistics.median(ms for ms, _ in found), len(found), found[0][1]
+    return statistics.median(ms for ms, _ in found), len(found), found[0][1], name
 
 
 def number_04():
     found = tail_launch_2048()
     if not found:
         return missing("04_nested_reduce2 --pending-limit 2048", "tail_vs_printed.txt")
-    ms, count, launches = found
+    ms, count, launches, name = found
     return (f"**One number:** {ms:.4f} ms for the whole reduction, {launches + 1} grids: the "
             f"host's and {launches} launched from the device, each level tail-launched by the one "
             f"before, at the pending-launch limit 2048 it needs (the middle of {count} runs in "
-            f"[`data/tail_vs_printed.txt`](data/tail_vs_printed.txt)).\n")
+            f"[`{SHOWN}{name}`]({SHOWN}{name})).\n")
 
 
-def per_launch():
-    """What a launch costs where each waits for the one before, and where they overlap."""
-    rows, dependent = [], []
+def launch_rows():
+    """The per-launch table's rows from the folder being read: {run: (launches, how, ms)}, in the
+    table's order."""
+    rows = {}
     one = hello_one_block()
     if one:
         ms, _, launches = one
-        rows.append(("`01_nested_hello_world --blocks 1`", launches,
-                     "one chain: each grid launches the next", ms))
-        dependent.append(ms / launches)
-    four = tail_launch_2048()
+        rows["`01_nested_hello_world --blocks 1`"] = (
+            launches, "one chain: each grid launches the next", ms)
+    four = tail_launch_2048(fallback=READING_SECOND)
     if four:
-        ms, _, launches = four
-        rows.append(("`04_nested_reduce2` (limit 2048)", launches,
-                     "one chain: each level tail-launches the next", ms))
-        dependent.append(ms / launches)
+        ms, _, launches, _ = four
+        rows["`04_nested_reduce2` (limit 2048)"] = (
+            launches, "one chain: each level tail-launches the next", ms)
     try:
         found = comparison()
     except Stale:
         found = None
     if found:
         tail = found[0]["gpu nestedNosync (tail launch)"]
-        ms = float(tail["ms"])
-        rows.append((f"`03_nested_reduce_nosync --tail` (05's run, limit {found[1]})",
-                     int(tail["device_launches"]),
-                     "one after another: a grid's tail launches run in launch order", ms))
-        dependent.append(ms / int(tail["device_launches"]))
+        rows[f"`03_nested_reduce_nosync --tail` (05's run, limit {found[1]})"] = (
+            int(tail["device_launches"]),
+            "one after another: a grid's tail launches run in launch order", float(tail["ms"]))
     run = nested_16384()
     if run:
-        ms = results(run[1])["02_nested_reduce"]
-        rows.append(("`02_nested_reduce` (limit 16384)", launches_in(run[1]),
-                     "2048 chains of 8, side by side", ms))
-    if not rows:
+        rows["`02_nested_reduce` (limit 16384)"] = (
+            launches_in(run[1]), "2048 chains of 8, side by side",
+            results(run[1])["02_nested_reduce"])
+    return rows
+
+
+def per_launch():
+    """What a launch costs where each waits for the one before, and where they overlap: the main
+    GPU's runs, and the second GPU's beside them where the main GPU lacks one of its rows."""
+    main, main_name = launch_rows(), gpu()
+    with second_gpu():
+        other, other_name = launch_rows(), gpu()
+    if not main and not other:
         return missing("01_nested_hello_world", "hello_world.txt")
-    lines = ["| run | device-side launches | how they wait for one another | ms | per launch |",
-             "|---|---|---|---|---|"]
-    lines += [f"| {name} | {launches} | {how} | {ms:.4f} | {us(ms, launches)} |"
-              for name, launches, how, ms in rows]
+    tail_missing = not any(r.startswith("`03") for r in main)
+    if not (set(other) - set(main)):
+        lines = ["| run | device-side launches | how they wait for one another | ms | per launch |",
+                 "|---|---|---|---|---|"]
+        lines += [f"| {run} | {launches} | {how} | {ms:.4f} | {us(ms, launches)} |"
+                  for run, (launches, how, ms) in main.items()]
+        text = "\n".join(lines) + "\n"
+        if tail_missing:
+            text += "\n*03's tail form waits for a current run of 05 (`data/comparison.csv`).*\n"
+        return text
+    order = list(dict.fromkeys(list(other) + list(main)))
+    order.sort(key=lambda r: "01 04 03 02".split().index(r[1:3]))
+    lines = ["| run | GPU | device-side launches | how they wait for one another | ms | per launch "
+             "|", "|---|---|---|---|---|---|"]
+    for run in order:
+        for name, rows in ((main_name, main), (other_name, other)):
+            if run in rows:
+                launches, how, ms = rows[run]
+                lines.append(f"| {run} | {name} | {launches} | {how} | {ms:.4f} | "
+                             f"{us(ms, launches)} |")
     text = "\n".join(lines) + "\n"
-    if not found:
-        text += "\n*03's tail form waits for a current run of 05 (`data/comparison.csv`).*\n"
-    return text
+    if tail_missing:
+        text += "\n" + wrap(f"*The {main_name}'s 03 tail form waits for a current run of 05 "
+                            f"(`data/comparison.csv`); the {other_name}'s rows are from "
+                            f"[`data/{SECOND}/`](data/{SECOND}/).*")
+    return Done(text)
 
 
 # --- 05 ----------------------------------------------------------------------------------------
@@ -342,8 +457,20 @@ def prints_05():
         return missing("05_reduction_comparison", "comparison.txt")
     command, lines, status = runs(path)[0]
     if status != 0 or not any(ONE_LIMIT.search(l) for l in lines):
-        return stale_05("data/comparison.txt is not a passing run of today's 05")
+        return stale_05(f"{SHOWN}comparison.txt is not a passing run of today's 05")
     return fence(command, lines)
+
+
+def printed_table_ms(variant):
+    """The ms of `variant` in 05's printed table (comparison.txt, a second run of the same build),
+    or None."""
+    path = data("comparison.txt")
+    for _, lines, status in runs(path) if path else []:
+        for line in lines:
+            found = re.match(re.escape(variant) + r"\s+([0-9.]+)\s", line)
+            if found and status == 0:
+                return float(found.group(1))
+    return None
 
 
 def number_05():
@@ -354,11 +481,24 @@ def number_05():
             return ("**One number:** not measured yet. "
                     + missing("05_reduction_comparison_no_rdc", "comparison_no_rdc.csv"))
         r_ms, p_ms = float(relocatable["ms"]), float(plain["ms"])
-        return (f"**One number:** {r_ms / p_ms:.2f}: `reduceNeighbored`'s time built with "
+        text = (f"**One number:** {r_ms / p_ms:.2f}: `reduceNeighbored`'s time built with "
                 f"relocatable device code and the device runtime (pending-launch limit {limit}) "
                 f"over its time built without ({r_ms:.4f} ms and {p_ms:.4f} ms): the price a "
                 f"kernel that launches nothing pays for sharing its program with dynamic "
-                f"parallelism.\n")
+                f"parallelism.")
+        cub, cub_plain = rows.get("cub DeviceReduce::Sum"), rows.get(
+            "cub DeviceReduce::Sum, no -rdc")
+        if cub and cub_plain:
+            text += (f" CUB's sum: {float(cub['ms']) / float(cub_plain['ms']):.2f} "
+                     f"({float(cub['ms']):.4f} ms and {float(cub_plain['ms']):.4f} ms).")
+        again = printed_table_ms("gpu Neighbored")
+        if again:
+            spread = abs(r_ms - again) / r_ms
+            size = "no larger than" if abs(r_ms - p_ms) / p_ms <= spread else "larger than"
+            text += (f" Two runs of the relocatable build itself gave {r_ms:.4f} ms and "
+                     f"{again:.4f} ms (the CSV's run and the printed table's, "
+                     f"`{SHOWN}comparison.txt`): the difference is {size} that.")
+        return text + "\n"
     return from_05(make)
 
 
@@ -371,16 +511,26 @@ def results_table():
     return from_05(make)
 
 
-def comparison_figure():
-    """The plot of 05's table, where it and a current run of 05 are committed (else nothing: the
-    table's block says why)."""
+def current_05():
     try:
-        current = comparison() is not None
+        return comparison() is not None
     except Stale:
-        current = False
-    if not current or not os.path.exists(os.path.join(HERE, "comparison.png")):
-        return ""
-    return "![The document's table on this GPU, beside the K40c's times](comparison.png)\n"
+        return False
+
+
+def comparison_figure():
+    """The plot of 05's table, where it and a current run of 05 are committed: the main GPU's,
+    beside this script, or else the second GPU's, in its folder (else nothing: the table's block
+    says why)."""
+    if current_05():
+        if not os.path.exists(os.path.join(HERE, "comparison.png")):
+            return ""
+        return "![The document's table on this GPU, beside the K40c's times](comparison.png)\n"
+    with second_gpu():
+        if current_05() and data("comparison.png"):
+            return (f"![The document's table on the {gpu()}, beside the K40c's times]"
+                    f"({SHOWN}comparison.png)\n")
+    return ""
 
 
 # --- 06 ----------------------------------------------------------------------------------------
@@ -398,32 +548,114 @@ def mandelbrot_rows():
     return plot_mandelbrot.load(path) if path else None
 
 
+def side(row):
+    return f"{row['n']} × {row['n']}"
+
+
+def ms_of(row):
+    """(flat, host-driven, dynamic parallelism) ms of a sweep's row."""
+    return (float(row["flat_ms"]), float(row["host_driven_ms"]),
+            float(row["mariani_silver_ms"]))
+
+
+def sizes(rows, every):
+    """The images of `rows` (a sweep, smallest first) named: 'from A up' where they are the
+    sweep's last ones and more than two, else each."""
+    names = [side(r) for r in rows]
+    if len(rows) > 2 and rows[-1] is every[-1] and every[-len(rows):] == rows:
+        return f"from {names[0]} up"
+    return "at " + (" and ".join(names) if len(names) < 3 else
+                    ", ".join(names[:-1]) + " and " + names[-1])
+
+
+def span(values):
+    low, high = min(values), max(values)
+    return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f} to {high:.2f}"
+
+
 def number_06():
     rows = mandelbrot_rows()
     if not rows:
         return missing("06_mandelbrot_mariani_silver --sweep --csv", "mandelbrot.csv")
-
-    def ratio(r):
-        return float(r["mariani_silver_ms"]) / float(r["host_driven_ms"])
-
-    sides = [r["n"] for r in rows]
-    wins = [r["n"] for r in rows if ratio(r) < 1]
-    verdict = ("it is the faster form at none of these sizes" if not wins else
-               f"it is the faster form from {wins[0]} × {wins[0]} up"
-               if all(ratio(r) < 1 for r in rows[sides.index(wins[0]):])
-               else "it is the faster form at some sizes only (the table)")
     large = rows[-1]
-    return (f"**One number:** {ratio(large):.2f}: at {large['n']} × {large['n']}, the time of "
-            f"Mariani–Silver with dynamic parallelism over the same algorithm driven from the "
-            f"host; {verdict}.\n")
+    _, host, dp = ms_of(large)
+    return (f"**One number:** {dp / host:.2f}: at {side(large)}, the time of Mariani–Silver with "
+            f"dynamic parallelism over the same algorithm driven from the host.\n")
+
+
+def mandelbrot_verdict():
+    """The section's hypothesis answered from the sweep (and the default run, at its own
+    pending-launch limit)."""
+    rows = mandelbrot_rows()
+    if not rows:
+        return missing("06_mandelbrot_mariani_silver --sweep --csv", "mandelbrot.csv")
+    text = []
+    beat = [r for r in rows if max(ms_of(r)[1:]) < ms_of(r)[0]]
+    lose = [r for r in rows if min(ms_of(r)[1:]) > ms_of(r)[0]]
+    large = rows[-1]
+    flat, host, dp = ms_of(large)
+    steps = int(large["mariani_silver_steps"]) / int(large["flat_steps"])
+    if beat:
+        text.append(f"Against the flat kernel, both Mariani–Silver forms were faster "
+                    f"{sizes(beat, rows)}; at {side(large)} they took {host / flat:.2f} "
+                    f"(host-driven) and {dp / flat:.2f} (dynamic parallelism) of its time, for "
+                    f"{steps:.2f} of its dwell steps.")
+    if lose:
+        text.append(f"The flat kernel was faster than either {sizes(lose, rows)}: the faster "
+                    f"Mariani–Silver form took "
+                    f"{span([min(ms_of(r)[1:]) / ms_of(r)[0] for r in lose])} times its time.")
+    launching = [r for r in rows if int(r["launches"]) > 0]
+    quiet = [r for r in rows if int(r["launches"]) == 0]
+    slower = [r for r in launching if ms_of(r)[2] > ms_of(r)[1]]
+    faster = [r for r in launching if ms_of(r)[2] < ms_of(r)[1]]
+    if launching:
+        counts = [int(r["launches"]) for r in launching]
+        where = (f"at every size where it launched from the device ({sizes(launching, rows)}, "
+                 f"{min(counts)} to {max(counts)} launches)")
+        if slower and not faster:
+            text.append(f"Between the two forms, dynamic parallelism was the slower {where}, "
+                        f"by {span([ms_of(r)[2] / ms_of(r)[1] for r in slower])} times.")
+        elif faster and not slower:
+            text.append(f"Between the two forms, dynamic parallelism was the faster {where}: "
+                        f"{span([ms_of(r)[2] / ms_of(r)[1] for r in faster])} of the "
+                        f"host-driven form's time.")
+        else:
+            text.append(f"Between the two forms, where dynamic parallelism launched from the "
+                        f"device it was faster {sizes(faster, rows)} and slower "
+                        f"{sizes(slower, rows)}.")
+    if quiet:
+        ratios = [ms_of(r)[2] / ms_of(r)[1] for r in quiet]
+        who = ("faster" if all(x < 1 for x in ratios) else
+               "slower" if all(x > 1 for x in ratios) else "as fast or not")
+        text.append(f"{sizes(quiet, rows).capitalize()} nothing is cut, so dynamic parallelism "
+                    f"launched nothing from the device, and it was {who} ({span(ratios)} of the "
+                    f"host-driven form's time): what differs there is not a launch but the "
+                    f"host-driven form's reset and read-back of its list's length.")
+    default, log = data("mandelbrot_default.txt"), data("mandelbrot_log.txt")
+    if default and log:
+        out = "\n".join(runs(default)[0][1])
+        n = re.search(r"image (\d+)x", out)
+        limit = re.search(r"pending-launch limit (\d+)", out)
+        ratio = re.search(r"dynamic parallelism / host-driven: ([0-9.]+)", out)
+        swept = re.search(r"pending-launch limit (\d+)", open(log).read())
+        row = next((r for r in rows if n and r["n"] == n.group(1)), None)
+        if n and limit and ratio and swept and row and limit.group(1) != swept.group(1):
+            text.append(f"The sweep runs every size at the pending-launch limit its largest image "
+                        f"needs ({swept.group(1)}); 06's default run, at {side(row)} with the "
+                        f"limit {limit.group(1)}, measured {ratio.group(1)} where the sweep "
+                        f"measured {ms_of(row)[2] / ms_of(row)[1]:.2f} (one run each; the "
+                        f"pool's size, which changed 02's time, is one difference between them).")
+    return " ".join(text) + "\n"
 
 
 def mandelbrot_table():
     rows = mandelbrot_rows()
     if not rows:
         return missing("06_mandelbrot_mariani_silver --sweep --csv", "mandelbrot.csv")
-    figure = ("\n![Time by image size: flat, host-driven and dynamic parallelism](mandelbrot.png)\n"
-              if os.path.exists(os.path.join(HERE, "mandelbrot.png")) else "")
+    png, shown = ((data("mandelbrot.png"), f"{SHOWN}mandelbrot.png") if READING_SECOND else
+                  (os.path.join(HERE, "mandelbrot.png"), "mandelbrot.png"))
+    figure = (f"\n![Time by image size: flat, host-driven and dynamic parallelism]({shown})\n"
+              if png and os.path.exists(png) else "")
     return plot_mandelbrot.table(rows) + figure
 
 
@@ -447,31 +679,136 @@ def number_07():
     if not run:
         return missing("07_continuation", "continuation.txt")
     times = results(run[1])
-    tail, cub = times["07_continuation tail launch"], times["07_continuation cub segmented reduce"]
-    return (f"**One number:** {tail / cub:.2f}: the tail-launched form's time over "
-            f"`cub::DeviceSegmentedReduce::Sum` followed by the same continuation, in the run "
-            f"above.\n")
+    cub = times["07_continuation cub segmented reduce"]
+    forms = (("device streams", "device-streams"), ("host-driven", "host-driven"))
+    others = [f"the {name} form: {times['07_continuation ' + form] / cub:.2f}"
+              for form, name in forms if "07_continuation " + form in times]
+    return (f"**One number:** {times['07_continuation tail launch'] / cub:.2f}: the "
+            f"tail-launched form's time over `cub::DeviceSegmentedReduce::Sum` followed by the "
+            f"same continuation, in the run above" + (f" ({'; '.join(others)})" if others else "")
+            + ".\n")
 
 
-# --- the costs ---------------------------------------------------------------------------------
+PORTS = {"--default-stream": "the continuation in the default stream",
+         "--no-join": "the device-streams form without its event wait"}
+
+
+def racing_summary():
+    """How often each racing port of 07 went wrong, unstalled and stalled."""
+    path = data("continuation.txt")
+    if not path:
+        return missing("07_continuation --default-stream / --no-join", "continuation.txt")
+    unstalled, stalled = [], []
+    for flag, what in PORTS.items():
+        found = [(c, s) for c, _, s in runs(path) if flag in c]
+        plain = [s for c, s in found if "--stall-ns" not in c]
+        late = [s for c, s in found if "--stall-ns" in c]
+        if plain:
+            unstalled.append(f"{what} went wrong in {sum(s != 0 for s in plain)} of its "
+                             f"{len(plain)} runs")
+        if late:
+            stalled.append(f"{what} {'failed' if all(s == 1 for s in late) else 'passed'}")
+    text = []
+    if unstalled:
+        text.append("Unstalled, " + ", and ".join(unstalled) + ".")
+    if stalled and all(x.endswith("failed") for x in stalled):
+        text.append("Stalled, each failed, as the tests `07_continuation/default_stream_stalled` "
+                    "and `07_continuation/no_join_stalled` require.")
+    elif stalled:
+        text.append("Stalled, " + "; ".join(stalled) + " (its stalled test passes only where the "
+                    "port fails).")
+    return " ".join(text) + "\n" if text else missing("07_continuation --default-stream",
+                                                       "continuation.txt")
+
+
+# --- 01's depth, and the costs ------------------------------------------------------------------
+
+def nesting():
+    """What the chain of device_runtime_limits did, in each of its runs."""
+    path = data("runtime_limits.txt")
+    if not path:
+        return missing("device_runtime_limits", "runtime_limits.txt")
+    said = [next((l for l in out if l.startswith("nesting: ")), None)
+            for _, out, _ in runs(path)]
+    limits = [row[0] for row in runtime_limits_rows()]
+    if not said or None in said:
+        return missing("device_runtime_limits", "runtime_limits.txt")
+    ran = [re.match(r"nesting: all (\d+) grids ran \(depths 0 to (\d+)\)", l) for l in said]
+    runs_named = (f"each of its {len(said)} runs (pending-launch limits "
+                  f"{', '.join(limits[:-1])} and {limits[-1]})" if len(limits) > 1 else "its run")
+    if all(ran) and len({m.groups() for m in ran}) == 1:
+        grids, deepest = ran[0].groups()
+        past = (", deeper than the 24 the toolkit's text names" if int(deepest) > 24 else "")
+        return (f"In {runs_named}, a chain of {grids} grids, depths 0 to {deepest}, ran with no "
+                f"launch refused{past}; no longer chain was tried.\n")
+    return (f"In {runs_named}: " + "; ".join(l.removeprefix("nesting: ") for l in said) + ".\n")
+
+
+def runtime_limits_rows():
+    """device_runtime_limits' runs: (limit, MiB held by setting it, MiB taken by the first
+    device-side launch, the run's lines), smallest limit first."""
+    path = data("runtime_limits.txt")
+    if not path:
+        return []
+    found = []
+    for _, out, status in runs(path):
+        text = "\n".join(out)
+        m = re.search(r"pending-launch limit (\d+): .*?\(([0-9.]+) MiB held\).*?\(([0-9.]+) MiB "
+                      r"more\)", text)
+        if status == 0 and m:
+            found.append((m.group(1), float(m.group(2)), float(m.group(3)), out))
+    return sorted(found, key=lambda row: int(row[0]))
+
+
+def pool_memory():
+    """What the pool held in device memory, by limit, in a sentence; None without a run."""
+    rows = runtime_limits_rows()
+    if not rows:
+        return None
+    limits = [r[0] for r in rows]
+    held = {f"{r[1]:.1f}" for r in rows}
+    taken = [f"{r[2]:.0f}" for r in rows]
+    named = ", ".join(limits[:-1]) + f" and {limits[-1]}" if len(limits) > 1 else limits[0]
+    text = (f"setting the limit held {'none' if held == {'0.0'} else 'some'} "
+            f"({' / '.join(sorted(held))} MiB at {named} slots), and the first device-side "
+            f"launch then took {', '.join(taken[:-1])} and {taken[-1]} MiB"
+            if len(rows) > 1 else f"the first device-side launch took {taken[0]} MiB")
+    if len(rows) > 1:
+        (low, _, low_mib, _), (high, _, high_mib, _) = rows[0], rows[-1]
+        slots, mib = int(high) - int(low), high_mib - low_mib
+        text += (f": {mib:.0f} MiB more for {slots} more slots, about "
+                 f"{1024 * mib / slots:.1f} KiB a slot, on top of what the first launch takes "
+                 f"whatever the pool")
+    return text
+
 
 def pool_costs():
     """The pending-launch pool: what its size cost 02 in time, and what it holds in memory."""
+    def times():
+        path = data("pending_limit.txt")
+        found = {c.split("--pending-limit ")[1].split()[0]: results(l)["02_nested_reduce"]
+                 for c, l, s in runs(path) if s == 0} if path else {}
+        return (found["4096"], found["16384"]) if "4096" in found and "16384" in found else None
+
     parts = []
-    path = data("pending_limit.txt")
-    if path:
-        times = {c.split("--pending-limit ")[1].split()[0]: results(l)["02_nested_reduce"]
-                 for c, l, s in runs(path) if s == 0}
-        if "4096" in times and "16384" in times:
-            parts.append(f"02's 16384 launches took {times['4096']:.2f} ms with a pool of 4096 "
-                         f"slots and {times['16384']:.2f} ms with 16384, the one size enough in "
-                         f"any order (RESULTS.md has five sizes).")
-    memory = runtime_limits_rows()
+    mine, name = times(), gpu()
+    with second_gpu():
+        other, other_name = times(), gpu()
+        other_memory = pool_memory()
+    if mine:
+        parts.append(f"02's 16384 launches took {mine[0]:.2f} ms with a pool of 4096 slots and "
+                     f"{mine[1]:.2f} ms with 16384, the one size enough in any order, on the "
+                     f"{name}" + (f", and {other[0]:.2f} ms and {other[1]:.2f} ms on the "
+                                  f"{other_name}" if other else "")
+                     + " (RESULTS.md has the other sizes).")
+    memory = pool_memory()
     if memory:
-        held = "; ".join(f"{limit} slots, {mib:.0f} MiB" for limit, mib, _ in memory)
-        parts.append(f"The device memory the device runtime held back, from before the limit was "
-                     f"set to after the first device-side launch (`device_runtime_limits`, "
-                     f"RESULTS.md): {held}.")
+        parts.append(f"In device memory, on the {name} (`device_runtime_limits`, RESULTS.md): "
+                     f"{memory}.")
+    elif other_memory:
+        parts.append(f"What a pool holds in device memory: the {name}'s run is to come "
+                     f"(`data/runtime_limits.txt`); on the {other_name} (`device_runtime_limits`, "
+                     f"RESULTS.md), {other_memory}.")
     else:
         parts.append("What a pool holds in device memory is not measured yet "
                      "(`device_runtime_limits`, whose output goes to "
@@ -479,7 +816,61 @@ def pool_costs():
     return " ".join(parts) + "\n"
 
 
+def program_costs():
+    """Each program's default run: wall, host and GPU seconds, in the block every chapter's README
+    has (scripts/cost_tables.py writes the others'), from the repository's timing of every default
+    run (timings/default_runs_h100.csv and the .md beside it, which names the machine); and what its
+    GPU seconds leave out here."""
+    if not (os.path.exists(TIMINGS + ".csv") and os.path.exists(TIMINGS + ".md")):
+        return missing("scripts/time_programs.py", "../timings/default_runs_h100.csv")
+    rows = [r for r in cost_tables.read_rows(TIMINGS + ".csv")
+            if r["chapter"] == "dynamic_parallelism"]
+    if not rows:
+        return missing("scripts/time_programs.py", "../timings/default_runs_h100.csv")
+    text = cost_tables.block(rows, "../timings/default_runs_h100.md",
+                             cost_tables.read_machine(pathlib.Path(TIMINGS + ".md")))
+    nested = next((r for r in rows if r["program"] == "02_nested_reduce"), None)
+    with second_gpu():
+        run = nested_16384()
+    if nested and nested["gpu_s"] and run:
+        one = results(run[1])["02_nested_reduce"]
+        if 1000 * float(nested["gpu_s"]) < one:
+            text += "\n" + wrap(
+                f"Here the GPU seconds leave out the grids launched from the device: CUPTI's "
+                f"records of 02's run add up to {float(nested['gpu_s']):.4f} s, less than one of "
+                f"its timed runs takes ({one:.2f} ms at its default limit on the same GPU, "
+                f"[`data/{SECOND}/pending_limit.txt`](data/{SECOND}/pending_limit.txt)). The wall "
+                f"seconds are the measure for 01 to 07.")
+    return Done(text)
+
+
+def provenance_second():
+    """The second GPU's provenance line, and what its run stands in for."""
+    with second_gpu():
+        env = data("env.txt")
+        if not env:
+            return ""
+        name = gpu()
+        line = report.provenance(env, DATA, os.path.join(HERE, "README.md"))
+    missing_here = [what for what, there in (
+        ("today's 05", current_05()), ("06", data("mandelbrot.csv")),
+        ("07", data("continuation.txt")), ("the device runtime's limits",
+                                           data("runtime_limits.txt"))) if not there]
+    text = (f"**Second GPU, {name}:** {line[0].lower()}{line[1:]} Every number labelled {name} "
+            f"comes from this run, a second GPU's measurements beside the main one's")
+    if missing_here:
+        text += (f"; where the main GPU's run of {', '.join(missing_here[:-1])}"
+                 f"{' and ' if len(missing_here) > 1 else ''}{missing_here[-1]} is still to "
+                 f"come, the {name}'s stands in its place, labelled")
+    return text + ".\n"
+
+
 # --- RESULTS.md ------------------------------------------------------------------------------
+
+def cut_short(name):
+    """What stands for a data file whose first run never finished."""
+    return Missing(f"*The run ended during this one: `{SHOWN}{name}` holds no finished run.*\n")
+
 
 def cell(text):
     """Text in a Markdown table's cell: its own | would end the cell."""
@@ -510,7 +901,19 @@ def pending_limits():
 def tail_vs_printed():
     path = data("tail_vs_printed.txt")
     if not path:
-        return missing("04_nested_reduce2 --pending-limit N", "tail_vs_printed.txt")
+        text = missing("04_nested_reduce2 --pending-limit N", "tail_vs_printed.txt")
+        four = tail_launch_2048(fallback=True)
+        try:
+            found = comparison()
+        except Stale:
+            found = None
+        if READING_SECOND and four and found:
+            text = Missing(text.strip() + f" The nearest in its run: 04's tail launch at the "
+                           f"limit 2048 took {four[0]:.4f} ms (`{SHOWN}{four[3]}`, one run), and "
+                           f"05's `gpu nested2` row, the same kernel at the limit {found[1]}, "
+                           f"{float(found[0]['gpu nested2']['ms']):.4f} ms "
+                           f"(`{SHOWN}comparison.csv`); the printed launch was not timed.\n")
+        return text
     times = {}
     for command, out, _ in runs(path):
         limit = command.split("--pending-limit ")[1].split()[0]
@@ -526,6 +929,8 @@ def printed_forms():
     path = data("printed_forms.txt")
     if not path:
         return missing("03/04 --faithful", "printed_forms.txt")
+    if not runs(path):
+        return cut_short("printed_forms.txt")
     lines = ["| run | outcome |", "|---|---|"]
     for command, out, status in runs(path):
         fail = next((l for l in out if l.startswith("FAIL")), None)
@@ -569,22 +974,6 @@ def racing_ports():
     return "\n".join(lines) + "\n"
 
 
-def runtime_limits_rows():
-    """device_runtime_limits' runs: (limit, MiB held by setting it and by the first launch, the
-    run's lines)."""
-    path = data("runtime_limits.txt")
-    if not path:
-        return []
-    found = []
-    for _, out, status in runs(path):
-        text = "\n".join(out)
-        m = re.search(r"pending-launch limit (\d+): .*?\(([0-9.]+) MiB held\).*?\(([0-9.]+) MiB "
-                      r"more\)", text)
-        if status == 0 and m:
-            found.append((m.group(1), float(m.group(2)) + float(m.group(3)), out))
-    return found
-
-
 def runtime_limits():
     path = data("runtime_limits.txt")
     if not path:
@@ -593,36 +982,49 @@ def runtime_limits():
     for command, out, status in runs(path):
         shown += ["$ " + command] + [l for l in out if not l.startswith("device ")]
         shown.append(f"[exit {status}]")
-    return "```\n" + "\n".join(shown) + "\n```\n"
+    text = "```\n" + "\n".join(shown) + "\n```\n"
+    said = [nesting().strip()]
+    memory = pool_memory()
+    if memory:
+        said.append(f"In device memory, {memory}.")
+    return Done(text + "\n" + wrap(" ".join(said)))
 
 
-RESULTS_BLOCKS = {
+RESULTS_BLOCKS = {name: (lambda make=make: both(make)) for name, make in {
     "pending-limits": pending_limits, "tail-vs-printed": tail_vs_printed,
     "printed-forms": printed_forms, "sanitizer": sanitizer, "mandelbrot-log": mandelbrot_log,
     "racing-ports": racing_ports, "runtime-limits": runtime_limits,
-}
+}.items()}
 
 
 def wrap(text):
     """A block's prose at the repository's 100 columns (a code block, a table or an image as it
     is)."""
-    if text.startswith(("```", "|", "!")):
+    if isinstance(text, Done) or text.startswith(("```", "|", "!")):
         return text
     return textwrap.fill(text.strip(), width=100, break_long_words=False,
                          break_on_hyphens=False) + "\n"
 
 
+def main_or_second(make):
+    return lambda: either(make)
+
+
 BLOCKS = {
-    "prints-01": prints_01, "number-01": number_01,
+    "provenance-second": provenance_second, "program-costs": program_costs,
+    "prints-01": prints_01, "nesting": main_or_second(nesting), "number-01": number_01,
     "prints-02": prints_02, "number-02": number_02,
-    "prints-03": prints_03, "prints-03-correct": prints_03_correct, "number-03": number_03,
-    "nosync-vs-nested": nosync_vs_nested,
-    "prints-04": prints_04, "prints-04-correct": prints_04_correct, "number-04": number_04,
-    "per-launch": per_launch,
-    "prints-05": prints_05, "number-05": number_05,
-    "results-table": results_table, "comparison-figure": comparison_figure,
-    "prints-06": prints_06, "number-06": number_06, "mandelbrot-table": mandelbrot_table,
-    "prints-07": prints_07, "number-07": number_07,
+    "prints-03": prints_03, "prints-03-correct": main_or_second(prints_03_correct),
+    "number-03": main_or_second(number_03), "nosync-vs-nested": main_or_second(nosync_vs_nested),
+    "prints-04": prints_04, "prints-04-correct": main_or_second(prints_04_correct),
+    "number-04": number_04, "per-launch": per_launch,
+    "prints-05": main_or_second(prints_05), "number-05": main_or_second(number_05),
+    "results-table": main_or_second(results_table), "comparison-figure": comparison_figure,
+    "prints-06": main_or_second(prints_06), "number-06": main_or_second(number_06),
+    "mandelbrot-table": main_or_second(mandelbrot_table),
+    "mandelbrot-verdict": main_or_second(mandelbrot_verdict),
+    "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),
+    "racing-summary": main_or_second(racing_summary),
     "pool-costs": pool_costs,
 }
 
