@@ -2,9 +2,13 @@
 // test runs four locks on the same critical section and counts what each one loses.
 //
 // The critical section: one thread of each of 2 x (SM count) blocks adds 1 to a plain int, the
-// counter, under the lock, --n times, reading the counter first (to skip the lock once a cap is
-// reached, as code that checks before it locks does; the cap is never reached, and the value read
-// is not used). Every increment must survive: the counter must end at blocks x --n. Inside the
+// counter, under the lock, --n times, reading the counter first with a plain load (to skip the
+// lock once a cap is reached, as code that checks before it locks does; the cap is never reached,
+// and the value read is not used). That read races with the holders' writes: a data race, made on
+// purpose, which puts the counter's line in the SM's L1 for a later plain read to find. A real
+// check before locking is an atomic load (cuda::atomic_ref's load, relaxed: ld.relaxed.gpu),
+// answered at device scope and no race. Every increment must survive: the counter must end at
+// blocks x --n. Inside the
 // section the thread also reads the counter with an atomic load, which the L2 answers: where the
 // plain read saw less, it read a stale value (from its SM's L1, or a register the compiler kept
 // it in). The four locks (book_locks.cuh and lock.cuh):
@@ -23,11 +27,11 @@
 //
 // The naive and relaxed locks are shown failing, not checked: what they lose depends on the GPU,
 // the compiler and the moment, and losing nothing on one run proves nothing (the program says so
-// when the relaxed lock lost nothing). The test whose answer never changes is orderings_ptx, which
-// reads the orderings in lock.cuh's instructions. The program fails (exit 1) only when the fence
-// or acquire/release lock loses an increment or reads a stale value. Before the four, a warp's 32
-// lanes take lock.cuh's lock, all at once: lanes that spin on a lock their own warp holds, which
-// can hang without sm_70's independent thread scheduling.
+// when the relaxed lock lost nothing). The test whose answer never changes is lock_orderings_ptx,
+// which reads the orderings in lock.cuh's instructions. The program fails (exit 1) only when the
+// fence or acquire/release lock loses an increment or reads a stale value. Before the four, a
+// warp's 32 lanes take lock.cuh's lock, all at once: lanes that spin on a lock their own warp
+// holds, which can hang without sm_70's independent thread scheduling.
 //
 // The kernels need lock.cuh and book_locks.cuh alone (the compile_alone test checks it); main and
 // its helpers need the repository's common/.
@@ -47,7 +51,7 @@ template <class L>
 __global__ void litmus(L lock, int* counter, int rounds, int cap, unsigned int* stale) {
     if (threadIdx.x != 0) return;
     for (int r = 0; r < rounds; ++r) {
-        if (*counter >= cap) return;  // checked before locking: the counter's line is now in L1
+        if (*counter >= cap) return;  // a racy check before locking, on purpose: the line is in L1
         lock.lock();
         const int seen = *counter;
         const int current = cuda::atomic_ref<int, cuda::thread_scope_device>(*counter).load(
@@ -151,7 +155,7 @@ int main(int argc, char** argv) {
     if (rows[1].outcome.counter == expected && rows[1].outcome.stale == 0)
         std::printf(
             "the relaxed lock lost nothing on this run, which proves nothing: the orderings are "
-            "checked in lock.cuh's instructions (ctest -R orderings_ptx)\n");
+            "checked in lock.cuh's instructions (ctest -R lock_orderings_ptx)\n");
     return ok ? common::kExitOk : common::kExitWrong;
 }
 #endif  // ATOMICS_KERNELS_ONLY

@@ -35,13 +35,13 @@
 // device, and initialising the table and the locks. time_book_scope() times that scope with
 // events too.
 //
-// The kernel and its launcher need lock.cuh and hash_table.h alone (the compile_alone test checks
-// it); main and its helpers need gpu_table.cuh, keys.h and the repository's common/.
+// The kernel and its launcher need lock.cuh and device_table.h alone (the compile_alone test
+// checks it); main and its helpers need gpu_table.cuh, keys.h and the repository's common/.
 //
 // Build: cmake --build build --target A3_gpu_hash_table
 // Run:   build/bin/A3_gpu_hash_table [--n 26214400] [--pool <entries>] [--seed 1234] [--reps 5]
 //        build/bin/A3_gpu_hash_table --no-lock    the push without its lock: entries lost, counted
-#include "hash_table.h"
+#include "device_table.h"
 #include "lock.cuh"
 
 namespace atomics {

@@ -29,14 +29,14 @@
 // A kernel lasts as long as its longest walk, and a sample's kernel holds too few walks to overlap
 // many: its rate measures the latency of a walk, and is not comparable with a rate over all keys.
 //
-// The kernels and their launchers need hash_table.h alone (the compile_alone test checks it); main
-// and its helpers need gpu_table.cuh, keys.h and the repository's common/.
+// The kernels and their launchers need device_table.h alone (the compile_alone test checks it);
+// main and its helpers need gpu_table.cuh, keys.h and the repository's common/.
 //
 // Build: cmake --build build --target A4_lock_free_hash_table
 // Run:   build/bin/A4_lock_free_hash_table [--n 26214400] [--pool <entries>] [--walk 65536]
 #include <cuda/atomic>
 
-#include "hash_table.h"
+#include "device_table.h"
 
 namespace atomics {
 

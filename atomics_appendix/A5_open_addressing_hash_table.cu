@@ -33,9 +33,9 @@
 // claims it.) A lookup that ran while the table was being filled would have to read the slots
 // with atomic loads: open_lookup's plain loads of a slot another thread is writing would race.
 //
-// The kernels and their launchers need open_slots.h and hash_table.h alone (the compile_alone test
-// checks it); main and its helpers need keys.h and the repository's common/. What a copy of them
-// can and cannot do:
+// The kernels and their launchers need open_slots.h and device_table.h alone (the compile_alone
+// test checks it); main and its helpers need keys.h and the repository's common/. What a copy of
+// them can and cannot do:
 //  - A duplicate key keeps the smallest of its values, not the first inserted: fetch_min compares
 //    the packed words, and with one key in both the value decides. That is the first occurrence's
 //    value only because these values are input indices. To keep the first occurrence's value of
@@ -60,7 +60,7 @@
 // Run:   build/bin/A5_open_addressing_hash_table [--n 26214400] [--load 50|80|both | --slots S]
 #include <cuda/atomic>
 
-#include "hash_table.h"
+#include "device_table.h"
 #include "open_slots.h"
 
 namespace atomics {

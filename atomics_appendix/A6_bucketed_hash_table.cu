@@ -24,7 +24,7 @@
 // CAS tells the truth about any slot that the read saw empty); the lookup runs after the inserts
 // have finished and reads with plain loads.
 //
-// The kernels and their launchers need open_slots.h (the slot format and hash) and hash_table.h
+// The kernels and their launchers need open_slots.h (the slot format and hash) and device_table.h
 // alone (the compile_alone test checks it); main and its helpers need A5's file (its checks),
 // keys.h and the repository's common/.
 //
@@ -32,7 +32,7 @@
 // Run:   build/bin/A6_bucketed_hash_table [--n 26214400] [--load 50|80] [--slots S]
 #include <cuda/atomic>
 
-#include "hash_table.h"
+#include "device_table.h"
 #include "open_slots.h"
 
 namespace atomics {

@@ -8,10 +8,13 @@
 //                             allocations and the copy of the keys to the end of the kernel
 //   A3 locks (no lane turns)  the same kernel without the lane loop: what sm_70's independent
 //                             thread scheduling allows
+//   A3 locks (bare acquire spin)  the same kernel with lock.cuh's acquire and release but a bare
+//                             spin on the CAS (no test-and-test-and-set, no back-off), as lock.cuh
+//                             was before it waited so: beside `A3 locks`, the waiting alone
 //   A3 locks (fenced lock)    the same kernel with the lock of the book's code download (a bare
 //                             spin on atomicCAS, __threadfence after it and before atomicExch;
-//                             book_locks.cuh) in place of lock.cuh's (test-and-test-and-set with
-//                             back-off, acquire and release)
+//                             book_locks.cuh): beside the bare acquire spin, the orderings'
+//                             spelling alone (fences or acquire and release)
 //   A3 locks (full grid)      A3's kernel launched as A4's pushes are, one thread per key, where
 //                             the book's <<<60, 256>>> runs 15,360 threads on at most 60 SMs
 //   A4 lock-free cas, exch    the chained table without locks (bucket head swapped by one atomic),
@@ -68,9 +71,26 @@
 
 namespace atomics {
 
-// A3's kernel with another lock L (lock.cuh's Lock, or the download's FenceLock), with or without
-// its lane turns. Without them every lane of a warp spins on its bucket's lock at once: safe only
-// since sm_70 (see A3_gpu_hash_table.cu).
+// lock.cuh's lock before it waited by test-and-test-and-set with back-off: the same acquire and
+// release, every waiter retrying the CAS itself, at once.
+struct BareSpinLock {
+    int* mutex;
+    __device__ void lock() const {
+        cuda::atomic_ref<int, cuda::thread_scope_device> m(*mutex);
+        int expected = 0;
+        while (!m.compare_exchange_strong(expected, 1, cuda::memory_order_acquire,
+                                          cuda::memory_order_relaxed))
+            expected = 0;  // compare_exchange wrote the value it found (1) into `expected`
+    }
+    __device__ void unlock() const {
+        cuda::atomic_ref<int, cuda::thread_scope_device> m(*mutex);
+        m.exchange(0, cuda::memory_order_release);
+    }
+};
+
+// A3's kernel with another lock L (lock.cuh's Lock, BareSpinLock, the download's FenceLock), with
+// or without its lane turns. Without them every lane of a warp spins on its bucket's lock at once:
+// safe only since sm_70 (see A3_gpu_hash_table.cu).
 template <class L, bool kLaneTurns>
 __global__ void add_to_table_variant(const unsigned int* keys, const unsigned int* values,
                                      DeviceTable table, int* mutexes, std::size_t n,
@@ -279,6 +299,11 @@ int main(int argc, char** argv) {
          [&] {
              atomics::build_locked_table_variant<atomics::Lock, false>(chained, mutexes, k, v, n);
          }},
+        {"A3 locks (bare acquire spin)",
+         [&] {
+             atomics::build_locked_table_variant<atomics::BareSpinLock, true>(chained, mutexes, k,
+                                                                              v, n);
+         }},
         {"A3 locks (fenced lock)",
          [&] {
              atomics::build_locked_table_variant<atomics::FenceLock, true>(chained, mutexes, k, v,
@@ -402,11 +427,15 @@ int main(int argc, char** argv) {
     // The locks and the grid apart: A4's pushes against A3's kernel on the same grid.
     std::fprintf(text,
                  "inserts on one grid: one thread per key, A4 exch %.1fx A3's locks; on A3's "
-                 "<<<60, 256>>>, A4 cas %.2fx A3's locks; A3 with the download's fenced lock %.2fx "
-                 "A3 with lock.cuh's\n",
+                 "<<<60, 256>>>, A4 cas %.2fx A3's locks\n",
                  insert_rate["A4 lock-free exch"] / insert_rate["A3 locks (full grid)"],
-                 insert_rate["A4 lock-free cas (A3's grid)"] / locked_rate,
-                 insert_rate["A3 locks (fenced lock)"] / locked_rate);
+                 insert_rate["A4 lock-free cas (A3's grid)"] / locked_rate);
+    // The lock apart: its waiting (both with acquire and release), then its spelling (both bare).
+    const double bare_rate = insert_rate["A3 locks (bare acquire spin)"];
+    std::fprintf(text,
+                 "A3's locks: lock.cuh's (test-and-test-and-set, back-off) %.2fx the bare acquire "
+                 "spin's rate; the download's fenced spin %.2fx the bare acquire spin's\n",
+                 locked_rate / bare_rate, insert_rate["A3 locks (fenced lock)"] / bare_rate);
     const double exch_rate = insert_rate["A4 lock-free exch"];
     std::fprintf(
         text,

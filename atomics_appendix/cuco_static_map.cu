@@ -16,7 +16,7 @@
 namespace atomics {
 
 namespace {
-constexpr unsigned int kCucoEmpty = 0xffffffffu;  // hash_table.h's kEmptyKey and kNotFound
+constexpr unsigned int kCucoEmpty = 0xffffffffu;  // device_table.h's kEmptyKey and kNotFound
 using Map = cuco::static_map<unsigned int, unsigned int>;
 }  // namespace
 

@@ -8,9 +8,9 @@
                          collide and are chained in a list; a poor hash crowds one bucket.
   lost_push.png          A.2.3 (Figs A.4, A.5): two threads push onto one bucket without a lock;
                          both link to the old head, the second store wins, the first entry floats.
-  critical_section.png   A.1.1 and A0_lock_litmus: two holders of one lock on two SMs. With the
-                         relaxed lock the second reads the counter its L1 kept (stale) and an
-                         increment is lost; with acquire/release it reads the first's write.
+  critical_section.png   A.1.1 and A0_lock_litmus: two holders of one lock on two SMs. The relaxed
+                         lock allows the second to read the counter its L1 kept (stale) and lose
+                         an increment; with acquire/release it reads the first's write.
   thread_scheduling.png  independent thread scheduling: one warp whose lanes take one lock, before
                          sm_70 (one program counter: the spinning lanes run, the holder never
                          unlocks) and since (each lane its own: the holder runs on and unlocks).
@@ -110,7 +110,7 @@ def lost_push(path):
 
 def critical_section(path):
     fig, axes = plt.subplots(2, 1, figsize=(11, 6.4))
-    rows = [("relaxed lock (atomicCAS, atomicExch): an increment lost", False),
+    rows = [("relaxed lock (atomicCAS, atomicExch): what it allows, an increment lost", False),
             ("acquire/release lock (lock.cuh): both increments kept", True)]
     for ax, (title, ordered) in zip(axes, rows):
         ax.set_xlim(0, 20)

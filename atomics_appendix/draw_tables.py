@@ -6,7 +6,7 @@ open addressing with linear probing (A5), and A5's slots read a bucket of four a
 
 The keys are the programs' own: keys.h's random_keys (splitmix64, the top 32 bits, never
 0xffffffff) with the programs' default seed 1234, only fewer of them (12), and so are the tables'
-rules, in small: hash_table.h's hash (key % buckets; 4 buckets here, 1024 in the programs) and
+rules, in small: device_table.h's hash (key % buckets; 4 buckets here, 1024 in the programs) and
 A2's push at the head of the bucket's list; A5's home_slot (MurmurHash3's fmix32, modulo the slot
 count; 16 slots here, load 0.75) and its probe to the next slot; A6's home_bucket (the same hash,
 modulo the number of buckets of four slots) and its first empty slot of the first bucket with one.

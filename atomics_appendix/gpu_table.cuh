@@ -1,5 +1,5 @@
 // gpu_table.cuh: the host side of what the appendix's kernels use in device memory (the kernels
-// themselves need only lock.cuh and hash_table.h):
+// themselves need only lock.cuh and device_table.h):
 //   Mutexes             owns the locks' mutexes: `count` ints set to 0 (unlocked), freed once;
 //                       all_released() checks after a kernel that every lock was given back
 //   ChainedTable        owns a chained table's heads, pool and refused-key counter (DeviceTable)

@@ -1,8 +1,8 @@
-// hash_table.h: the book's chained hash table as every program of the appendix shares it: the
-// sizes, Entry, hash(), the host's Table with verify_table(), which every chained table, built on
-// the CPU or copied back from the GPU, must pass, and DeviceTable, the same table in device memory.
-// It needs nothing but the C++ library (and CUDA's runtime for clear_table, under nvcc), so a
-// figure's kernel and launcher copied out of the chapter take it with them and nothing else.
+// hash_table.h: the host's side of the book's chained hash table, as every program of the
+// appendix shares it: Table (the table in host memory) and verify_table(), which every chained
+// table, built on the CPU or copied back from the GPU, must pass, with the host's cores to run it
+// on (parallel_for) and the depths of a sample's walks. The types a kernel needs are in
+// device_table.h, which this file includes: A2's host table needs the two, and nothing more.
 #pragma once
 
 #include <atomic>
@@ -15,41 +15,9 @@
 #include <utility>
 #include <vector>
 
-#ifdef __CUDACC__
-#include <cuda_runtime.h>
-#define ATOMICS_HD __host__ __device__
-#else
-#define ATOMICS_HD
-#endif
+#include "device_table.h"
 
 namespace atomics {
-
-// The book's sizes: 100 MB of random unsigned ints (26,214,400 keys) into 1024 buckets.
-constexpr std::int64_t kBookKeys = 100 * 1024 * 1024 / sizeof(unsigned int);
-constexpr std::size_t kBuckets = 1024;
-// Keys index the input with 32-bit unsigned values (an entry's value is its key's index).
-constexpr std::int64_t kMaxKeys = std::int64_t{1} << 30;
-
-// The open-addressing table of A5 marks an empty slot with this key, so no program ever inserts
-// it; every other 32-bit value can occur, and so can duplicates (about n^2 / 2^33 of them).
-constexpr unsigned int kEmptyKey = 0xffffffffu;
-
-// A lookup's answer for an absent key: no value is this large (values are indices, n <= 2^30).
-constexpr unsigned int kNotFound = 0xffffffffu;
-
-// The book keeps `void* value` and stores NULL. Here the value is the key's index in the input, so
-// that verification can check every (key, value) pair, and the entry is 16 bytes.
-struct Entry {
-    unsigned int key;
-    unsigned int value;
-    Entry* next;
-};
-
-// The book prints `key & count`, which with count = 1024 puts every key into bucket 0 or 1024 (one
-// past the end). The prose says "modulo the array length": key % count.
-ATOMICS_HD inline std::size_t hash(unsigned int key, std::size_t count) {
-    return key % count;
-}
 
 // A chained table in host memory: `count` bucket heads and a pool of `capacity` entries.
 struct Table {
@@ -65,25 +33,6 @@ inline void initialize_table(Table& table, std::size_t buckets, std::size_t capa
     table.pool.resize(capacity);
     table.first_free = 0;
 }
-
-// The same table in device memory (A.2.4's Table, which drops firstFree: thread i takes entry i),
-// as a kernel gets it, by value: plain pointers.
-struct DeviceTable {
-    std::size_t count;     // buckets
-    Entry** entries;       // bucket heads
-    Entry* pool;           // entry i holds input key i
-    std::size_t capacity;  // entries in the pool
-};
-
-#ifdef __CUDACC__
-// The state every build starts from: each bucket empty (the book's cudaMemset of the heads in
-// initialize_table), no key refused. Asynchronous, on the default stream.
-inline cudaError_t clear_table(const DeviceTable& table, unsigned long long* refused) {
-    const cudaError_t err = cudaMemsetAsync(table.entries, 0, table.count * sizeof(Entry*));
-    if (err != cudaSuccess) return err;
-    return cudaMemsetAsync(refused, 0, sizeof(unsigned long long));
-}
-#endif
 
 // The host's cores for the checks of large tables: f(part, begin, end) on each of parts(n)
 // contiguous pieces of [0, n), every piece but the first on a thread of its own. Small inputs stay

@@ -31,8 +31,9 @@
 //    independent thread scheduling lets the lane that won the CAS run on to its unlock() while the
 //    others spin. Before it a warp had one program counter and could keep running the spinning
 //    lanes forever. The guarantee holds for code compiled for compute_70 or later: code built
-//    from compute_6x PTX keeps the old warp-wide scheduling even on a newer GPU (the CUDA
-//    Programming Guide's opt-out, -arch=compute_60 -code=sm_70). A1's lock test and A0's warp line
+//    from compute_6x PTX keeps the old warp-wide scheduling even on a newer GPU (CUDA 12's nvcc
+//    can still be asked for that, -arch=compute_60 -code=sm_70; CUDA 13's targets compute_75 and
+//    later only, so all it builds has the guarantee). A1's lock test and A0's warp line
 //    have whole warps contend, so they rely on this; A3 keeps the book's lane-by-lane loop, which
 //    let the printed code run on the GPUs of its day.
 //  - No collective inside the critical section: __syncthreads(), __syncwarp() or a *_sync

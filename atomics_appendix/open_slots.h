@@ -1,5 +1,5 @@
 // open_slots.h: the slot format and the hash of the open-addressing tables (A5, A6), the one header
-// their kernels need besides hash_table.h, so that either can be copied without the other's file.
+// their kernels need besides device_table.h, so that either can be copied without the other's file.
 //
 // A slot is 8 bytes, the key in the high half and the value in the low half, so one 64-bit CAS
 // claims the slot for its key and writes the value with it. kEmptySlot (all bits set: key
@@ -12,7 +12,7 @@
 // with values of your own it is not (see A5_open_addressing_hash_table.cu, "What a copy ...").
 #pragma once
 
-#include "hash_table.h"
+#include "device_table.h"
 
 namespace atomics {
 

@@ -90,11 +90,17 @@ def ratio_lines(rows):
     if cas_a3_grid and locked:
         lines.append(f"- inserts on A3's grid, `<<<60, 256>>>`: A4 cas (A3's grid) / A3 locks: "
                      f"**{cas_a3_grid / locked:.2f}×**")
+    # The lock apart, on A3's kernel and grid: its waiting (acquire and release on both sides),
+    # then its spelling (a bare spin on both sides).
+    bare = rate(rows, "A3 locks (bare acquire spin)", "insert")
     fenced = rate(rows, "A3 locks (fenced lock)", "insert")
-    if fenced and locked:
-        lines.append(f"- A3 with the download's fenced lock / A3 with lock.cuh's: "
-                     f"**{fenced / locked:.2f}×**")
-    for table in ("A3 locks", "A3 locks (fenced lock)"):
+    if bare and locked:
+        lines.append(f"- A3 with lock.cuh's lock (test-and-test-and-set, back-off) / with the bare "
+                     f"acquire spin: **{locked / bare:.2f}×**")
+    if bare and fenced:
+        lines.append(f"- A3 with the download's fenced spin / with the bare acquire spin: "
+                     f"**{fenced / bare:.2f}×**")
+    for table in ("A3 locks", "A3 locks (bare acquire spin)", "A3 locks (fenced lock)"):
         r = find(rows, table, "insert")
         if r:
             per_warp = int(r["n"]) / A3_WARPS

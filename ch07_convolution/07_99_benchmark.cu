@@ -421,7 +421,8 @@ double fp32_peak_gflops(const common::Device& dev) {
 // come from the __constant__ F_c, through the constant cache (LDC), instead of through the pointer
 // F and L1 (LDG), and the radius is known when the kernel is compiled, so that both loops unroll
 // and every weight's address and every offset into N is a constant. Each kernel below makes one of
-// the two changes alone; the README's Fig 7.9 section reads the four rows side by side.
+// the two changes alone, so that the four rows, side by side, tell how much time each change saves
+// (RESULTS.md, "Fig 7.9 against Fig 7.7").
 
 // Fig 7.7 with FILTER_RADIUS at compile time: the loops unroll, the weights still come through F.
 template <int FILTER_RADIUS>

@@ -7,7 +7,8 @@ results come from.
   conv1d.png       Figs 7.1-7.3: x = [8 2 5 4 1 7 3] and f = [1 3 5 3 1] (r = 2): y[2], y[3] one
                    element further (the sliding window), and y[1] with its ghost cell x[-1] = 0,
                    each y[i] in a row under x, under x[i]
-  conv2d.png       Figs 7.4-7.6: P[2][2]'s 5 x 5 patch of N, P[1][0]'s with its 13 ghost cells,
+  conv2d.png       Figs 7.4-7.6: a 7 x 7 N with values, P[2][2]'s patch times the 5 x 5 filter
+                   and the 25 products that sum to it, P[1][0]'s patch with its 13 ghost cells,
                    and the 16 x 16 image in 4 x 4 blocks, thread (1, 1) of block (1, 1) on P[5][5]
   tile_7_11.png    Fig 7.11: the 16 x 16 toy image, a 4 x 4 output tile and its 8 x 8 input tile
                    (5 x 5 filter): the halo makes the input tile 4 times the output tile
@@ -148,13 +149,36 @@ def grid_axes(ax, rows, cols, title):
 def conv2d(png):
     plt = pyplot()
     from matplotlib.patches import Rectangle, Patch
-    r, n = 2, 7  # a 5 x 5 filter on the book's 7 x 7 N
-    fig, (a, b, c) = plt.subplots(1, 3, figsize=(17, 6.6),
-                                  gridspec_kw={"width_ratios": [n + 2, n + 2, 16]})
+    r, n = 2, 7  # a 5 x 5 filter on a 7 x 7 N, the book's sizes
+    # Small integers, so that every product can be checked by hand (the translation's figures
+    # are placeholders, so these need not be the book's values): each row of N is Figs 7.1-7.3's
+    # x moved one place further left than the row above, the filter a pyramid around its centre.
+    x = [8, 2, 5, 4, 1, 7, 3]
+    N = [[x[(col + row) % n] for col in range(n)] for row in range(n)]
+    F = [[1 + (r - abs(i - r)) + (r - abs(j - r)) for j in range(2 * r + 1)]
+         for i in range(2 * r + 1)]
+
+    def value(row, col):  # N with ghost cells 0
+        return N[row][col] if 0 <= row < n and 0 <= col < n else 0
+
+    def products(out_row, out_col):
+        return [[F[i][j] * value(out_row - r + i, out_col - r + j) for j in range(2 * r + 1)]
+                for i in range(2 * r + 1)]
+
+    p22, p10 = (sum(map(sum, products(2, 2))), sum(map(sum, products(1, 0))))
+    assert (p22, p10) == (267, 145), (p22, p10)  # worked by hand, quoted in the README
+
+    fig = plt.figure(figsize=(17, 13))
+    outer = fig.add_gridspec(2, 1, height_ratios=[n + 1, 17])
+    top = outer[0].subgridspec(1, 3, width_ratios=[n + 1, 2 * r + 2, 2 * r + 2])
+    bottom = outer[1].subgridspec(1, 2, width_ratios=[n + r + 3, 17])
+    a, f_ax, p_ax = (fig.add_subplot(top[0, k]) for k in range(3))
+    b, c = (fig.add_subplot(bottom[0, k]) for k in range(2))
 
     def patch_panel(ax, out_row, out_col, title):
-        rows = list(range(-r, n + r))
-        cols = list(range(-r, n + r))
+        # N, and the ghost cells of the patch where it leaves N
+        rows = list(range(min(0, out_row - r), max(n, out_row + r + 1)))
+        cols = list(range(min(0, out_col - r), max(n, out_col + r + 1)))
         ghosts = 0
         for yy in rows:
             for xx in cols:
@@ -168,19 +192,31 @@ def conv2d(png):
                 ghosts += in_patch and not inside
                 ax.add_patch(Rectangle((xx, yy), 1, 1, facecolor=face, edgecolor="#777777",
                                        linewidth=0.8, linestyle="-" if inside else "--"))
-                if in_patch and not inside:
-                    ax.text(xx + 0.5, yy + 0.5, "0", ha="center", va="center", fontsize=8,
-                            color="#555555")
+                ax.text(xx + 0.5, yy + 0.5, str(value(yy, xx)), ha="center", va="center",
+                        fontsize=10 if inside else 9, color="white" if centre else
+                        ("black" if inside else "#555555"))
         ax.add_patch(Rectangle((0, 0), n, n, fill=False, edgecolor="black", linewidth=1.6))
         ax.add_patch(Rectangle((out_col - r, out_row - r), 2 * r + 1, 2 * r + 1, fill=False,
                                edgecolor=DARK, linewidth=2.5))
         grid_axes(ax, rows, cols, title.format(ghosts=ghosts))
         return ghosts
 
-    patch_panel(a, 2, 2, "Fig 7.4: P[2][2] sums the 5×5 filter times\n"
-                         "the patch of N in rows 0–4, columns 0–4")
+    def small_array(ax, values, title, face):
+        dim = len(values)
+        for i in range(dim):
+            for j in range(dim):
+                cell(ax, j, i, values[i][j], face=face, edge="#777777")
+        grid_axes(ax, list(range(dim)), list(range(dim)), title)
+        ax.set_xlabel("fCol", fontsize=9)
+        ax.set_ylabel("fRow", fontsize=9)
+
+    patch_panel(a, 2, 2, "Fig 7.4: N (7 × 7); P[2][2]'s patch is rows 0–4, columns 0–4")
+    small_array(f_ax, F, "× the filter F (5 × 5),\nelement by element", "#f1f1f1")
+    small_array(p_ax, products(2, 2), f"= the 25 products;\ntheir sum is P[2][2] = {p22}",
+                "white")
     ghosts = patch_panel(b, 1, 0, "Fig 7.5: P[1][0]'s patch, rows −1–3, columns −2–2:\n"
-                                  "{ghosts} ghost cells (grey, 0), 12 inputs")
+                                  "{ghosts} ghost cells (grey, 0) and 12 inputs; "
+                                  f"P[1][0] = {p10}")
     assert ghosts == 13, ghosts
 
     # Fig 7.6: a 16 x 16 image in 4 x 4 blocks of 4 x 4 threads
@@ -222,9 +258,9 @@ def conv2d(png):
                loc="lower center", ncol=5, fontsize=9, frameon=False)
     fig.suptitle("Figs 7.4–7.6: a 5×5 filter (r = 2). Pairs in parentheses are (x, y) = "
                  "(column, row); indices in brackets are [row][column]", fontsize=12)
-    fig.tight_layout(rect=(0, 0.06, 1, 0.95))
+    fig.tight_layout(rect=(0, 0.04, 1, 0.96))
     fig.savefig(png, dpi=100)
-    print(f"wrote {png}")
+    print(f"wrote {png}: P[2][2] = {p22}, P[1][0] = {p10}")
 
 
 # --- Fig 7.11 -------------------------------------------------------------------------------

@@ -29,21 +29,27 @@ import report  # noqa: E402  (scripts/report.py: what every chapter's plot scrip
 
 # The rows in the chapter's order: the figures, the COARSE_FACTOR sweep of Fig 10.15 (8 is the
 # programs' default), the programs beyond the book, and CUB, which the ratios refer to.
-ORDER = ["read ceiling", "10_06 per segment", "10_09 per segment", "10_11 per segment",
+ORDER = ["read ceiling", "10_06 per slice", "10_09 per slice", "10_11 per slice",
          "10_13_segmented_sum"] + [f"10_15 COARSE_FACTOR={f}" for f in (1, 2, 4, 8, 16, 32, 64)] + [
          "10_91_warp_shuffle_sum", "10_92_vectorized_sum", "10_94_deterministic_sum",
          "10_93_cub_sum"]
 # The bars of the plot: the progression, one COARSE_FACTOR (the sweep has its own panel); the read
 # ceiling, 100% by definition, is the line they are measured against.
-BARS = ["10_06 per segment", "10_09 per segment", "10_11 per segment",
+BARS = ["10_06 per slice", "10_09 per slice", "10_11 per slice",
         "10_13_segmented_sum", "10_15 COARSE_FACTOR=8", "10_91_warp_shuffle_sum",
         "10_92_vectorized_sum", "10_94_deterministic_sum", "10_93_cub_sum"]
+
+# 10_99 named the single-block figures' rows "per segment" until they became "per slice" (the
+# book's segment is also its 128-byte unit of memory); a CSV written before then is read with the
+# new names.
+OLD_NAMES = {f"10_{fig} per segment": f"10_{fig} per slice" for fig in ("06", "09", "11")}
 
 
 def load(path):
     rows = {}  # (kernel, n) -> row
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
+            row["kernel"] = OLD_NAMES.get(row["kernel"], row["kernel"])
             rows[(row["kernel"], int(row["n"]))] = row
     sizes = sorted({n for _, n in rows})
     kernels = [k for k in ORDER if any((k, n) in rows for n in sizes)]
@@ -192,8 +198,10 @@ def main():
     if args.readme:
         report.update_readme(args.readme, table, "results-table")
         report.update_readme(args.readme, provenance_lines(args, args.readme, labels), "provenance")
-        text = open(args.readme).read()
-        open(args.readme, "w").write(inline_numbers(text, first[0], first[1], args.readme))
+        # The numbers first, then the file: a marker without its row stops the script before the
+        # README is opened for writing (which would empty it).
+        text = inline_numbers(open(args.readme).read(), first[0], first[1], args.readme)
+        open(args.readme, "w").write(text)
     if args.results:
         for marker, run in (("spread-table", first), ("spread-table-second", second)):
             report.update_readme(args.results,

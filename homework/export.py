@@ -8,7 +8,7 @@ The `homework_export` target runs this (cmake/Homework.cmake). --chapters and --
 to the environment variables HOMEWORK_CHAPTERS and HOMEWORK_PROGRAMS (empty or unset: all). The
 tree holds common/, cmake/ (without the instructor's Homework.cmake), the chosen exercises with
 every file of the repository they include (each marked file in its student form: hwtext.generate),
-each chapter's README and pictures and the glossary, a CMakeLists.txt per chapter with the
+each chapter's README, RESULTS.md, pictures and data, the glossary and the timings, a CMakeLists.txt per chapter with the
 exercises' add_example() calls, the grader (grader/, with the regions of every marked file in
 grader/regions.json and those files as handed out in grader/handed_out/), a GitHub Classroom
 workflow and a README for students. DEST is replaced, so it must be empty, absent, or an earlier export whose marked
@@ -226,15 +226,19 @@ def export(manifest, dest, chapters=(), programs=(), solution_lines=None):
                              for r in found]
         only[rel] = [{"line": r.begin_line, "only": r.only} for r in found]
 
-    # Each chapter's lesson beside its exercises: its README with the pictures it shows, and
-    # the glossary it links.
+    # Each chapter's lesson beside its exercises: its README and RESULTS.md with the pictures and
+    # the data they cite, and the glossary and timings they link.
     for directory in calls:
         folder = os.path.join(src, directory)
         for name in sorted(os.listdir(folder)):
-            if name == "README.md" or name.endswith(".png"):
+            if name in ("README.md", "RESULTS.md") or name.endswith(".png"):
                 shutil.copy2(os.path.join(folder, name), os.path.join(new, directory, name))
+        if os.path.isdir(os.path.join(folder, "data")):
+            shutil.copytree(os.path.join(folder, "data"), os.path.join(new, directory, "data"))
     if os.path.exists(os.path.join(src, "GLOSSARY.md")):
         shutil.copy2(os.path.join(src, "GLOSSARY.md"), os.path.join(new, "GLOSSARY.md"))
+    if os.path.isdir(os.path.join(src, "timings")):
+        shutil.copytree(os.path.join(src, "timings"), os.path.join(new, "timings"))
 
     for directory, chapter_calls in calls.items():
         write(os.path.join(new, directory, "CMakeLists.txt"),

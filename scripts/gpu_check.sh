@@ -399,24 +399,30 @@ if want atomics; then
   build
   # atomics_appendix: every number its README and RESULTS.md quote, from the binaries just built.
   # figures.txt: A0's four locks (three default runs: the naive and relaxed counts change from run
-  # to run; then --n 1 and --n 1024), A1 on exact and on the book's inputs, A2's CPU build, A3's
-  # two GPU times beside the CPU's and its lost pushes without locks (twice), A4's inserts and walks
-  # (three runs: the spread between runs of one program), A5 and A6 at both loads. host_cpu.txt:
-  # the host's CPU, which A2's and A3's CPU times and the host's checks ran on. Then the benchmark
-  # (benchmark.csv, its text output benchmark_log.txt) and its plot. Afterwards, with data/
-  # replaced by this folder, from the repository's root:
+  # to run; then --n 1 and --n 1024), A1 on exact and on the book's inputs (the distinct results of
+  # the lock and of atomicAdd in arrival order), A2's CPU build (its first build and the median of
+  # the later ones), A3's two GPU times beside the CPU's and its lost pushes without locks (three
+  # runs), A4's inserts and walks (three runs: the spread between runs of one program), A5 and A6
+  # at both loads. host_cpu.txt: the host's CPU, which A2's and A3's CPU times and the host's checks
+  # ran on, and the compiler and flags the host code was built with. commit.txt: the commit
+  # measured. Then the benchmark (benchmark.csv, its text output benchmark_log.txt) and its plot.
+  # Afterwards, with data/ replaced by this folder, from the repository's root:
   #   python3 atomics_appendix/plot_benchmark.py atomics_appendix/data/benchmark.csv \
   #     --env atomics_appendix/data/env.txt --png atomics_appendix/benchmark.png \
   #     --readme atomics_appendix/README.md --results atomics_appendix/RESULTS.md
   data_dir atomics_appendix
-  rm -f "$DATA/figures.txt" "$DATA/host_cpu.txt"
+  rm -f "$DATA/figures.txt" "$DATA/host_cpu.txt" "$DATA/commit.txt"
+  observe commit.txt git log -1 --format="%H %cd" --date=short
   observe host_cpu.txt sh -c \
     "lscpu | grep -E '^(Model name|CPU\(s\)|Thread\(s\) per core|Core\(s\) per socket|Socket\(s\)):'"
+  observe host_cpu.txt grep -E '^CMAKE_(CXX_COMPILER|CXX_FLAGS|CXX_FLAGS_RELEASE|BUILD_TYPE):' \
+    build/CMakeCache.txt
+  observe host_cpu.txt c++ --version
   for p in A0_lock_litmus A0_lock_litmus A0_lock_litmus "A0_lock_litmus --n 1" \
     "A0_lock_litmus --n 1024" A1_lock_dot_product "A1_lock_dot_product --book" A2_cpu_hash_table \
     A3_gpu_hash_table "A3_gpu_hash_table --no-lock" "A3_gpu_hash_table --no-lock" \
-    A4_lock_free_hash_table A4_lock_free_hash_table A4_lock_free_hash_table \
-    A5_open_addressing_hash_table A6_bucketed_hash_table; do
+    "A3_gpu_hash_table --no-lock" A4_lock_free_hash_table A4_lock_free_hash_table \
+    A4_lock_free_hash_table A5_open_addressing_hash_table A6_bucketed_hash_table; do
     record figures.txt build/bin/$p
   done
   step figures.log sh -c "build/bin/A99_benchmark --csv >'$DATA/benchmark.csv' 2>'$DATA/benchmark_log.txt'"
@@ -436,6 +442,10 @@ if want warp; then
   # warp_aggregation/README.md (RESULTS.md lists the rest).
   data_dir warp_aggregation
   rm -f "$DATA/traces.txt" "$DATA/sass.txt" "$DATA/filter.txt" "$DATA/scan.txt"
+  # The sources these files come from: readme_numbers.py refuses data without this record and
+  # flags the data whose sources have changed since.
+  { git log -1 --format='commit %H %cs' 2>/dev/null || echo "commit unknown"
+    (cd warp_aggregation && sha256sum 0*.cu warp_peers.cuh warp_agg.h); } >"$DATA/sources.txt"
   record traces.txt build/bin/01_get_peers --n 64 --trace
   record traces.txt build/bin/02_reduce_peers --n 64 --trace
   step figures.log sh -c "build/bin/01_get_peers --csv >'$DATA/get_peers.csv' 2>'$DATA/get_peers_log.txt'"

@@ -6,7 +6,7 @@
 // those lanes: one round per distinct key in the warp. Volta (sm_70) added __match_any_sync, which
 // returns the same mask in one instruction. Both run on the same keys here, one thread per key, and
 // every mask is checked against the CPU for four key patterns (all equal, all distinct, runs,
-// random), the last warp partial whenever --n is not a multiple of 32. Then each is timed.
+// 8 keys), the last warp partial whenever --n is not a multiple of 32. Then each is timed.
 //
 // What changed from the blog: __shfl and __ballot became __shfl_sync and __ballot_sync with the
 // mask of the lanes still in the loop (warp_peers.cuh says why that mask is right), and the search

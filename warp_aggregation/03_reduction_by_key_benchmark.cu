@@ -11,12 +11,14 @@
 //                      last sort. Each particle's position gets a random offset in
 //                      [0, displacement) and the particles are stably sorted by it.
 //   random             a uniform random permutation of the sorted order
-// in float and in double. Each order's distinct keys per warp (d) are printed at its start: 4 on
-// sorted keys, about 6 on partially sorted ones, about 32 on random ones. --order sweep replaces
-// the three orders with d itself, the number of atomics a warp-aggregated warp issues and of
-// rounds of get_peers' loop: 1 to 32 distinct keys in every warp (kSweepD), first in runs (sorted
-// keys, few runs per tile), then scattered over the lanes (the same d, but a peer may sit anywhere
-// and a run of equal neighbours is short). The variants, every one summing into the same bins:
+// in float and in double. Each order's distinct keys per warp (d), bins and most values a bin are
+// printed at its start: d = 4 on sorted keys, about 6 on partially sorted ones, about 32 on random
+// ones. --order sweep replaces the three orders with d itself, the number of atomics a
+// warp-aggregated warp issues and of rounds of get_peers' loop: 1 to 32 distinct keys in every warp
+// (warp_agg::kSweepD), always into the same n / 32 bins of 32 values each (keys_per_warp), so that
+// nothing but d changes; first in runs (few runs per tile), then scattered over the lanes (the same
+// keys, but a peer may sit anywhere and a run of equal neighbours is short).
+// The variants, every one summing into the same bins:
 //   atomicAdd                  one native atomicAdd per value (double: sm_60 and later)
 //   atomicCAS loop             the Programming Guide's double add from a 64-bit atomicCAS, which
 //                              the blog started from (Kepler had no double atomicAdd); float too
@@ -36,8 +38,8 @@
 //                              by runs of equal keys, a segmented scan over the lanes joins the
 //                              runs that cross lanes, one atomicAdd per run (any order; one per
 //                              key and tile on sorted keys)
-//   CUB ReduceByKey            cub::DeviceReduce::ReduceByKey on the sorted keys, the library a
-//                              user would pick (it needs them sorted: sorted orders only)
+//   CUB ReduceByKey            cub::DeviceReduce::ReduceByKey, the library a user would pick on
+//                              sorted keys (it runs where the keys are sorted, and nowhere else)
 //   CUB sort + ReduceByKey     what a user does with keys in any order: cub::DeviceRadixSort sorts
 //                              the pairs by key, then ReduceByKey (no atomics; whether its bits
 //                              are the same at every run is what --determinism checks)
@@ -270,8 +272,8 @@ __device__ unsigned int warp_max(unsigned int v) {
 #if __CUDA_ARCH__ >= 800
     return __reduce_max_sync(warp_agg::kFullMask, v);
 #else
-    for (int d = warp_agg::kWarp / 2; d > 0; d /= 2)
-        v = max(v, __shfl_xor_sync(warp_agg::kFullMask, v, d));
+    for (int offset = warp_agg::kWarp / 2; offset > 0; offset /= 2)
+        v = max(v, __shfl_xor_sync(warp_agg::kFullMask, v, offset));
     return v;
 #endif
 }
@@ -322,9 +324,9 @@ __global__ void segmented_scan_kernel(const int* keys, const T* values, T* bins,
     const unsigned int starts = __ballot_sync(warp_agg::kFullMask, has_start);
     const unsigned int first = 31 - __clz(starts & (warp_agg::lanes_below() | 1u << lane));
     const unsigned int longest = warp_max(lane - first);
-    for (unsigned int d = 1; d <= longest; d <<= 1) {
-        const T up = __shfl_up_sync(warp_agg::kFullMask, tail, d);
-        if (lane >= first + d) tail += up;
+    for (unsigned int offset = 1; offset <= longest; offset <<= 1) {
+        const T up = __shfl_up_sync(warp_agg::kFullMask, tail, offset);
+        if (lane >= first + offset) tail += up;
     }
     // What the lanes before carry into this lane's first run.
     const T carry = __shfl_up_sync(warp_agg::kFullMask, tail, 1);
@@ -530,56 +532,7 @@ class CubSortReduceByKey {
 // ---------------------------------------------------------------------------------------------
 // The benchmark.
 
-// One order's keys, made once and run in each precision: the keys, their peer masks on the CPU,
-// how many distinct keys a warp holds, the number of bins (every key below it occurs) and the
-// most values one bin receives. The bins' sums come with the values (reference_bins).
-struct OrderKeys {
-    std::string name;
-    bool sorted;  // keys never decrease: CUB's ReduceByKey runs on them as they are
-    std::vector<int> keys;
-    std::vector<unsigned int> masks;
-    warp_agg::DistinctKeys d;
-    unsigned int num_keys;
-    unsigned int most_per_bin;
-};
-
-OrderKeys order_keys(Order order, unsigned int per_warp, unsigned int n, unsigned int per_cell,
-                     unsigned int displacement, std::uint64_t seed) {
-    OrderKeys k;
-    const std::string d = std::to_string(per_warp) + " keys/warp";
-    switch (order) {
-        case Order::kSorted:
-            k.name = "sorted";
-            break;
-        case Order::kPartial:
-            k.name = "partially sorted";
-            break;
-        case Order::kRandom:
-            k.name = "random";
-            break;
-        case Order::kSweep:
-            k.name = d + " in runs";
-            break;
-        case Order::kScattered:
-            k.name = d + " scattered";
-            break;
-    }
-    k.sorted = order == Order::kSorted || order == Order::kSweep;
-    if (order == Order::kSweep) {
-        k.keys = warp_agg::keys_per_warp(n, per_warp);
-    } else if (order == Order::kScattered) {
-        k.keys = warp_agg::keys_per_warp_scattered(n, per_warp, seed);
-    } else {
-        k.keys = warp_agg::make_keys(order, n, per_cell, displacement, seed);
-    }
-    k.masks = warp_agg::cpu_peers(k.keys);
-    k.d = warp_agg::distinct_keys(k.masks);
-    k.num_keys = static_cast<unsigned int>(*std::max_element(k.keys.begin(), k.keys.end())) + 1;
-    std::vector<unsigned int> count(k.num_keys, 0);
-    for (int key : k.keys) ++count[key];
-    k.most_per_bin = *std::max_element(count.begin(), count.end());
-    return k;
-}
+using warp_agg::OrderKeys;
 
 struct Row {
     std::string precision, order, variant;
@@ -913,14 +866,12 @@ void print_results(const std::vector<Row>& rows, const std::vector<std::string>&
     }
 }
 
-// The sweep's numbers of distinct keys per warp: every d up to 6, then fewer (their times change
-// slowly there), so that both arrangements run within a few seconds of GPU time.
-constexpr unsigned int kSweepD[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 28, 32};
-
 int main(int argc, char** argv) {
     common::Options opt;
-    opt.n = 10000000;
-    std::int64_t per_cell = 10, displacement = 32, order = 0, precision = 0, repeat = 0;
+    opt.n = warp_agg::kDefaultValues;
+    std::int64_t per_cell = warp_agg::kDefaultPerCell,
+                 displacement = warp_agg::kDefaultDisplacement;
+    std::int64_t order = 0, precision = 0, repeat = 0;
     common::Cli cli("03_reduction_by_key_benchmark",
                     "the blog's experiment: 10^7 values summed by key into 10^6 bins");
     cli.add_standard(opt, 1, std::int64_t{1} << 28);
@@ -955,7 +906,9 @@ int main(int argc, char** argv) {
                                  "the particles and the bins");
     if (sweep) {
         std::fprintf(report.text(),
-                     "%u values; 1 to 32 distinct keys in every warp, in runs and scattered\n", n);
+                     "%u values; 1 to 32 distinct keys in every warp, in runs and scattered, "
+                     "always into the same %u bins\n",
+                     n, static_cast<unsigned int>(common::ceil_div(n, warp_agg::kWarp)));
     } else {
         std::fprintf(report.text(),
                      "%u values, %u per key, %u keys; partially sorted: displacement < %u\n", n,
@@ -968,7 +921,7 @@ int main(int argc, char** argv) {
         if (order == 0 || order == static_cast<int>(o)) orders.push_back({o, 0});
     if (sweep)
         for (Order o : {Order::kSweep, Order::kScattered})
-            for (unsigned int d : kSweepD) orders.push_back({o, d});
+            for (unsigned int d : warp_agg::kSweepD) orders.push_back({o, d});
 
     common::DeviceBuffer<int> d_keys(n);
     common::DeviceBuffer<unsigned int> d_masks(n);
@@ -995,12 +948,10 @@ int main(int argc, char** argv) {
     std::vector<std::string> order_names;
     bool ok = true;
     for (const auto& [o, per_warp] : orders) {
-        const OrderKeys k = order_keys(o, per_warp, n, static_cast<unsigned int>(per_cell),
-                                       static_cast<unsigned int>(displacement), opt.seed);
-        std::fprintf(report.text(),
-                     "%s: %.2f distinct keys per warp (%d to %d in %.1f%% of the warps); "
-                     "checking, then %s\n",
-                     k.name.c_str(), k.d.mean, k.d.low, k.d.high, 100.0 * k.d.share,
+        const OrderKeys k =
+            warp_agg::order_keys(o, per_warp, n, static_cast<unsigned int>(per_cell),
+                                 static_cast<unsigned int>(displacement), opt.seed);
+        std::fprintf(report.text(), "%s; checking, then %s\n", warp_agg::describe(k).c_str(),
                      repeat ? "repeating" : "timing");
         order_names.push_back(k.name);
         CUDA_CHECK(

@@ -8,12 +8,16 @@ quarter_values<float> with seed + 1, the programs' default seed 1234): what `02_
 --trace` prints for that pattern. The rounds follow warp_peers.cuh's reduce_peers: rel_pos is the
 number of a lane's peers below it; in round i every lane adds the partial sum of its next-higher
 remaining peer, then the lanes whose rel_pos has bit i set are reduced away. Only the lanes that
-still hold a partial sum are drawn after each round, and only the additions whose result is used.
+still hold a partial sum are drawn after each round. Two groups are drawn in colour with their
+additions as arrows (the largest, which takes every round, and another); the others run the same
+tree at the same time, faded, their arrows left out so that they cross no column.
 --check prints every lane's x after each round as 02's trace does (the GPU's, in data/traces.txt).
 """
 import argparse
 
 from draw_get_peers import SEED, WARP, eight_keys, splitmix64
+
+FADED = "#ececec"  # the face of a lane whose group is not highlighted
 
 
 def quarter_values(n, seed):
@@ -59,6 +63,12 @@ def draw(png):
     values = quarter_values(WARP, SEED + 1)
     rounds, rel_pos, adds = reduce_peers(keys, values)
     palette = plt.get_cmap("Set3").colors  # the colours of get_peers.png: a key, a colour
+    # The highlighted groups: the largest (every round) and the lowest lane's.
+    largest = max(sorted(set(keys)), key=keys.count)
+    shown = {largest, keys[0] if keys[0] != largest else keys[1]}
+
+    def face(key):
+        return palette[key] if key in shown else FADED
     rows = len(rounds) + 2  # the keys and rel_pos, the values, the rounds
     gap = 1.6  # vertical distance between two rows: room for the arrows
     fig, ax = plt.subplots(figsize=(16, 1.6 + 1.05 * rows))
@@ -66,14 +76,16 @@ def draw(png):
     def y_of(row):
         return (rows - 1 - row) * gap
 
-    def cell(lane, row, face, text, bold=False, edge="white", lw=1.0):
-        ax.add_patch(Rectangle((lane, y_of(row)), 1, 1, facecolor=face, edgecolor=edge, lw=lw))
+    def cell(lane, row, text, bold=False, edge="white", lw=1.0):
+        key = keys[lane]
+        ax.add_patch(Rectangle((lane, y_of(row)), 1, 1, facecolor=face(key), edgecolor=edge, lw=lw))
         ax.text(lane + 0.5, y_of(row) + 0.5, text, ha="center", va="center", fontsize=7,
-                fontweight="bold" if bold else "normal")
+                fontweight="bold" if bold else "normal",
+                color="black" if key in shown else "0.6")
 
     for lane, key in enumerate(keys):
-        cell(lane, 0, palette[key], f"{key}\n{rel_pos[lane]}")
-        cell(lane, 1, palette[key], f"{values[lane]:g}")
+        cell(lane, 0, f"{key}\n{rel_pos[lane]}")
+        cell(lane, 1, f"{values[lane]:g}")
     ax.text(-0.4, y_of(0) + 0.5, "key\nrel_pos", ha="right", va="center", fontsize=8)
     ax.text(-0.4, y_of(1) + 0.5, "value", ha="right", va="center", fontsize=8)
     for r, x in enumerate(rounds):
@@ -81,14 +93,17 @@ def draw(png):
         for lane, key in enumerate(keys):
             if rel_pos[lane] % (2 << r) == 0:  # still holds a partial sum
                 last = r == len(rounds) - 1  # each lane left is a first peer: its group's sum
-                cell(lane, row, palette[key], f"{x[lane]:g}", bold=last,
-                     edge="black" if last else "white", lw=1.8 if last else 1.0)
+                mark = last and key in shown
+                cell(lane, row, f"{x[lane]:g}", bold=mark, edge="black" if mark else "white",
+                     lw=1.8 if mark else 1.0)
         ax.text(-0.4, y_of(row) + 0.5, f"after round {r}\n(rel_pos bit {r})", ha="right",
                 va="center", fontsize=8)
     def darker(color):
         return tuple(0.55 * c for c in color)
 
     for r, lane, source in adds:
+        if keys[lane] not in shown:
+            continue
         ax.add_patch(FancyArrowPatch((source + 0.5, y_of(r + 1)), (lane + 0.5, y_of(r + 2) + 1),
                                      arrowstyle="-|>", mutation_scale=8, lw=0.9,
                                      color=darker(palette[keys[lane]]), zorder=3))
@@ -111,8 +126,9 @@ def draw(png):
         f"{max(keys.count(k) for k in keys)} lanes.\n"
         "In round i every lane still holding a partial sum adds the one of its next-higher "
         "remaining peer (arrow), wherever in the warp\nit sits; then the lanes whose rel_pos has "
-        "bit i set drop out. The lanes left are the groups' first peers (outlined), each with its "
-        "group's sum.",
+        f"bit i set drop out. Keys {min(shown)} and {max(shown)} in colour; the other groups do the "
+        "same at the same time (faded).\nThe lanes left are the groups' first peers, each with its "
+        "group's sum (outlined for the two).",
         fontsize=9)
     fig.savefig(png, dpi=110, bbox_inches="tight")
     print(f"wrote {png}")

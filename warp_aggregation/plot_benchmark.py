@@ -32,6 +32,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
 import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from readme_numbers import provenance  # noqa: E402  (with the commit of data/sources.txt)
 
 
 ORDERS = ["sorted", "partially sorted", "random"]
@@ -108,8 +110,10 @@ def readme_tables(rows, variants, peak):
     lines += variant_grid(rows, variants, lambda r: f"{float(r['ms']):.4f} · "
                                                     f"{fmt_ratio(rows, r, 'vs_atomicadd', '×')}")
     lines += ["The fastest warp variant of each order (its peer search and atomics included); the "
-              "bytes it must", f"move at least, as a share of the {peak} GB/s theoretical peak "
-              "(2 × memory clock × bus width):", "",
+              "bytes it must", f"move at least, as a share of the {peak} GB/s theoretical peak: "
+              "2 × bus width × the memory clock", "that the program reads from the CUDA runtime "
+              "(`cudaDevAttrMemoryClockRate`), which may differ from", "`nvidia-smi`'s "
+              "(`data/env.txt`):", "",
               f"| type | order | variant | ms | % of {peak} GB/s | × atomicAdd | × atomicCAS loop "
               "| × CUB ReduceByKey |", "|---|---|---|---|---|---|---|---|"]
     for precision in PRECISIONS:
@@ -294,10 +298,12 @@ def main():
     print(text)
     if args.readme:
         report.update_readme(args.readme, text, "results-table")
-        report.update_provenance(args.readme, args.env, args.csv)
+        report.update_readme(args.readme, provenance(args.env, args.csv, args.readme) + "\n",
+                             "provenance")
     if args.results:
         report.update_readme(args.results, spread_table(rows, variants, peak), "spread-table")
-        report.update_provenance(args.results, args.env, args.csv)
+        report.update_readme(args.results, provenance(args.env, args.csv, args.results) + "\n",
+                             "provenance")
         if args.ncu:
             report.update_readme(args.results, ncu_tables(args.ncu), "ncu-tables")
     if args.png:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns 03_reduction_by_key_benchmark's sweep (--order sweep: 1 to 32 distinct keys in every warp,
-in runs and scattered over the lanes) into the README's table and a plot of time against distinct
-keys per warp.
+in runs and scattered over the lanes, always into the same bins) into the README's table and a plot
+of time against distinct keys per warp.
 
     build/bin/03_reduction_by_key_benchmark --order sweep --precision double --csv \\
         > warp_aggregation/data/sweep.csv
@@ -12,9 +12,10 @@ keys per warp.
 The CSV is the benchmark's (see plot_benchmark.py); its order column reads "<d> keys/warp in runs"
 or "<d> keys/warp scattered" (an older run's "<d> keys/warp" is the first). --readme rewrites the
 table between the README's sweep-table markers: for a few values of d, each variant's median time
-and its speed-up over plain atomicAdd, with the run's provenance, and, per warp variant, the
-smallest d at which it stops beating atomicAdd. The plot needs matplotlib; without it the plot is
-skipped with a message and the table is still written.
+and its speed-up over plain atomicAdd, with the run's provenance and the bins (the CSV's bins
+column: the same at every d, or d by d in a sweep made before the bins were fixed), and, per warp
+variant, the smallest d at which it stops beating atomicAdd. The plot needs matplotlib; without it
+the plot is skipped with a message and the table is still written.
 """
 import csv
 import os
@@ -27,13 +28,14 @@ import report  # noqa: E402  (scripts/report.py: what every chapter's plot scrip
 # The variants the lesson compares, in the plot's order, with their colours.
 SHOWN = {"atomicAdd": "#1f4e79", "warp get_peers": "#2e7d32", "warp match_any": "#6a1b9a",
          "cg labeled_partition": "#ab47bc", "warp segmented scan 4/lane": "#c62828",
-         "CUB ReduceByKey": "#424242", "CUB sort + ReduceByKey": "#9e9e9e",
+         "CUB sort + ReduceByKey": "#9e9e9e",
          "get_peers search only": "#81c784"}
 WARP_VARIANTS = ["warp get_peers", "warp match_any", "cg labeled_partition",
                  "warp segmented scan 4/lane"]
 TABLE_D = [1, 2, 4, 8, 16, 32]
 # The two arrangements of the d keys of a warp: as the program names them, and as the README does.
-ARRANGEMENTS = {"in runs": "in runs (sorted keys)", "scattered": "scattered over the lanes"}
+ARRANGEMENTS = {"in runs": "in runs (increasing in each warp)",
+                "scattered": "scattered over the lanes"}
 
 
 def load(path):
@@ -63,6 +65,15 @@ def slower_from(rows, variant):
     return slower[0] if slower else None
 
 
+def bins_text(rows, ds):
+    """How many bins the keys fill: the same at every d (the sweep since it holds the bins fixed),
+    or d by d (an older sweep's, whose bins grew with d)."""
+    bins = {d: int(r[d]["bins"]) for r in rows.values() for d in ds if d in r and r[d].get("bins")}
+    if len(set(bins.values())) == 1:
+        return f"the same {next(iter(bins.values())):,} bins at every *d*"
+    return "bins by *d*: " + ", ".join(f"{bins[d]:,} at {d}" for d in sorted(bins))
+
+
 def table(data, provenance):
     lines = [provenance, ""]
     for precision, arrangements in data.items():
@@ -70,7 +81,8 @@ def table(data, provenance):
             ds = [d for d in TABLE_D if any(d in r for r in rows.values())]
             lines += [f"**{precision}, the keys {ARRANGEMENTS.get(arrangement, arrangement)}**: "
                       "median ms · speed-up over `atomicAdd` (above 1: faster), by distinct keys "
-                      "per warp", "", "| variant | " + " | ".join(map(str, ds)) + " |",
+                      "per warp; " + bins_text(rows, ds), "",
+                      "| variant | " + " | ".join(map(str, ds)) + " |",
                       "|---" * (len(ds) + 1) + "|"]
             for v in SHOWN:
                 if v not in rows:
@@ -142,7 +154,8 @@ def plot(data, png, title):
 def main():
     args = report.parse_args(report.parser(__doc__))
     data = load(args.csv)
-    text = table(data, report.provenance(args.env, args.csv, args.readme or args.csv))
+    from readme_numbers import provenance  # with the commit of sources.txt beside the CSV
+    text = table(data, provenance(args.env, args.csv, args.readme or args.csv))
     print(text)
     if args.readme:
         report.update_readme(args.readme, text, "sweep-table")

@@ -7,7 +7,14 @@ files in data/, so that the README quotes the committed measurements and nothing
 Each block stands between <!-- <name>:begin --> and <!-- <name>:end --> in the README. Without
 --readme the blocks are printed; --data reads another folder than data/ (the tests give it one).
 A block whose data is missing says so instead of a number ("not yet measured" in a table cell).
+
+Which build made the data: sources.txt, which scripts/gpu_check.sh writes beside the data (the
+commit, then the sha256 of each source of the programs). A GPU run's files without it are refused
+(exit 1: nothing says which code they measured). Where a source's bytes differ now, the data is
+older than the code: the provenance line and the data-state block say so with the commit and its
+day, and each printed excerpt says which of its program's sources changed since.
 The files (a GPU run writes them; the commands are in RESULTS.md):
+  sources.txt           the commit and the sources' sha256 (scripts/gpu_check.sh)
   traces.txt            01 and 02 --n 64 --trace
   get_peers.csv         01 --csv at its default size
   benchmark.csv         03 --csv (benchmark_log.txt: what it printed besides)
@@ -16,11 +23,14 @@ The files (a GPU run writes them; the commands are in RESULTS.md):
   determinism.csv       03 --determinism 20 --csv
   determinism_4096.csv  03 --determinism 20 --order sorted --per-cell 4096 --precision double --csv
   filter.csv            04 --csv; filter.txt: 04 as it prints it
+and one that the host writes, which a test keeps equal to the program's output:
+  key_orders.txt        warp_host_checks --orders: the line 03 prints as it starts each order
 The results table itself, the plots and RESULTS.md's tables come from plot_benchmark.py and
 plot_sweep.py. Every ratio here is one median over another, rounded once, where it is printed.
 """
 import argparse
 import csv
+import hashlib
 import os
 import re
 import sys
@@ -99,6 +109,94 @@ def recorded(name):
     return command, [line for line in lines[1:] if not line.startswith("[exit ")]
 
 
+# The files a GPU run writes: with any of them, sources.txt must say which code they measured.
+GPU_FILES = ["traces.txt", "get_peers.csv", "benchmark.csv", "benchmark_log.txt", "scan.txt",
+             "sweep.csv", "determinism.csv", "determinism_4096.csv", "filter.csv", "filter.txt"]
+# The sources behind each program's output: its own file and the two headers.
+HEADERS = ["warp_peers.cuh", "warp_agg.h"]
+PROGRAM_SOURCES = {"01": ["01_get_peers.cu"] + HEADERS, "02": ["02_reduce_peers.cu"] + HEADERS,
+                   "03": ["03_reduction_by_key_benchmark.cu"] + HEADERS,
+                   "04": ["04_warp_aggregated_increment.cu"] + HEADERS}
+
+
+def sources():
+    """(commit, day, [the sources listed whose bytes differ now]) from sources.txt, or None where
+    it is missing. A source listed but gone counts as changed."""
+    if not have("sources.txt"):
+        return None
+    commit, day, changed = "unknown", "", []
+    for line in open(path("sources.txt")).read().splitlines():
+        head = re.match(r"commit (\S+)(?: (\d{4}-\d{2}-\d{2}))?", line)
+        entry = re.match(r"([0-9a-f]{64})  (\S+)$", line)
+        if head:
+            commit, day = head.group(1), head.group(2) or ""
+        elif entry:
+            source = os.path.join(HERE, entry.group(2))
+            now = (hashlib.sha256(open(source, "rb").read()).hexdigest()
+                   if os.path.exists(source) else None)
+            if now != entry.group(1):
+                changed.append(entry.group(2))
+    return commit, day, changed
+
+
+def short(commit):
+    return commit[:7] if re.fullmatch(r"[0-9a-f]{40}", commit) else commit
+
+
+def words(items):
+    """`a`, `b` and `c`."""
+    quoted = [f"`{i}`" for i in items]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def measured_at():
+    """'at commit 7a3500e', or '' without sources.txt."""
+    found = sources()
+    return f"at commit {short(found[0])}" if found else ""
+
+
+def changed_since(program=None):
+    """The sources of `program` ("01".."04"; all where None) that changed since the run."""
+    found = sources()
+    if not found:
+        return []
+    return [c for c in found[2] if program is None or c in PROGRAM_SOURCES[program]]
+
+
+def stale_note(program, what=""):
+    """An italic line above a printed excerpt whose program's sources changed since the run: which
+    build printed it, which sources changed, and `what` differs where the file shows it."""
+    changed = changed_since(program)
+    if not changed:
+        return ""
+    commit, day, _ = sources()
+    verb = "has" if len(changed) == 1 else "have"
+    return sentence(f"*Printed by the build of commit {short(commit)}"
+                    + (f" ({day})" if day else "") + f"; {words(changed)} {verb} changed since, "
+                    "so today's build may print otherwise" + (f": {what}" if what else "") + ".*") \
+        + "\n"
+
+
+def provenance(env_path, csv_path, doc_path):
+    """report.provenance's line with the commit the data was measured at, and, where the sources
+    changed since, which: for plot_benchmark.py and plot_sweep.py too (sources.txt beside the
+    CSV)."""
+    global DATA
+    saved, DATA = DATA, os.path.dirname(os.path.abspath(csv_path))
+    try:
+        line = report.provenance(env_path, csv_path, doc_path)
+        at = measured_at()
+        if at:
+            line = line.replace("; data:", f", {at}; data:", 1)
+        changed = changed_since()
+        if changed:
+            line += (f" The sources have changed since ({words(changed)}): these are the older "
+                     "build's numbers.")
+        return sentence(line).rstrip("\n")
+    finally:
+        DATA = saved
+
+
 # ---------------------------------------------------------------------------------------------
 # Excerpts of what the programs print.
 
@@ -127,13 +225,18 @@ def eight_keys_trace(program):
     return None
 
 
+def old_name(header):
+    """What a stale note says of a trace made before the pattern had its name."""
+    return "it named the '8 keys' pattern 'random'" if "'random'" in header else ""
+
+
 def prints_01():
     found = have("traces.txt") and eight_keys_trace("01_get_peers")
     if not found:
         return missing("01's trace", "traces.txt")
     header, lines = found
-    return "\n".join(["```", "$ build/bin/01_get_peers --n 64 --trace", "...", header]
-                     + lines + ["```", ""])
+    return stale_note("01", old_name(header)) + "\n".join(
+        ["```", "$ build/bin/01_get_peers --n 64 --trace", "...", header] + lines + ["```", ""])
 
 
 def prints_02():
@@ -160,16 +263,19 @@ def prints_02():
         rows.append(text + ("  <- first" if rel_pos == 0 else ""))
     note = (f"... (an excerpt: this warp's {left_out} lanes with an odd rel_pos, reduced away in "
             "round 0, left out)")
-    return "\n".join(["```", "$ build/bin/02_reduce_peers --n 64 --trace", note, header] + rows
-                     + ["```", ""])
+    return stale_note("02", old_name(header)) + "\n".join(
+        ["```", "$ build/bin/02_reduce_peers --n 64 --trace", note, header] + rows + ["```", ""])
 
 
 def prints_03():
     if not have("benchmark_log.txt"):
         return missing("03's text output", "benchmark_log.txt")
     lines = open(path("benchmark_log.txt")).read().splitlines()
-    return "\n".join(["```", "$ build/bin/03_reduction_by_key_benchmark --csv > benchmark.csv"]
-                     + lines + ["```", ""])
+    what = ("" if any("distinct keys per warp" in line for line in lines) else
+            f"it did not yet print each order's line ({link('key_orders.txt')} has them)")
+    return stale_note("03", what) + "\n".join(
+        ["```", "$ build/bin/03_reduction_by_key_benchmark --csv > benchmark.csv"] + lines
+        + ["```", ""])
 
 
 # 03's text rows on sorted keys in double that the segmented scan's section shows.
@@ -200,7 +306,7 @@ def prints_scan():
     order = [line for line in lines if line.startswith("sorted: ")]
     out = ["```", "$ " + command, "..."] + order + header
     out += [rows[v][1] for v in SCAN_ROWS if v in rows]
-    return "\n".join(out + ["...", "```", ""])
+    return stale_note("03") + "\n".join(out + ["...", "```", ""])
 
 
 def prints_04():
@@ -211,12 +317,13 @@ def prints_04():
         command, lines = found
         kept = [line for line in lines if "/50% " in line]
         if kept:
-            return "\n".join(["```", "$ " + command, "..."] + kept + ["...", "```", ""])
+            return stale_note("04") + "\n".join(["```", "$ " + command, "..."] + kept
+                                                 + ["...", "```", ""])
     rows = [r for r in load("filter.csv") or [] if r["variant"].endswith("/50%")]
     if not rows:
         return missing("04 at its default size", "filter.csv")
     peak = report.peak_gbps(rows, path("filter.csv"), path("env.txt"))
-    out = ["```", "$ build/bin/04_warp_aggregated_increment",
+    out = [stale_note("04") + "```", "$ build/bin/04_warp_aggregated_increment",
            "... (its lines at 50% kept, rebuilt from data/filter.csv in the program's format)"]
     for r in rows:
         name = f"{r['program']} {r['variant']}"
@@ -357,16 +464,12 @@ def number_04():
     rows = load("filter.csv")
     plain = ms(rows, variant="plain atomicAdd/50%")
     warp = ms(rows, variant="warp-aggregated/50%")
-    coalesced = ms(rows, variant="coalesced_threads/50%")
-    block = ms(rows, variant="block-aggregated/50%")
-    if None in (plain, warp, coalesced, block):
+    if None in (plain, warp):
         return missing("04 at its default size", "filter.csv")
     return sentence(
         f"**One number:** keeping half of 2^24 ints, the hand-written warp aggregation takes "
         f"**{times(warp, plain)} times** the time of one plain `atomicAdd` per element: "
-        f"{warp:.4f} ms against {plain:.4f} ms (`coalesced_threads`: {coalesced:.4f} ms; "
-        f"{link('filter.csv')}). What does pay is one atomic per block of 256, beyond the blog: "
-        f"{times(plain, block)} times as fast as the plain kernel ({block:.4f} ms).\n")
+        f"{warp:.4f} ms against {plain:.4f} ms ({link('filter.csv')}).\n")
 
 
 def number_04_cub():
@@ -381,23 +484,120 @@ def number_04_cub():
         f"over {block:.4f} ms ({link('filter.csv')}).\n")
 
 
+def data_state():
+    """Which run the numbers and excerpts below come from, and whether the code changed since."""
+    if not any(have(name) for name in GPU_FILES):
+        return missing("a GPU run", "benchmark.csv")
+    commit, day, changed = sources()
+    env = report.describe_env(path("env.txt")) if have("env.txt") else ""
+    text = (f"The numbers and printed outputs below come from one GPU run"
+            + (f" ({env})" if env else "") + f", at commit {short(commit)} "
+            f"({link('sources.txt')} has each source's sha256). ")
+    if changed:
+        text += (f"The sources have changed since: {words(changed)}. The numbers are that older "
+                 "build's; where its printed output differs from today's, the excerpt says so.")
+        if "warp_peers.cuh" in changed:
+            text += (" Every kernel here includes `warp_peers.cuh`; the `get_peers` kernels, bound "
+                     "by instruction issue ([RESULTS.md](RESULTS.md#what-limits-each-kernel-nsight-"
+                     "compute-sorted-keys-double)), are the likeliest to time otherwise.")
+    else:
+        text += "The sources have not changed since."
+    return sentence(text)
+
+
+def order_lines():
+    """{order name: line} of key_orders.txt, or None where it is missing."""
+    found = recorded("key_orders.txt")
+    if not found:
+        return None
+    return {line.split(":")[0]: line for line in found[1] if ":" in line}
+
+
+def orders():
+    """The three orders' lines, as 03 prints them (warp_host_checks --orders, without a GPU)."""
+    lines = order_lines()
+    if not lines:
+        return missing("03's key orders", "key_orders.txt")
+    shown = [lines[o] for o in ("sorted", "partially sorted", "random") if o in lines]
+    return "\n".join(["```", "$ build/bin/warp_host_checks --orders", *shown, "...", "```",
+                      ""]) + "\n" + sentence(f"*From {link('key_orders.txt')}, which a test "
+                                             "keeps equal to what the program prints.*")
+
+
+def sweep_bins():
+    """The sweep's bins and values a bin, the same at every d (key_orders.txt)."""
+    lines = order_lines() or {}
+    found = [re.search(r"(\d+) bins, at most (\d+) values", line)
+             for name, line in lines.items() if "keys/warp" in name]
+    found = [m.groups() for m in found if m]
+    if not found:
+        return missing("the sweep's bins", "key_orders.txt")
+    bins = sorted({b for b, _ in found})
+    most = sorted({v for _, v in found})
+    if len(bins) > 1 or len(most) > 1:
+        return sentence(f"The sweep's bins differ from one *d* to the next: {', '.join(bins)} "
+                        f"({link('key_orders.txt')}).")
+    base = re.search(r"(\d+) bins, at most (\d+) values", lines.get("sorted", ""))
+    return sentence(
+        f"At every *d*, in runs and scattered, the keys fill the same {int(bins[0]):,} bins with "
+        f"at most {most[0]} values each" + (f", where 03's three orders fill {int(base[1]):,} "
+                                            f"with at most {base[2]}" if base else "")
+        + f" ({link('key_orders.txt')}).")
+
+
 # ---------------------------------------------------------------------------------------------
 # The blog's conclusions, each beside one measurement; which technique for which keys.
 
 ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 
 
+def spread(precision, order, variant):
+    """(fastest, slowest) ms of a benchmark row, or None."""
+    for row in load("benchmark.csv") or []:
+        if (row["precision"], row["order"], row["variant"]) == (precision, order, variant):
+            return float(row["ms_min"]), float(row["ms_max"])
+    return None
+
+
+def overlap(a, b):
+    return a is not None and b is not None and a[0] <= b[1] and b[0] <= a[1]
+
+
 def reuse():
-    """(search ms, masks-given ms, atomicAdd ms, the fewest uses k at which the stored masks pay)
-    on sorted keys in double, or None: k uses cost search + k * given with the masks stored, and
-    k * atomicAdd without aggregation."""
+    """The blog's reuse of the masks on sorted keys in double, or None: k uses cost
+    search + k * given with a separate search pass that stores the masks (measured), and
+    first + (k - 1) * given with a first pass that aggregates and stores its masks at once (a
+    model: the whole get_peers kernel plus its 4-byte masks written at the peak bandwidth; not
+    measured), against k * atomicAdd. k_separate and k_fused are the fewest uses that pay, and
+    `close` says whether the runs' spreads overlap at k_separate."""
+    rows = load("benchmark.csv")
     search = bench("double", "sorted", "get_peers search only")
     given = bench("double", "sorted", "reduce_peers masks given")
     atomic = bench("double", "sorted", "atomicAdd")
-    if None in (search, given, atomic):
+    whole = bench("double", "sorted", "warp get_peers")
+    if None in (search, given, atomic, whole):
         return None
-    k = next((k for k in range(1, 1001) if search + k * given < k * atomic), None)
-    return search, given, atomic, k
+    k_separate = next((k for k in range(1, 1001) if search + k * given < k * atomic), None)
+    close = False
+    if k_separate:
+        s, g, a = (spread("double", "sorted", v) for v in
+                   ("get_peers search only", "reduce_peers masks given", "atomicAdd"))
+        if s and g and a:
+            close = overlap((s[0] + k_separate * g[0], s[1] + k_separate * g[1]),
+                            (k_separate * a[0], k_separate * a[1]))
+    n = next(int(r["n"]) for r in rows if r["variant"] == "atomicAdd")
+    peak = report.peak_gbps(rows, path("benchmark.csv"), path("env.txt") if have("env.txt")
+                            else None)
+    masks_ms = 4.0 * n / (peak * 1e6) if peak else None
+    first = whole + masks_ms if masks_ms else None
+    k_fused = (next((k for k in range(1, 1001) if first + (k - 1) * given < k * atomic), None)
+               if first else None)
+    return dict(search=search, given=given, atomic=atomic, whole=whole, k_separate=k_separate,
+                close=close, n=n, peak=peak, masks_ms=masks_ms, first=first, k_fused=k_fused)
+
+
+def use(k):
+    return f"the {ORDINALS.get(k, f'{k}th')} use" if k else "no use"
 
 
 def blog_table():
@@ -410,6 +610,10 @@ def blog_table():
     def cell(value, what):
         return "–" if value is None else f"{what}: {value:.2f}× as fast"
 
+    def ms_range(variant):
+        found = spread("double", "sorted", variant)
+        return f" [{found[0]:.4f}–{found[1]:.4f}]" if found else ""
+
     search = bench("double", "sorted", "get_peers search only")
     given = bench("double", "sorted", "reduce_peers masks given")
     whole = bench("double", "sorted", "warp get_peers")
@@ -417,37 +621,59 @@ def blog_table():
     if None in (search, given, whole, atomic):
         search_verdict = search_cell = "–"
     else:
-        loop, gain = whole - given, atomic - given
+        same = overlap(spread("double", "sorted", "warp get_peers"),
+                       spread("double", "sorted", "atomicAdd"))
         search_verdict = ("the upper end" if search > given / 3 else "the lower end") + \
             ", for the blog's loop: it costs " + (
-                "as much as" if abs(loop - gain) <= 0.25 * abs(gain) else
-                "more than" if loop > gain else "less than") + " aggregation gains"
-        search_cell = (f"the search alone {search:.4f} ms, the reduction from given masks "
-                       f"{given:.4f} ms; inside the kernel the loop costs {whole:.4f} − "
-                       f"{given:.4f} = {loop:.4f} ms, {100 * loop / whole:.0f}% of it, where "
-                       f"aggregation saves {atomic:.4f} − {given:.4f} = {atomic - given:.4f} ms "
-                       "over `atomicAdd`")
+                "about what aggregation saves" if same else
+                "more than aggregation saves" if whole > atomic else
+                "less than aggregation saves")
+        search_cell = (
+            f"the whole `get_peers` kernel {whole:.4f} ms{ms_range('warp get_peers')}, plain "
+            f"`atomicAdd` {atomic:.4f} ms{ms_range('atomicAdd')}"
+            + (" (the spreads overlap)" if same else "")
+            + f". Against the reduction from given masks ({given:.4f} ms), the loop costs "
+            f"{whole - given:.4f} ms and aggregation saves {atomic - given:.4f} ms, each plus the "
+            "time that kernel spends reading its masks (unmeasured), which the whole kernel does "
+            f"not read; the search alone, writing its masks, {search:.4f} ms")
     found = reuse()
     if found is None:
         reuse_verdict = reuse_cell = "–"
     else:
-        s, g, a, k = found
-        reuse_verdict = f"from the {ORDINALS.get(k, f'{k}th')} use" if k else "never here"
-        reuse_cell = (f"k uses: {s:.4f} + k × {g:.4f} ms with the masks stored, k × {a:.4f} ms "
-                      "with `atomicAdd`: " + (f"less from k = {k} on" if k else "never less"))
+        f = found
+        reuse_verdict = (f"from {use(f['k_fused'])} with the masks stored by the aggregating pass "
+                         "(a model)" if f["k_fused"] else "not with a fused pass (a model)")
+        reuse_verdict += (f"; from {use(f['k_separate'])} with a separate search pass"
+                          + (", barely" if f["close"] else ""))
+        reuse_cell = (
+            f"k uses with a separate search pass: {f['search']:.4f} + k × {f['given']:.4f} ms, "
+            f"against k × {f['atomic']:.4f} ms with `atomicAdd`: "
+            + (f"less from k = {f['k_separate']} on" + (", within the runs' spread" if f["close"]
+                                                         else "") if f["k_separate"] else
+               "never less"))
+        if f["first"]:
+            reuse_cell += (
+                f". Modelled, not measured: a first pass that aggregates and stores its masks, "
+                f"the whole kernel plus {4 * f['n'] / 1e6:.0f} MB of masks at the {f['peak']} GB/s "
+                f"peak ({f['whole']:.4f} + {f['masks_ms']:.4f} ms), then "
+                f"(k − 1) × {f['given']:.4f} ms: "
+                + (f"less from k = {f['k_fused']} on" if f["k_fused"] else "never less"))
+    gpu = re.search(r"NVIDIA ([^,]+)", report.describe_env(path("env.txt"))
+                    if have("env.txt") else "")
     lines = [
-        "| the blog says | on the H200 | the number |", "|---|---|---|",
-        "| warp aggregation speeds up sorted keys in double (against its baseline, the "
-        "`atomicCAS` loop) | still true | "
+        f"| the blog says | on the {gpu.group(1) if gpu else 'GPU'} | the number |",
+        "|---|---|---|",
+        "| warp aggregation speeds up sorted keys in double, against its baseline, the "
+        "`atomicCAS` loop (its figure leaves the peer search out) | still true, the search "
+        "included | "
         + cell(speedup("double", "sorted", "warp get_peers + CAS", "atomicCAS loop"),
-               "`get_peers` aggregation with the `atomicCAS` loop, over the loop alone") + " |",
-        "| (today's baseline is a native `atomicAdd(double)`, since Pascal) | the blog's "
-        "`get_peers` gains nothing | "
+               "`get_peers` aggregation with the `atomicCAS` loop, search included, over the "
+               "loop alone") + " |",
+        "| *since then:* Pascal's native `atomicAdd(double)` is the baseline to beat | the "
+        "blog's `get_peers` gains nothing over it, `__match_any_sync` does | "
         + cell(speedup("double", "sorted", "warp get_peers"),
-               "`get_peers` aggregation over `atomicAdd`") + " |",
-        "| | with `__match_any_sync` it gains | "
-        + cell(speedup("double", "sorted", "warp match_any"),
-               "`match_any` aggregation over `atomicAdd`") + " |",
+               "`get_peers` aggregation over `atomicAdd`") + "; "
+        + cell(speedup("double", "sorted", "warp match_any"), "`match_any` aggregation") + " |",
         "| in float, plain atomics are never significantly slower | true of the blog's loop, "
         "not of `__match_any_sync` | "
         + cell(speedup("float", "sorted", "warp match_any"),
@@ -466,21 +692,31 @@ def blog_table():
                "hashing over `atomicAdd`") + " |",
     ]
     return "\n".join(lines) + "\n\n" + sentence(
-        f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')}.")
+        f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} (ms: the "
+        "median of 20 runs, in brackets the fastest and the slowest).")
 
 
 def reuse_masks():
     found = reuse()
     if found is None:
         return missing("the search and the reduction apart", "benchmark.csv")
-    s, g, a, k = found
+    f = found
     match = bench("double", "sorted", "warp match_any")
     text = (f"On sorted keys in double ({link('benchmark.csv')}): finding the masks with the "
-            f"blog's loop costs {s:.4f} ms (03's \"get_peers search only\", which also writes "
-            f"them), a reduction from stored masks {g:.4f} ms, a plain `atomicAdd` pass "
-            f"{a:.4f} ms. k passes cost {s:.4f} + k × {g:.4f} ms with the masks stored and "
-            f"k × {a:.4f} ms without aggregation: ")
-    text += f"the stored masks pay from k = {k} on." if k else "the stored masks never pay."
+            f"blog's loop costs {f['search']:.4f} ms in a pass of its own (03's \"get_peers search "
+            f"only\", which also writes them), a reduction from stored masks {f['given']:.4f} ms, "
+            f"a plain `atomicAdd` pass {f['atomic']:.4f} ms. k passes cost {f['search']:.4f} + "
+            f"k × {f['given']:.4f} ms with the masks stored and k × {f['atomic']:.4f} ms without "
+            "aggregation: ")
+    text += (f"the stored masks pay from k = {f['k_separate']} on"
+             + (", by less than the runs' spread." if f["close"] else ".")
+             if f["k_separate"] else "the stored masks never pay.")
+    if f["first"]:
+        text += (f" A first pass that aggregates and writes its masks at once would cost about "
+                 f"{f['first']:.4f} ms ({f['whole']:.4f} for the kernel, {f['masks_ms']:.4f} for "
+                 f"{4 * f['n'] / 1e6:.0f} MB of masks at the peak bandwidth: a model, not "
+                 "measured), and then the masks pay from k = "
+                 f"{f['k_fused']} on." if f["k_fused"] else " Not even then.")
     if match is not None:
         text += (" With `__match_any_sync` there is nothing to store: a whole pass takes "
                  f"{match:.4f} ms.")
@@ -495,10 +731,12 @@ def which_to_use():
                      bench("double", "sorted", "warp segmented scan 4/lane"))
     scan_partial = ratio(bench("double", "partially sorted", "warp match_any"),
                          bench("double", "partially sorted", "warp segmented scan 4/lane"))
-    sorted_cell = (NOT_YET if None in (scan, scan_cub, scan_partial) else
+    sorted_cell = (NOT_YET if None in (scan, scan_cub) else
                    f"sorted, double: the scan {scan:.2f}× as fast as `atomicAdd`, {scan_cub:.2f}× "
-                   f"as fast as CUB; partially sorted: {scan_partial:.2f}× as fast as `match_any` "
-                   "aggregation")
+                   "as fast as CUB")
+    partial_cell = (NOT_YET if scan_partial is None else
+                    f"partially sorted, double: the scan {scan_partial:.2f}× as fast as "
+                    "`match_any` aggregation")
     scattered = None
     if have("sweep.csv"):
         for arrangements in plot_sweep.load(path("sweep.csv")).values():
@@ -538,24 +776,27 @@ def which_to_use():
     loop_cell = (NOT_YET if loop is None else
                  f"the loop takes {loop:.2f}× `__match_any_sync`'s time at *d* = 32")
     rows = [
-        ("sorted, or nearly (each key's values close together)",
-         "the warp segmented scan, or CUB's `ReduceByKey` (sorted keys only)",
+        ("sorted", "the warp segmented scan, or CUB's `ReduceByKey` (see below)",
          "runs need no peer search; the scan is bound by memory, `ReduceByKey` is one call",
          sorted_cell),
+        ("nearly sorted (each key's values within a warp or so)",
+         "the scan or `match_peers` + `reduce_peers`: measure both",
+         "few runs a tile and few keys a warp: either combines most values", partial_cell),
         ("few distinct keys per warp, scattered over its lanes",
          "`match_peers` + `reduce_peers`, or `labeled_partition` + `cg::reduce`",
          "*d* atomics a warp instead of 32, wherever the peers sit; the scan sees runs of one",
          scattered or NOT_YET),
         ("random, one pass", "plain `atomicAdd`",
          "nothing to combine: any aggregation only adds its search", random_cell),
-        ("random, results reproduced bit for bit", "sort + `ReduceByKey`, while a key's run "
-         "stays within two of CUB's tiles",
-         "no atomics; for longer runs, [determinism](#the-library-and-determinism)", sort_cell),
+        ("random, results reproduced bit for bit", "sort + `ReduceByKey`, its bits checked "
+         "([determinism](#the-library-and-determinism))",
+         "no atomics; but CUB's promise of determinism does not always hold", sort_cell),
         ("one counter (filtering, appending)", "per-block aggregation, or `DeviceSelect::If`",
          "the compiler already aggregates per warp; the counter is the limit, and a scan has "
          "none", counter_cell),
-        ("the blog's `get_peers` loop", "nothing, since Volta",
-         "`__match_any_sync` gives the same mask in one instruction", loop_cell),
+        ("any of these, keys of 32 or 64 bits", "`__match_any_sync` (`match_peers`), not the "
+         "blog's `get_peers` loop", "the same mask in one instruction since Volta; the loop is "
+         "left for keys wider than 64 bits", loop_cell),
     ]
     lines = ["| your keys | reach for | because | measured |", "| --- | --- | --- | --- |"]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
@@ -575,17 +816,27 @@ def sweep_table():
     if not have("sweep.csv"):
         return missing("the sweep", "sweep.csv")
     return plot_sweep.table(plot_sweep.load(path("sweep.csv")),
-                            report.provenance(path("env.txt"), path("sweep.csv"),
-                                              os.path.join(HERE, "README.md")))
+                            provenance(path("env.txt"), path("sweep.csv"),
+                                       os.path.join(HERE, "README.md")))
 
 
-BLOCKS = {"prints-01": prints_01, "number-01": number_01, "prints-02": prints_02,
-          "number-02": number_02, "prints-03": prints_03, "number-03": number_03,
-          "number-cg": number_cg, "sweep-figure": sweep_figure, "sweep-table": sweep_table,
+def provenance_block():
+    """The results section's provenance line (plot_benchmark.py writes the same)."""
+    if not have("benchmark.csv"):
+        return missing("03", "benchmark.csv")
+    return provenance(path("env.txt") if have("env.txt") else None, path("benchmark.csv"),
+                      os.path.join(HERE, "README.md")) + "\n"
+
+
+BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_01,
+          "prints-02": prints_02, "number-02": number_02, "orders": orders,
+          "prints-03": prints_03, "number-03": number_03, "number-cg": number_cg,
+          "sweep-bins": sweep_bins, "sweep-figure": sweep_figure, "sweep-table": sweep_table,
           "prints-scan": prints_scan, "number-scan": number_scan,
           "number-library": number_library, "determinism-table": determinism_table,
           "prints-04": prints_04, "number-04": number_04, "number-04-cub": number_04_cub,
-          "blog-table": blog_table, "which-to-use": which_to_use, "reuse-masks": reuse_masks}
+          "provenance": provenance_block, "blog-table": blog_table,
+          "which-to-use": which_to_use, "reuse-masks": reuse_masks}
 
 
 def main():
@@ -600,6 +851,15 @@ def main():
         if not os.path.isdir(args.data):
             parser.error(f"--data {args.data}: no such folder")
         DATA = args.data
+    made = [name for name in GPU_FILES if have(name)]
+    if made and not have("sources.txt"):
+        sys.exit(f"{DATA}: {', '.join(made)} but no sources.txt: nothing says which build made "
+                 "them (scripts/gpu_check.sh writes it with them); refused")
+    changed = changed_since()
+    if made and changed:
+        commit, day, _ = sources()
+        print(f"note: the data is older than the code ({short(commit)} {day}; changed since: "
+              f"{', '.join(changed)}): the blocks say so", file=sys.stderr)
     for name, make in BLOCKS.items():
         text = make()
         if args.readme:

@@ -11,6 +11,7 @@ own, runs readme_numbers.py --data on a copy of the README, and checks each bloc
 block that needs data must say that it has none. plot_sweep.py draws the made-up sweep too (where
 matplotlib is installed). Exit 0 when every check holds.
 """
+import hashlib
 import os
 import re
 import shutil
@@ -69,10 +70,34 @@ def reporter_line(program, variant, n, ms):
     return f"{name:<40} n={n:<11} {ms:10.4f} ms {1000.0:9.1f} GB/s  {20.0:5.1f}% of peak 4814 GB/s"
 
 
+def sources_txt(changed=()):
+    """sources.txt as scripts/gpu_check.sh writes it, for the chapter's sources as they are now,
+    but with a wrong sha256 for those in `changed` (data older than them)."""
+    lines = ["commit 0123456789abcdef0123456789abcdef01234567 2026-01-01"]
+    for name in ["01_get_peers.cu", "02_reduce_peers.cu", "03_reduction_by_key_benchmark.cu",
+                 "04_warp_aggregated_increment.cu", "warp_peers.cuh", "warp_agg.h"]:
+        digest = hashlib.sha256(open(os.path.join(HERE, name), "rb").read()).hexdigest()
+        lines.append(f"{'0' * 64 if name in changed else digest}  {name}")
+    return "\n".join(lines) + "\n"
+
+
+def put(folder, name, text):
+    with open(os.path.join(folder, name), "w") as f:
+        f.write(text)
+
+
 def write_data(folder):
-    def put(name, text):
-        with open(os.path.join(folder, name), "w") as f:
-            f.write(text)
+    def put(name, text):  # noqa: F811  (the folder's file)
+        globals()["put"](folder, name, text)
+
+    put("sources.txt", sources_txt())
+    put("key_orders.txt", "\n".join(
+        ["$ build/bin/warp_host_checks --orders"]
+        + [f"{o}: 4.00 distinct keys per warp (4 to 4 in 100.0% of the warps), 1000000 bins, at "
+           "most 10 values a bin" for o in ORDERS]
+        + [f"{d} keys/warp {a}: {d}.00 distinct keys per warp ({d} to {d} in 100.0% of the "
+           "warps), 312500 bins, at most 32 values a bin" for a in ["in runs", "scattered"]
+           for d in SWEEP_D] + ["[exit 0]", ""]))
 
     put("env.txt", "date: 2026-01-01\nname, driver_version\nNVIDIA H200, 580.00.00, 143771 MiB\n"
         "Cuda compilation tools, release 13.0, V13.0.88\n")
@@ -102,13 +127,14 @@ def write_data(folder):
     put("benchmark.csv", bench_rows(ORDERS, ["float", "double"]))
     put("benchmark_log.txt",
         "device 0: NVIDIA H200, sm_90, 132 SMs, 4814 GB/s peak memory bandwidth\n"
-        "sorted: 4.00 distinct keys per warp (4 to 4 in 100.0% of the warps); checking, then "
-        "timing\nevery variant's bins match the CPU exactly\n")
+        "sorted: 4.00 distinct keys per warp (4 to 4 in 100.0% of the warps), 1000000 bins, at "
+        "most 10 values a bin; checking, then timing\nevery variant's bins match the CPU "
+        "exactly\n")
     put("scan.txt", "\n".join(
         ["$ build/bin/03_reduction_by_key_benchmark --order sorted --precision double",
          "device 0: NVIDIA H200, sm_90, 132 SMs, 4814 GB/s peak memory bandwidth",
-         "sorted: 4.00 distinct keys per warp (4 to 4 in 100.0% of the warps); checking, then "
-         "timing",
+         "sorted: 4.00 distinct keys per warp (4 to 4 in 100.0% of the warps), 1000000 bins, at "
+         "most 10 values a bin; checking, then timing",
          "type   order             variant                              ms         ms min .. max"]
         + [text_row("double", "sorted", v) for v in VARIANTS + ["CUB ReduceByKey"]]
         + ["[exit 0]", ""]))
@@ -193,6 +219,37 @@ def main():
                "02's excerpt counts the lanes it leaves out")
         expect("scattered" in full.get("which-to-use", ""),
                "the advice on scattered keys quotes the scattered sweep")
+        expect(not any(re.search(r"ha(s|ve) changed since", text) for text in full.values()),
+               "data whose sources are those of today: no block calls it older")
+        expect("312,500 bins" in full.get("sweep-bins", ""),
+               "the sweep's bins come from key_orders.txt")
+
+        # Data older than the code: the provenance, the data-state and the excerpts of the
+        # programs whose sources changed say so; the others do not.
+        put(data, "sources.txt", sources_txt(changed=["01_get_peers.cu"]))
+        traces = open(os.path.join(data, "traces.txt")).read()
+        put(data, "traces.txt", traces.replace("'8 keys'", "'random'"))
+        done = run(data, readme)
+        stale = blocks(readme)
+        expect(done.returncode == 0 and "older than the code" in done.stderr,
+               "data older than the code is flagged, not refused")
+        expect("`01_get_peers.cu`" in stale.get("prints-01", "") and
+               "'random'" in stale.get("prints-01", "") and
+               "changed since" not in stale.get("prints-02", "") and
+               "changed since" in stale.get("provenance", "") and
+               "changed since" in stale.get("data-state", "") and
+               "commit 0123456" in stale.get("provenance", ""),
+               "the stale blocks name the commit, the changed source and the old pattern name")
+        put(data, "traces.txt", traces)
+
+        # A GPU run's files without sources.txt: refused, the README left as it was.
+        os.remove(os.path.join(data, "sources.txt"))
+        before = open(readme).read()
+        done = run(data, readme)
+        expect(done.returncode != 0 and "sources.txt" in done.stderr and
+               open(readme).read() == before,
+               "data that does not say which build made it is refused")
+        put(data, "sources.txt", sources_txt())
 
         # The sweep's plot script on the same file.
         png = os.path.join(tmp, "plot", "sweep.png")
@@ -200,7 +257,7 @@ def main():
                                os.path.join(data, "sweep.csv"), "--env",
                                os.path.join(data, "env.txt"), "--png", png],
                               capture_output=True, text=True)
-        expect(done.returncode == 0 and "in runs (sorted keys)" in done.stdout and
+        expect(done.returncode == 0 and "in runs (increasing in each warp)" in done.stdout and
                "scattered over the lanes" in done.stdout,
                "plot_sweep.py tabulates both arrangements (" + done.stderr.strip()[-200:] + ")")
     if failures:

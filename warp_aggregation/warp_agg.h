@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -257,28 +258,30 @@ bool check_exact(const std::string& what, const std::vector<Got>& got,
 // kSweep and kScattered are the sweep's two arrangements of d distinct keys in every warp.
 enum class Order { kSorted = 1, kPartial = 2, kRandom = 3, kSweep = 4, kScattered = 5 };
 
-// Sorted keys with `per_warp` distinct keys in every full warp (1 to 32): lane l of warp w holds
-// key w * per_warp + l * per_warp / 32, runs of 32 / per_warp lanes. The sweep's sorted keys.
+// The sweep's keys: `per_warp` (d, 1 to 32) distinct keys in every full warp, and the same bins at
+// every d, so that d alone changes. With W = ceil(n / 32) warps there are W keys: lane l of warp w
+// holds key (w + l * d / 32) mod W, runs of 32 / d lanes (rounded down or up) of the keys w to
+// w + d - 1. Key k then lies in warps k, k - 1, ..., k - d + 1 (mod W), on the lanes of a
+// different run in each, and every key receives exactly 32 values where n is a multiple of 32 (and
+// W >= d): one warp's worth at d = 1, one lane in each of 32 neighbouring warps at d = 32. Every
+// key below W occurs (on lane 0 of its own warp). In runs: each warp's keys increase but for the
+// wrap at the end, so the whole is sorted at d = 1 only.
 inline std::vector<int> keys_per_warp(unsigned int n, unsigned int per_warp) {
+    const std::size_t warps = (std::size_t{n} + kWarp - 1) / kWarp;
     std::vector<int> keys(n);
-    for (unsigned int i = 0; i < n; ++i)
-        keys[i] = static_cast<int>(i / kWarp * per_warp + i % kWarp * per_warp / kWarp);
+    for (std::size_t i = 0; i < n; ++i)
+        keys[i] = static_cast<int>((i / kWarp + i % kWarp * per_warp / kWarp) % warps);
     return keys;
 }
 
-// The same number of distinct keys in every full warp, scattered across its lanes: warp w holds
-// the keys w * per_warp + (l % per_warp) for its lanes l, each key on 32 / per_warp lanes (rounded
-// up or down), in a random order of the lanes (Fisher-Yates within the warp). A partial last warp
-// of m lanes holds w * per_warp + (l % per_warp) for l < m, so that no key below the largest is
-// missing. The sweep's scattered keys: a search must find the peers wherever they sit, and runs of
-// equal neighbours are short.
+// The same keys with each warp's lanes in a random order (Fisher-Yates within the warp): the same
+// d and the same bins, but a search must find the peers wherever they sit, and runs of equal
+// neighbours are short. The sweep's scattered arrangement.
 inline std::vector<int> keys_per_warp_scattered(unsigned int n, unsigned int per_warp,
                                                 std::uint64_t seed) {
-    std::vector<int> keys(n);
+    std::vector<int> keys = keys_per_warp(n, per_warp);
     for (std::size_t begin = 0; begin < n; begin += kWarp) {
         const std::size_t lanes = std::min<std::size_t>(kWarp, n - begin);
-        const int first = static_cast<int>(begin / kWarp * per_warp);
-        for (std::size_t l = 0; l < lanes; ++l) keys[begin + l] = first + int(l % per_warp);
         for (std::size_t l = lanes - 1; l > 0; --l)
             std::swap(keys[begin + l], keys[begin + splitmix64_at(seed, begin + l) % (l + 1)]);
     }
@@ -348,6 +351,77 @@ inline std::vector<int> make_keys(Order order, unsigned int n, unsigned int per_
             std::swap(keys[i], keys[common::splitmix64(state) % (i + 1)]);
     }
     return keys;
+}
+
+// 03's defaults: the blog's 10^7 particles, 10 to a cell, moved by less than a warp in the
+// partially sorted order; and the sweep's numbers of distinct keys per warp: every d up to 6, then
+// fewer (their times change slowly there), so that both arrangements run within a few seconds.
+constexpr unsigned int kDefaultValues = 10000000, kDefaultPerCell = 10, kDefaultDisplacement = 32;
+constexpr unsigned int kSweepD[] = {1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 28, 32};
+
+// One order's keys, made once and run in each precision: the keys, their peer masks on the CPU,
+// how many distinct keys a warp holds, the number of bins (every key below it occurs) and the
+// most values one bin receives.
+struct OrderKeys {
+    std::string name;
+    bool sorted;  // keys never decrease: CUB's ReduceByKey runs on them as they are
+    std::vector<int> keys;
+    std::vector<unsigned int> masks;
+    DistinctKeys d;
+    unsigned int num_keys;
+    unsigned int most_per_bin;
+};
+
+// The keys of `order`; `per_warp` is the sweep's d (kSweep, kScattered), `per_cell` and
+// `displacement` the three orders' (make_keys).
+inline OrderKeys order_keys(Order order, unsigned int per_warp, unsigned int n,
+                            unsigned int per_cell, unsigned int displacement, std::uint64_t seed) {
+    OrderKeys k;
+    const std::string d = std::to_string(per_warp) + " keys/warp";
+    switch (order) {
+        case Order::kSorted:
+            k.name = "sorted";
+            break;
+        case Order::kPartial:
+            k.name = "partially sorted";
+            break;
+        case Order::kRandom:
+            k.name = "random";
+            break;
+        case Order::kSweep:
+            k.name = d + " in runs";
+            break;
+        case Order::kScattered:
+            k.name = d + " scattered";
+            break;
+    }
+    if (order == Order::kSweep) {
+        k.keys = keys_per_warp(n, per_warp);
+    } else if (order == Order::kScattered) {
+        k.keys = keys_per_warp_scattered(n, per_warp, seed);
+    } else {
+        k.keys = make_keys(order, n, per_cell, displacement, seed);
+    }
+    k.sorted = std::is_sorted(k.keys.begin(), k.keys.end());
+    k.masks = cpu_peers(k.keys);
+    k.d = distinct_keys(k.masks);
+    k.num_keys = static_cast<unsigned int>(*std::max_element(k.keys.begin(), k.keys.end())) + 1;
+    std::vector<unsigned int> count(k.num_keys, 0);
+    for (int key : k.keys) ++count[key];
+    k.most_per_bin = *std::max_element(count.begin(), count.end());
+    return k;
+}
+
+// The line 03 prints as it starts an order (warp_host_checks --orders prints it without a GPU):
+// its distinct keys per warp, and how many bins they fill with how many values at most.
+inline std::string describe(const OrderKeys& k) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "%s: %.2f distinct keys per warp (%d to %d in %.1f%% of the warps), %u bins, "
+                  "at most %u values a bin",
+                  k.name.c_str(), k.d.mean, k.d.low, k.d.high, 100.0 * k.d.share, k.num_keys,
+                  k.most_per_bin);
+    return line;
 }
 
 // Every bin's sum in double (exact: see quarter_values).

@@ -15,6 +15,7 @@
 //
 // Build: cmake --build build --target warp_host_checks
 // Run:   build/bin/warp_host_checks [--size-percent 100] [--seed 1234]
+//        build/bin/warp_host_checks --orders   (03's order lines only: data/key_orders.txt)
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -71,6 +72,41 @@ std::vector<int> partial_by_sorting(unsigned int n, unsigned int per_cell,
     return keys;
 }
 
+// The sweep's keys (keys_per_warp, in runs or scattered) as its comment promises: n / 32 bins
+// (rounded up) whatever d, every one occurring; in every full warp min(d, warps) distinct keys, in
+// that many runs of equal neighbours (in runs, where there are at least d warps), or the same keys
+// in another order of the lanes (scattered: at n = 1000, every full warp unsorted for 2 <= d <= 31,
+// which a random order of the lanes misses once in many millions of warps); every key 32 times
+// where n is a multiple of 32 (and there are at least d warps); and cpu_peers right on them.
+bool check_sweep_keys(const std::vector<int>& keys, unsigned int d, bool in_runs) {
+    const std::size_t n = keys.size(), warps = (n + kWarp - 1) / kWarp;
+    const std::vector<int> sorted_keys = warp_agg::keys_per_warp(static_cast<unsigned int>(n), d);
+    std::vector<std::size_t> count(warps, 0);
+    bool ok = true;
+    std::size_t unsorted = 0;
+    for (std::size_t w = 0; w < n; w += kWarp) {
+        const std::size_t lanes = std::min<std::size_t>(kWarp, n - w);
+        std::vector<int> mine(keys.begin() + w, keys.begin() + w + lanes);
+        std::vector<int> reference(sorted_keys.begin() + w, sorted_keys.begin() + w + lanes);
+        for (int key : mine) {
+            if (key < 0 || static_cast<std::size_t>(key) >= warps) return false;
+            ++count[key];
+        }
+        const std::size_t distinct = std::set<int>(mine.begin(), mine.end()).size();
+        std::size_t runs = 1;
+        for (std::size_t l = 1; l < lanes; ++l) runs += mine[l] != mine[l - 1];
+        if (lanes == kWarp) ok = ok && distinct == std::min<std::size_t>(d, warps);
+        if (in_runs && warps >= d) ok = ok && runs == distinct;
+        unsorted += lanes == kWarp && !std::is_sorted(mine.begin(), mine.end());
+        std::sort(mine.begin(), mine.end());
+        std::sort(reference.begin(), reference.end());
+        ok = ok && mine == reference;  // scattered: the same keys, in another order
+    }
+    for (std::size_t c : count) ok = ok && c > 0 && (n % kWarp != 0 || warps < d || c == kWarp);
+    if (!in_runs && n == 1000 && d >= 2 && d <= 31) ok = ok && unsorted == n / kWarp;
+    return ok && warp_agg::cpu_peers(keys) == peers_by_definition(keys);
+}
+
 void check_references(std::uint64_t seed) {
     for (warp_agg::Pattern p : warp_agg::kPatterns) {
         const std::vector<int> keys = warp_agg::pattern_keys(p, 4099, seed);
@@ -81,47 +117,14 @@ void check_references(std::uint64_t seed) {
         expect(warp_agg::cpu_group_sums(keys, values) == sums_by_definition(keys, values),
                "cpu_group_sums on '" + name + "' keys is the sum over each mask");
     }
-    for (unsigned int d : {1u, 3u, 10u, 32u}) {
-        const std::vector<int> keys = warp_agg::keys_per_warp(1000, d);
-        bool each = true;
-        for (std::size_t w = 0; w + kWarp <= keys.size(); w += kWarp)
-            each = each && keys[w + kWarp - 1] - keys[w] + 1 == static_cast<int>(d);
-        expect(each && warp_agg::cpu_peers(keys) == peers_by_definition(keys),
-               std::to_string(d) + " distinct keys in every full warp of the sweep, peers right");
-    }
-    for (unsigned int d : {1u, 3u, 10u, 32u}) {
-        for (unsigned int n : {1u, 33u, 1000u}) {
-            const std::vector<int> keys = warp_agg::keys_per_warp_scattered(n, d, seed);
-            bool each = true, no_gap = true, spread = true;
-            std::size_t unsorted = 0, warps = 0;
-            for (std::size_t w = 0; w < n; w += kWarp, ++warps) {
-                const std::size_t lanes = std::min<std::size_t>(kWarp, n - w);
-                std::vector<std::size_t> lanes_of(d, 0);  // lanes holding key w / 32 * d + r
-                for (std::size_t l = 0; l < lanes; ++l) {
-                    const int r = keys[w + l] - static_cast<int>(w / kWarp * d);
-                    if (r < 0 || r >= static_cast<int>(d)) {
-                        each = false;
-                        continue;
-                    }
-                    ++lanes_of[r];
-                }
-                for (unsigned int r = 0; r < d; ++r) {
-                    // lanes 0..lanes-1 with l % d == r: lanes / d, one more for small r
-                    const std::size_t want = lanes / d + (r < lanes % d ? 1 : 0);
-                    spread = spread && lanes_of[r] == want;
-                    no_gap = no_gap && (want > 0) == (lanes_of[r] > 0);
-                }
-                unsorted += !std::is_sorted(keys.begin() + w, keys.begin() + w + lanes);
-            }
-            // With 2 to 31 keys on 32 lanes, a random order of the lanes is sorted once in many
-            // millions of warps: at n = 1000, every full warp must come out unsorted.
-            const bool scattered = d == 1 || d == 32 || n < kWarp || unsorted >= n / kWarp;
-            expect(each && no_gap && spread && scattered &&
-                       warp_agg::cpu_peers(keys) == peers_by_definition(keys),
-                   "the sweep's scattered keys, " + std::to_string(d) + " per warp, n " +
-                       std::to_string(n) +
-                       ": each key on 32 / d lanes of its warp, none missing, "
-                       "the lanes shuffled, peers right");
+    for (unsigned int d : {1u, 2u, 3u, 10u, 32u}) {
+        for (unsigned int n : {1u, 33u, 1000u, 3200u}) {
+            const std::vector<int> runs = warp_agg::keys_per_warp(n, d);
+            const std::vector<int> scattered = warp_agg::keys_per_warp_scattered(n, d, seed);
+            expect(check_sweep_keys(runs, d, true) && check_sweep_keys(scattered, d, false),
+                   "the sweep's keys, " + std::to_string(d) + " per warp, n " + std::to_string(n) +
+                       ": d keys in runs in every full warp, the same shuffled, the same bins "
+                       "at every d, 32 values each, peers right");
         }
     }
     for (Order o : {Order::kSorted, Order::kPartial, Order::kRandom}) {
@@ -312,20 +315,30 @@ bool time_03(unsigned int n, std::uint64_t seed) {
     const std::vector<double> values = warp_agg::quarter_values<double>(n, seed + 1);
     bool ok = true;
     for (Order o : {Order::kSorted, Order::kPartial, Order::kRandom}) {
-        const std::vector<int> keys = warp_agg::make_keys(o, n, 10, 32, seed);
-        const std::vector<unsigned int> masks = warp_agg::cpu_peers(keys);
-        ok = warp_agg::distinct_keys(masks).mean > 0.0 && ok;
-        const unsigned int num_keys =
-            static_cast<unsigned int>(*std::max_element(keys.begin(), keys.end())) + 1;
-        std::vector<unsigned int> per_bin(num_keys, 0);
-        for (int key : keys) ++per_bin[key];
-        ok = *std::max_element(per_bin.begin(), per_bin.end()) > 0 && ok;
-        const std::vector<double> want = warp_agg::reference_bins(keys, values, num_keys);
-        ok = check_03_precision<float>(masks, want, o == Order::kSorted) && ok;
-        ok = check_03_precision<double>(masks, want, o == Order::kSorted) && ok;
+        const warp_agg::OrderKeys k = warp_agg::order_keys(o, 0, n, warp_agg::kDefaultPerCell,
+                                                           warp_agg::kDefaultDisplacement, seed);
+        ok = k.d.mean > 0.0 && k.most_per_bin > 0 && ok;
+        const std::vector<double> want = warp_agg::reference_bins(k.keys, values, k.num_keys);
+        ok = check_03_precision<float>(k.masks, want, k.sorted) && ok;
+        ok = check_03_precision<double>(k.masks, want, k.sorted) && ok;
     }
     watch.report("03_reduction_by_key_benchmark", n);
     return ok;
+}
+
+// --orders: the line 03 prints as it starts each order of its default run and of its sweep
+// (warp_agg::describe), from the same keys, without a GPU.
+void print_orders(std::uint64_t seed) {
+    std::vector<std::pair<Order, unsigned int>> orders = {
+        {Order::kSorted, 0}, {Order::kPartial, 0}, {Order::kRandom, 0}};
+    for (Order o : {Order::kSweep, Order::kScattered})
+        for (unsigned int d : warp_agg::kSweepD) orders.push_back({o, d});
+    for (const auto& [o, d] : orders)
+        std::printf("%s\n",
+                    warp_agg::describe(warp_agg::order_keys(o, d, warp_agg::kDefaultValues,
+                                                            warp_agg::kDefaultPerCell,
+                                                            warp_agg::kDefaultDisplacement, seed))
+                        .c_str());
 }
 
 // 04's main: the input, its histogram; per percentage five outputs checked as multisets, CUB's
@@ -364,8 +377,17 @@ int main(int argc, char** argv) {
     cli.add_seed(opt);
     cli.add_int("--size-percent", &percent, 1, 10000,
                 "each program's size, in percent of its default");
+    bool orders = false;
+    cli.add_flag("--orders", &orders,
+                 "only print the line 03 prints as it starts each order of its default "
+                 "run and sweep (distinct keys per warp, bins, values a bin), and exit");
     cli.parse_or_exit(argc, argv);
     const std::uint64_t seed = static_cast<std::uint64_t>(opt.seed);
+    if (orders) {
+        if (cli.given("--size-percent")) cli.usage_error("--orders runs 03's default size only");
+        print_orders(seed);
+        return common::kExitOk;
+    }
 
     check_references(seed);
     check_determinism_parts<float>(seed, "float");

@@ -13,7 +13,8 @@
 //   independently, so every warp intrinsic here names the lanes that execute it.
 // - Any block shape. A warp is 32 consecutive threads of the block in linear order (x fastest,
 //   then y, then z): in a 16x8 block, threadIdx (0, 1) is lane 16. lane_id() is the hardware's
-//   lane, not threadIdx.x % 32, which is wrong whenever blockDim.x is not a multiple of 32.
+//   lane. threadIdx.x % 32 equals it only where the block is 1-D or blockDim.x is a multiple of
+//   32 (the linear index then differs from threadIdx.x by a multiple of 32), not in a 16x8 block.
 // - Whole warps, or a mask of the lanes that exist. When the block's thread count is a multiple of
 //   32, every warp has 32 lanes and `__ballot_sync(0xffffffff, i < n)` gives `active`. Otherwise
 //   the block's last warp is partial (a block of 48 threads: lanes 0-15 of its second warp), and a
