@@ -66,9 +66,20 @@ import plot_comparison  # noqa: E402
 import plot_mandelbrot  # noqa: E402
 
 DATA = os.path.join(HERE, "data")  # --data replaces it (the tests' own files)
-SECOND = "h100"  # the second GPU's folder, inside DATA
+# The older runs, inside DATA, in the order a README block falls back on them where this run lacks
+# a file, each with what a reader must know about it besides its env.txt.
+OLDER = {
+    "h100": ("an earlier H100 run of 2026-11-25, of the programs before their latest changes",
+             "the earlier H100 run of the same day, with the programs as they were before their "
+             "latest changes (06's depth limit and tail-launch form, 07's per-block form, "
+             "device_runtime_limits' memory and chain measurements); its env.txt records no commit"),
+    "h200": ("the H200 run of 2026-11-23, before the L2 flush fix",
+             "the H200 run of 2026-11-23 (code 7a3500e), before the L2 flush became a read: a "
+             "memset flushed the L2 before each timed run, and its dirty lines, written back "
+             "inside the timed region, made times slower"),
+}
 SHOWN = "data/"  # how the blocks name the folder being read
-READING_SECOND = False  # True while the second GPU's folder is read
+FOLDER = None  # the key of OLDER being read, None for this run's data/
 TIMINGS = os.path.join(HERE, os.pardir, "timings", "default_runs_h100")  # .csv and .md
 RESULT = re.compile(r"^(?P<name>\S.*?)\s+n=(?P<n>\d+)\s+(?P<ms>[0-9.]+) ms")
 ONE_LIMIT = re.compile(r"pending-launch limit (\d+) for every row")
@@ -83,22 +94,22 @@ class Done(str):
 
 
 def missing(program, name):
-    if READING_SECOND:
-        return Missing(f"*Not in this run: it ended before `{SHOWN}{name}` was written.*\n")
-    return Missing(f"*No run of `{program}` is committed yet (its output goes to "
-                   f"`{SHOWN}{name}`).*\n")
+    if FOLDER:
+        return Missing(f"*Not in this run: `{SHOWN}{name}` was not written.*\n")
+    return Missing(f"*Not measured yet with today's programs: `{program}` writes "
+                   f"`{SHOWN}{name}` on a GPU.*\n")
 
 
 @contextlib.contextmanager
-def second_gpu():
-    """Every data() inside reads the second GPU's folder."""
-    global DATA, SHOWN, READING_SECOND
-    saved = DATA, SHOWN, READING_SECOND
-    DATA, SHOWN, READING_SECOND = os.path.join(DATA, SECOND), SHOWN + SECOND + "/", True
+def older(folder):
+    """Every data() inside reads the older run in DATA/<folder>."""
+    global DATA, SHOWN, FOLDER
+    saved = DATA, SHOWN, FOLDER
+    DATA, SHOWN, FOLDER = os.path.join(DATA, folder), SHOWN + folder + "/", folder
     try:
         yield
     finally:
-        DATA, SHOWN, READING_SECOND = saved
+        DATA, SHOWN, FOLDER = saved
 
 
 def gpu():
@@ -106,42 +117,55 @@ def gpu():
     env.txt."""
     path = data("env.txt")
     found = re.search(r"^NVIDIA ([^\s,]+)", open(path).read(), re.M) if path else None
-    if found:
-        return found.group(1)
-    return "second GPU" if READING_SECOND else "main GPU"
+    return found.group(1) if found else "GPU"
 
 
-def label(text):
-    """The name of the GPU whose folder is read, in bold, before text."""
-    return f"**{gpu()}**{text}"
+def day():
+    """The date of the run whose folder is read, from its env.txt, or None."""
+    path = data("env.txt")
+    found = re.search(r"^date: (\S+)", open(path).read(), re.M) if path else None
+    return found.group(1) if found else None
+
+
+def run_name():
+    """The run whose folder is read, in a few words, in bold, with a link to its folder."""
+    when = f" of {day()}" if day() else ""
+    if FOLDER is None:
+        return f"**This run** ({gpu()}{when}, [`{SHOWN}`]({SHOWN}))"
+    return f"**An older run** ([`{SHOWN}`]({SHOWN}), {OLDER[FOLDER][0]})"
 
 
 def either(make):
-    """make() on the main GPU's data; where that is missing or stale, the main GPU's place marked
-    and make() on the second GPU's data below it, labelled."""
+    """make() on this run's data; where that is missing or stale, make() on the first older run
+    that has it, under a line that names that run (else what stands for this run's)."""
     first = make()
     if not isinstance(first, Missing):
         return first
-    main = label(": ") + first.strip()
-    with second_gpu():
-        other = make()
-        if isinstance(other, Missing):
-            return first
-        title = label(", the second GPU ([its run](#results)):")
-    return Done(wrap(main) + "\n" + wrap(title) + "\n" + wrap(other))
+    for folder in OLDER:
+        with older(folder):
+            if not data("env.txt"):
+                continue
+            other = make()
+            if isinstance(other, Missing):
+                continue
+            note = (f"*From {OLDER[folder][0]} ([`{SHOWN}`]({SHOWN})); today's run waits for "
+                    f"a GPU.*")
+        return Done(wrap(note) + "\n" + wrap(other))
+    return first
 
 
 def both(make):
-    """make() on each GPU's data, each labelled (RESULTS.md keeps both records)."""
-    def labelled(text):
-        if isinstance(text, Missing):
-            return wrap(label(": ") + text.strip())
-        return wrap(label(":")) + "\n" + wrap(text)
-
-    parts = [labelled(make())]
-    with second_gpu():
-        if data("env.txt"):
-            parts.append(labelled(make()))
+    """make() on every run's data, each labelled (RESULTS.md keeps every record); an older run
+    that lacks the file is left out."""
+    parts = [wrap(run_name() + ":") + "\n" + wrap(make()) if not isinstance(make(), Missing)
+             else wrap(run_name() + ": " + make().strip())]
+    for folder in OLDER:
+        with older(folder):
+            if not data("env.txt"):
+                continue
+            text = make()
+            if not isinstance(text, Missing):
+                parts.append(wrap(run_name() + ":") + "\n" + wrap(text))
     return Done("\n".join(parts))
 
 
@@ -203,26 +227,29 @@ def prints_01():
 
 
 def hello_one_block():
-    """01 --blocks 1: (ms, grids, device-side launches), or None."""
-    run = run_of("hello_world.txt", "--blocks 1")
-    if not run:
+    """01 --blocks 1: (ms, grids, device-side launches, runs): the middle of its runs' medians, or
+    None."""
+    path = data("hello_world.txt")
+    found = [l for c, l, s in runs(path) if c.endswith("--blocks 1") and s == 0] if path else []
+    if not found:
         return None
-    ms = results(run[1])["01_nested_hello_world blocks 1"]
-    timed = next(l for l in run[1] if l.startswith("timed:"))
+    ms = statistics.median(results(l)["01_nested_hello_world blocks 1"] for l in found)
+    timed = next(l for l in found[0] if l.startswith("timed:"))
     levels, launches = map(int, re.search(r"(\d+) levels, (\d+) device-side", timed).groups())
-    return ms, levels, launches
+    return ms, levels, launches, len(found)
 
 
 def number_01():
     one = hello_one_block()
     if not one:
         return missing("01_nested_hello_world --blocks 1", "hello_world.txt")
-    ms, levels, launches = one
-    return (f"**One number** (the document's first run, `--blocks 1`; the run printed above is its "
-            f"second, and [`data/hello_world.txt`](data/hello_world.txt) holds both): {ms:.4f} ms "
-            f"for the whole recursion of one parent block, {levels} grids: the host's and "
-            f"{launches} launched from the device, each by the grid before it. **Per launch** "
-            f"(here and below: a run's median time divided by the device-side launches it makes): "
+    ms, levels, launches, count = one
+    return (f"**One number** (the document's first run, `--blocks 1`, the middle of {count} runs; "
+            f"the run printed above is its second, and "
+            f"[`{SHOWN}hello_world.txt`]({SHOWN}hello_world.txt) holds them all): {ms:.4f} ms for "
+            f"the whole recursion of one parent block, {levels} grids: the host's and {launches} "
+            f"launched from the device, each by the grid before it. **Per launch** (here and "
+            f"below: a run's median time divided by the device-side launches it makes): "
             f"{us(ms, launches)}, the host's launch of the first grid and the timing included.\n")
 
 
@@ -316,15 +343,25 @@ def prints_03():
 
 
 def correct_forms(program):
-    """The runs of data/correct_forms.txt whose command starts with build/bin/<program>, fenced."""
+    """The first run of each command of data/correct_forms.txt that starts with
+    build/bin/<program>, fenced, and every run's time below it."""
     path = data("correct_forms.txt")
     if not path:
         return missing(program, "correct_forms.txt")
-    shown = [fence(c, l).strip("`\n") for c, l, s in runs(path)
-             if c.startswith(f"build/bin/{program}") and s == 0]
-    if not shown:
+    found = {}
+    for c, l, s in runs(path):
+        if c.startswith(f"build/bin/{program}") and s == 0:
+            found.setdefault(c, []).append(l)
+    if not found:
         return missing(program, "correct_forms.txt")
-    return "```\n" + "\n\n".join(shown) + "\n```\n"
+    text = "```\n" + "\n\n".join(fence(c, l[0]).strip("`\n") for c, l in found.items()) + "\n```\n"
+    if max(len(l) for l in found.values()) < 2:
+        return text
+    times = "; ".join(f"`{c.replace('build/bin/', '')}`: "
+                      + ", ".join(f"{next(iter(results(x).values())):.4f}" for x in l) + " ms"
+                      for c, l in found.items())
+    return Done(text + "\n" + wrap(f"Every run in [`{SHOWN}correct_forms.txt`]"
+                                   f"({SHOWN}correct_forms.txt), run by run: {times}."))
 
 
 def prints_03_correct():
@@ -401,10 +438,10 @@ def launch_rows():
     rows = {}
     one = hello_one_block()
     if one:
-        ms, _, launches = one
+        ms, _, launches, _ = one
         rows["`01_nested_hello_world --blocks 1`"] = (
             launches, "one chain: each grid launches the next", ms)
-    four = tail_launch_2048(fallback=READING_SECOND)
+    four = tail_launch_2048(fallback=FOLDER is not None)
     if four:
         ms, _, launches, _ = four
         rows["`04_nested_reduce2` (limit 2048)"] = (
@@ -427,39 +464,22 @@ def launch_rows():
 
 
 def per_launch():
-    """What a launch costs where each waits for the one before, and where they overlap: the main
-    GPU's runs, and the second GPU's beside them where the main GPU lacks one of its rows."""
-    main, main_name = launch_rows(), gpu()
-    with second_gpu():
-        other, other_name = launch_rows(), gpu()
-    if not main and not other:
+    """What a launch costs where each waits for the one before, and where they overlap: this run's
+    rows, and an older run's in place of one this run lacks, marked."""
+    rows, marks = launch_rows(), {}
+    for folder in OLDER:
+        with older(folder):
+            for run, row in launch_rows().items():
+                if run not in rows:
+                    rows[run], marks[run] = row, f" ([`{SHOWN}`]({SHOWN}), an older run)"
+    if not rows:
         return missing("01_nested_hello_world", "hello_world.txt")
-    tail_missing = not any(r.startswith("`03") for r in main)
-    if not (set(other) - set(main)):
-        lines = ["| run | device-side launches | how they wait for one another | ms | per launch |",
-                 "|---|---|---|---|---|"]
-        lines += [f"| {run} | {launches} | {how} | {ms:.4f} | {us(ms, launches)} |"
-                  for run, (launches, how, ms) in main.items()]
-        text = "\n".join(lines) + "\n"
-        if tail_missing:
-            text += "\n*03's tail form waits for a current run of 05 (`data/comparison.csv`).*\n"
-        return text
-    order = list(dict.fromkeys(list(other) + list(main)))
-    order.sort(key=lambda r: "01 04 03 02".split().index(r[1:3]))
-    lines = ["| run | GPU | device-side launches | how they wait for one another | ms | per launch "
-             "|", "|---|---|---|---|---|---|"]
-    for run in order:
-        for name, rows in ((main_name, main), (other_name, other)):
-            if run in rows:
-                launches, how, ms = rows[run]
-                lines.append(f"| {run} | {name} | {launches} | {how} | {ms:.4f} | "
-                             f"{us(ms, launches)} |")
-    text = "\n".join(lines) + "\n"
-    if tail_missing:
-        text += "\n" + wrap(f"*The {main_name}'s 03 tail form waits for a current run of 05 "
-                            f"(`data/comparison.csv`); the {other_name}'s rows are from "
-                            f"[`data/{SECOND}/`](data/{SECOND}/).*")
-    return Done(text)
+    order = sorted(rows, key=lambda r: "01 04 03 02".split().index(r[1:3]))
+    lines = ["| run | device-side launches | how they wait for one another | ms | per launch |",
+             "|---|---|---|---|---|"]
+    lines += [f"| {run}{marks.get(run, '')} | {rows[run][0]} | {rows[run][1]} | {rows[run][2]:.4f} "
+              f"| {us(rows[run][2], rows[run][0])} |" for run in order]
+    return "\n".join(lines) + "\n"
 
 
 # --- 05 ----------------------------------------------------------------------------------------
@@ -532,17 +552,10 @@ def current_05():
 
 
 def comparison_figure():
-    """The plot of 05's table, where it and a current run of 05 are committed: the main GPU's,
-    beside this script, or else the second GPU's, in its folder (else nothing: the table's block
-    says why)."""
-    if current_05():
-        if not os.path.exists(os.path.join(HERE, "comparison.png")):
-            return ""
+    """The plot of 05's table (plot_comparison.py), beside this script, where a current run of 05
+    is committed (else nothing: the table's block says why)."""
+    if current_05() and os.path.exists(os.path.join(HERE, "comparison.png")):
         return "![The document's table on this GPU, beside the K40c's times](comparison.png)\n"
-    with second_gpu():
-        if current_05() and data("comparison.png"):
-            return (f"![The document's table on the {gpu()}, beside the K40c's times]"
-                    f"({SHOWN}comparison.png)\n")
     return ""
 
 
@@ -665,7 +678,7 @@ def mandelbrot_table():
     rows = mandelbrot_rows()
     if not rows:
         return missing("06_mandelbrot_mariani_silver --sweep --csv", "mandelbrot.csv")
-    png, shown = ((data("mandelbrot.png"), f"{SHOWN}mandelbrot.png") if READING_SECOND else
+    png, shown = ((data("mandelbrot.png"), f"{SHOWN}mandelbrot.png") if FOLDER else
                   (os.path.join(HERE, "mandelbrot.png"), "mandelbrot.png"))
     figure = (f"\n![Time by image size: flat, host-driven and dynamic parallelism]({shown})\n"
               if png and os.path.exists(png) else "")
@@ -795,37 +808,44 @@ def pool_memory():
     return text
 
 
+def limit_times():
+    """02's runs in pending_limit.txt that passed: {limit: [ms, run by run]}."""
+    path = data("pending_limit.txt")
+    found = {}
+    for command, lines, status in runs(path) if path else []:
+        if status == 0:
+            limit = command.split("--pending-limit ")[1].split()[0]
+            found.setdefault(limit, []).append(results(lines)["02_nested_reduce"])
+    return found
+
+
 def pool_costs():
     """The pending-launch pool: what its size cost 02 in time, and what it holds in memory."""
-    def times():
-        path = data("pending_limit.txt")
-        found = {c.split("--pending-limit ")[1].split()[0]: results(l)["02_nested_reduce"]
-                 for c, l, s in runs(path) if s == 0} if path else {}
-        return (found["4096"], found["16384"]) if "4096" in found and "16384" in found else None
-
     parts = []
-    mine, name = times(), gpu()
-    with second_gpu():
-        other, other_name = times(), gpu()
-        other_memory = pool_memory()
-    if mine:
-        parts.append(f"02's 16384 launches took {mine[0]:.2f} ms with a pool of 4096 slots and "
-                     f"{mine[1]:.2f} ms with 16384, the one size enough in any order, on the "
-                     f"{name}" + (f", and {other[0]:.2f} ms and {other[1]:.2f} ms on the "
-                                  f"{other_name}" if other else "")
-                     + " (RESULTS.md has the other sizes).")
+    times = limit_times()
+    if "4096" in times and "16384" in times:
+        small, large = times["4096"], times["16384"]
+        parts.append(f"02's 16384 launches took {statistics.median(small):.2f} ms with a pool of "
+                     f"4096 slots and {statistics.median(large):.2f} ms with 16384, the one size "
+                     f"enough in any order (the middle of {len(small)} runs each; RESULTS.md has "
+                     f"every run and the other sizes).")
     memory = pool_memory()
     if memory:
-        parts.append(f"In device memory, on the {name} (`device_runtime_limits`, RESULTS.md): "
-                     f"{memory}.")
-    elif other_memory:
-        parts.append(f"What a pool holds in device memory: the {name}'s run is to come "
-                     f"(`data/runtime_limits.txt`); on the {other_name} (`device_runtime_limits`, "
-                     f"RESULTS.md), {other_memory}.")
+        parts.append(f"In device memory (`device_runtime_limits`, RESULTS.md): {memory}.")
     else:
-        parts.append("What a pool holds in device memory is not measured yet "
-                     "(`device_runtime_limits`, whose output goes to "
-                     "`data/runtime_limits.txt`).")
+        for folder in OLDER:
+            with older(folder):
+                memory = pool_memory()
+                where = f"[`{SHOWN}runtime_limits.txt`]({SHOWN}runtime_limits.txt)"
+            if memory:
+                parts.append(f"In device memory, from an older run ({where}, "
+                             f"`device_runtime_limits` before its latest changes; today's run "
+                             f"waits for a GPU): {memory}.")
+                break
+        else:
+            parts.append("What a pool holds in device memory is not measured yet "
+                         "(`device_runtime_limits`, whose output goes to "
+                         "`data/runtime_limits.txt`).")
     return " ".join(parts) + "\n"
 
 
@@ -843,39 +863,42 @@ def program_costs():
     text = cost_tables.block(rows, "../timings/default_runs_h100.md",
                              cost_tables.read_machine(pathlib.Path(TIMINGS + ".md")))
     nested = next((r for r in rows if r["program"] == "02_nested_reduce"), None)
-    with second_gpu():
-        run = nested_16384()
-    if nested and nested["gpu_s"] and run:
+    run = nested_16384()
+    if nested and nested["gpu_s"] and run and gpu() in cost_tables.read_machine(
+            pathlib.Path(TIMINGS + ".md"))[0]:
         one = results(run[1])["02_nested_reduce"]
         if 1000 * float(nested["gpu_s"]) < one:
             text += "\n" + wrap(
                 f"Here the GPU seconds leave out the grids launched from the device: CUPTI's "
                 f"records of 02's run add up to {float(nested['gpu_s']):.4f} s, less than one of "
-                f"its timed runs takes ({one:.2f} ms at its default limit on the same GPU, "
-                f"[`data/{SECOND}/pending_limit.txt`](data/{SECOND}/pending_limit.txt)). The wall "
-                f"seconds are the measure for 01 to 07.")
+                f"its timed runs takes ({one:.2f} ms at its default limit on the same kind of GPU, "
+                f"[`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt)). The wall seconds are "
+                f"the measure for 01 to 07.")
     return Done(text)
 
 
-def provenance_second():
-    """The second GPU's provenance line, and what its run stands in for."""
-    with second_gpu():
-        env = data("env.txt")
-        if not env:
-            return ""
-        name = gpu()
-        line = report.provenance(env, DATA, os.path.join(HERE, "README.md"))
-    missing_here = [what for what, there in (
-        ("today's 05", current_05()), ("06", data("mandelbrot.csv")),
-        ("07", data("continuation.txt")), ("the device runtime's limits",
-                                           data("runtime_limits.txt"))) if not there]
-    text = (f"**Second GPU, {name}:** {line[0].lower()}{line[1:]} Every number labelled {name} "
-            f"comes from this run, a second GPU's measurements beside the main one's")
-    if missing_here:
-        text += (f"; where the main GPU's run of {', '.join(missing_here[:-1])}"
-                 f"{' and ' if len(missing_here) > 1 else ''}{missing_here[-1]} is still to "
-                 f"come, the {name}'s stands in its place, labelled")
-    return text + ".\n"
+def provenance_older():
+    """The older runs' provenance lines, and what each stands in for."""
+    lines = []
+    for folder, (_, what) in OLDER.items():
+        with older(folder):
+            env = data("env.txt")
+            if not env:
+                continue
+            line = report.provenance(env, DATA, os.path.join(HERE, "README.md"))
+            lines.append(f"**An older run, {gpu()}:** {line[0].lower()}{line[1:-1]}: {what}.")
+    if not lines:
+        return ""
+    lacking = [what for what, there in (
+        ("06", data("mandelbrot.csv")), ("07", data("continuation.txt")),
+        ("the device runtime's limits", data("runtime_limits.txt")),
+        ("the compute-sanitizer tools", data("sanitizer.txt"))) if not there]
+    if lacking:
+        lines.append(f"Where this run lacks {', '.join(lacking[:-1])}"
+                     f"{' and ' if len(lacking) > 1 else ''}{lacking[-1]}, a section gives the "
+                     f"first older run's numbers under a line that names it; the new measurements "
+                     f"of those programs wait for a GPU.")
+    return Done("\n\n".join(wrap(l).strip() for l in lines) + "\n")
 
 
 # --- RESULTS.md ------------------------------------------------------------------------------
@@ -894,20 +917,27 @@ def pending_limits():
     path = data("pending_limit.txt")
     if not path:
         return missing("02_nested_reduce --pending-limit N", "pending_limit.txt")
-    lines = ["| `--pending-limit` | limit granted | outcome |", "|---|---|---|"]
+    rows = {}  # (asked, granted) -> outcomes, in the order first run
     for command, out, status in runs(path):
         asked = command.split("--pending-limit ")[1].split()[0]
         granted = next((m.group(1) for m in map(re.compile(r"pending-launch limit (\d+)").search,
                                                  out) if m), "?")
         if status == 0:
-            outcome = f"every sum exact, {next(iter(results(out).values())):.2f} ms"
+            outcome = f"{next(iter(results(out).values())):.2f}"
         else:
             fail = next(l for l in out if l.startswith("FAIL"))
             m = re.search(r"(\d+) device-side launches failed, (\d+) succeeded and (\d+) were "
                           r"never attempted.*one failure with (\w+)", fail)
             outcome = (f"{m.group(1)} launches refused, {m.group(2)} made, {m.group(3)} never "
-                       f"attempted ({m.group(4)}); exit {status}" if m else fail)
-        lines.append(f"| {asked} | {granted} | {outcome} |")
+                       f"attempted ({m.group(4)}); exit {status}" if m else cell(fail))
+        rows.setdefault((asked, granted), []).append((status, outcome))
+    lines = ["| `--pending-limit` | limit granted | outcome |", "|---|---|---|"]
+    for (asked, granted), outcomes in rows.items():
+        passed = [o for st, o in outcomes if st == 0]
+        failed = [o for st, o in outcomes if st != 0]
+        said = failed + ([f"every sum exact, {', '.join(passed)} ms"
+                          + (" (run by run)" if len(passed) > 1 else "")] if passed else [])
+        lines.append(f"| {asked} | {granted} | {'; '.join(said)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -920,7 +950,7 @@ def tail_vs_printed():
             found = comparison()
         except Stale:
             found = None
-        if READING_SECOND and four and found:
+        if FOLDER and four and found:
             text = Missing(text.strip() + f" The nearest in its run: 04's tail launch at the "
                            f"limit 2048 took {four[0]:.4f} ms (`{SHOWN}{four[3]}`, one run), and "
                            f"05's `gpu nested2` row, the same kernel at the limit {found[1]}, "
@@ -935,6 +965,63 @@ def tail_vs_printed():
     lines = ["| pending-launch limit | launch | ms, run by run (each the median of its reps) |",
              "|---|---|---|"]
     lines += [f"| {limit} | {form} | {', '.join(ms)} |" for (limit, form), ms in times.items()]
+    return "\n".join(lines) + "\n"
+
+
+FROM = {"device": "from the device: each level tail-launches the next",
+        "stream": "from the host: one launch per level into one stream",
+        "graph": "from the host: the same launches captured once as a CUDA graph"}
+
+
+def launch_from():
+    """04's levels launched from the device, from the host into one stream and as a CUDA graph:
+    {how: ([ms, run by run], launches)} from launch_baseline.txt, or {}."""
+    path = data("launch_baseline.txt")
+    found = {}
+    for command, out, status in runs(path) if path else []:
+        how = re.search(r"--launch-from (\w+)", command)
+        if status == 0 and how and how.group(1) in FROM:
+            ms = next(iter(results(out).values()))
+            found.setdefault(how.group(1), ([], launches_or_levels(out)))[0].append(ms)
+    return {how: found[how] for how in FROM if how in found}
+
+
+def launches_or_levels(lines):
+    """The launches a run of 04 made: its device-side launches, or its launches from the host."""
+    text = "\n".join(lines)
+    found = re.search(r"(\d+) (device-side launches|launches from the host)", text)
+    return f"{found.group(1)} {found.group(2)}" if found else "?"
+
+
+def launch_baseline():
+    """The README's sentence: what the same chain of levels costs launched from the device and
+    from the host."""
+    found = launch_from()
+    if len(found) < 3:
+        return missing("04_nested_reduce2 --launch-from device|stream|graph",
+                       "launch_baseline.txt")
+    ms = {how: statistics.median(times) for how, (times, _) in found.items()}
+    count = len(found["device"][0])
+    return (f"**The same chain launched from the host** (`--launch-from stream` and `--launch-from "
+            f"graph`, the middle of {count} runs each, alternating, in "
+            f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)): {ms['device']:.4f} ms "
+            f"with each level tail-launched from the device, {ms['stream']:.4f} ms with the host "
+            f"launching the nine levels into one stream, {ms['graph']:.4f} ms with those launches "
+            f"captured once as a CUDA graph. The device-side chain took "
+            f"{ms['device'] / ms['stream']:.1f} times the host's stream: here, where the host knows "
+            f"every level in advance, a launch from the device is the dearer one.\n")
+
+
+def launch_baseline_runs():
+    """RESULTS.md's table of launch_baseline.txt, run by run."""
+    found = launch_from()
+    if not found:
+        return missing("04_nested_reduce2 --launch-from device|stream|graph",
+                       "launch_baseline.txt")
+    lines = ["| who launches each level | launches | ms, run by run (each the median of its reps) |",
+             "|---|---|---|"]
+    lines += [f"| {FROM[how]} | {launches} | {', '.join(f'{t:.4f}' for t in times)} |"
+              for how, (times, launches) in found.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -1005,6 +1092,7 @@ def runtime_limits():
 
 RESULTS_BLOCKS = {name: (lambda make=make: both(make)) for name, make in {
     "pending-limits": pending_limits, "tail-vs-printed": tail_vs_printed,
+    "launch-baseline": launch_baseline_runs,
     "printed-forms": printed_forms, "sanitizer": sanitizer, "mandelbrot-log": mandelbrot_log,
     "racing-ports": racing_ports, "runtime-limits": runtime_limits,
 }.items()}
@@ -1024,13 +1112,13 @@ def main_or_second(make):
 
 
 BLOCKS = {
-    "provenance-second": provenance_second, "program-costs": program_costs,
+    "provenance-older": provenance_older, "program-costs": program_costs,
     "prints-01": prints_01, "nesting": main_or_second(nesting), "number-01": number_01,
     "prints-02": prints_02, "number-02": number_02,
     "prints-03": prints_03, "prints-03-correct": main_or_second(prints_03_correct),
     "number-03": main_or_second(number_03), "nosync-vs-nested": main_or_second(nosync_vs_nested),
     "prints-04": prints_04, "prints-04-correct": main_or_second(prints_04_correct),
-    "number-04": number_04, "per-launch": per_launch,
+    "number-04": number_04, "launch-baseline": launch_baseline, "per-launch": per_launch,
     "prints-05": main_or_second(prints_05), "number-05": main_or_second(number_05),
     "results-table": main_or_second(results_table), "comparison-figure": comparison_figure,
     "prints-06": main_or_second(prints_06), "number-06": main_or_second(number_06),
