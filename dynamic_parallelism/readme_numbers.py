@@ -519,10 +519,12 @@ def number_05():
                 f"over its time built without ({r_ms:.4f} ms and {p_ms:.4f} ms): the price a "
                 f"kernel that launches nothing pays for sharing its program with dynamic "
                 f"parallelism.")
+        ratios = [r_ms / p_ms]
         cub, cub_plain = rows.get("cub DeviceReduce::Sum"), rows.get(
             "cub DeviceReduce::Sum, no -rdc")
         if cub and cub_plain:
-            text += (f" CUB's sum: {float(cub['ms']) / float(cub_plain['ms']):.2f} "
+            ratios.append(float(cub["ms"]) / float(cub_plain["ms"]))
+            text += (f" CUB's sum: {ratios[-1]:.2f} "
                      f"({float(cub['ms']):.4f} ms and {float(cub_plain['ms']):.4f} ms).")
         again = printed_table_ms("gpu Neighbored")
         if again:
@@ -530,7 +532,12 @@ def number_05():
             size = "no larger than" if abs(r_ms - p_ms) / p_ms <= spread else "larger than"
             text += (f" Two runs of the relocatable build itself gave {r_ms:.4f} ms and "
                      f"{again:.4f} ms (the CSV's run and the printed table's, "
-                     f"`{SHOWN}comparison.txt`): the difference is {size} that.")
+                     f"`{SHOWN}comparison.txt`): `reduceNeighbored`'s difference between the "
+                     f"builds is {size} that.")
+        if len(ratios) == 2 and (ratios[0] - 1) * (ratios[1] - 1) < 0:
+            bound = max(abs(x - 1) for x in ratios)
+            text += (f" The two kernels disagree on its sign: here the price is within "
+                     f"{100 * bound:.0f}%, either way.")
         return text + "\n"
     return from_05(make)
 
