@@ -11,12 +11,16 @@ of a number, and so does a block of 05's table when that run is not one of today
 (comparison_log.txt) must say that one pending-launch limit was set for every row, and every GPU
 row of its CSV must give that limit (a warning on stderr says which file is stale).
 
-Two GPUs. data/ is the main GPU's run (the one every README of the repository quotes); data/h100/
-is a second GPU's, with the same file names and its own env.txt. Where the main GPU's file is
-missing or stale, a README block marks the main GPU's place as still to come and gives the second
-GPU's numbers, labelled with its name; RESULTS.md gives both GPUs' records, each labelled. The
-second GPU's provenance line goes between the provenance-second markers, and the programs' costs
-come from the second GPU's timing of every default run (../timings/default_runs_h100.csv).
+Three runs. data/ is this run, the one the README quotes: today it holds only the `reduce` part
+of scripts/gpu_check.sh's dp stage (01 to 05: DP_PARTS=reduce), on an H100 after the L2 flush
+became a read. Two older runs sit inside it, with the same file names and each its own env.txt
+(OLDER, below, says what each is): data/h100/, an earlier H100 run of every part with the programs
+before their latest changes, and data/h200/, the H200's run of 2026-11-23, before the flush fix.
+Where this run lacks a file (or its 05 is stale), a README block gives the first older run's
+numbers that has it, under a line that names that run and says that today's run waits for a GPU;
+RESULTS.md gives every run's record, each labelled. The older runs' provenance lines go between the
+provenance-older markers, and the programs' costs come from the repository's timing of every
+default run (../timings/default_runs_h100.csv).
 The files (scripts/gpu_check.sh writes them on a GPU machine):
   env.txt               the GPU, driver and toolkit of the run (and, from the runs that record
                         them, the commit and a hash of every source file)
@@ -27,7 +31,7 @@ The files (scripts/gpu_check.sh writes them on a GPU machine):
   comparison.csv, comparison_log.txt, comparison.txt
                         05 --csv, its log, and 05's printed table from a second run
   comparison_no_rdc.csv 05_reduction_comparison_no_rdc --csv
-  comparison.png, mandelbrot.png (data/h100/ only: the main GPU's are beside this script)
+  comparison.png, mandelbrot.png (in data/h100/ only: this run's are beside this script)
                         the plots of 05's table and of 06's sizes
   mandelbrot_default.txt 06's default run
   mandelbrot.csv, mandelbrot_log.txt
