@@ -76,7 +76,8 @@ OLDER = {
     "h100": ("an earlier H100 run of 2026-11-25, of the programs before their latest changes",
              "the earlier H100 run of the same day, with the programs as they were before their "
              "latest changes (06's depth limit and tail-launch form, 07's per-block form, "
-             "device_runtime_limits' memory and chain measurements); its env.txt records no commit"),
+             "device_runtime_limits' memory and chain measurements); its env.txt records no "
+             "commit"),
     "h200": ("the H200 run of 2026-11-23, before the L2 flush fix",
              "the H200 run of 2026-11-23 (code 7a3500e), before the L2 flush became a read: a "
              "memset flushed the L2 before each timed run, and its dirty lines, written back "
@@ -1021,8 +1022,8 @@ def launch_baseline():
             f"captured once as a CUDA graph. The device-side chain took "
             f"{ms['device'] / ms['stream']:.1f} times the host's stream: the host's launches go "
             f"into the stream while earlier levels run, so each level can start as soon as the one "
-            f"before it is done, while each device-side level is launched by the level before it and "
-            f"waits, in the tail-launch stream, for that grid to complete. Where the host knows "
+            f"before it is done, while each device-side level is launched by the level before it "
+            f"and waits, in the tail-launch stream, for that grid to complete. Where the host knows "
             f"every level in advance, it is the better launcher."
             + (f" (The device-side time is a run of its own, "
                f"{100 * abs(ms['device'] - four[0]) / four[0]:.0f}% from the *One number* above: "
@@ -1036,7 +1037,8 @@ def launch_baseline_runs():
     if not found:
         return missing("04_nested_reduce2 --launch-from device|stream|graph",
                        "launch_baseline.txt")
-    lines = ["| who launches each level | launches | ms, run by run (each the median of its reps) |",
+    lines = ["| who launches each level | launches | ms, run by run (each the median of its reps) "
+             "|",
              "|---|---|---|"]
     lines += [f"| {FROM[how]} | {launches} | {', '.join(f'{t:.4f}' for t in times)} |"
               for how, (times, launches) in found.items()]
