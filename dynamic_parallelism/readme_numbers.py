@@ -11,13 +11,13 @@ of a number, and so does a block of 05's table when that run is not one of today
 (comparison_log.txt) must say that one pending-launch limit was set for every row, and every GPU
 row of its CSV must give that limit (a warning on stderr says which file is stale).
 
-Three runs. data/ is this run, the one the README quotes: today it holds only the `reduce` part
+Three runs. data/ is this run, the one the README quotes: at present it holds only the `reduce` part
 of scripts/gpu_check.sh's dp stage (01 to 05: DP_PARTS=reduce), on an H100 after the L2 flush
 became a read. Two older runs sit inside it, with the same file names and each its own env.txt
 (OLDER, below, says what each is): data/h100/, an earlier H100 run of every part with the programs
 before their latest changes, and data/h200/, the H200's run of 2026-11-23, before the flush fix.
 Where this run lacks a file (or its 05 is stale), a README block gives the first older run's
-numbers that has it, under a line that names that run and says that today's run waits for a GPU;
+numbers that has it, under a line that names that run and says that the current programs' run waits for a GPU;
 RESULTS.md gives every run's record, each labelled. The older runs' provenance lines go between the
 provenance-older markers, and the programs' costs come from the repository's timing of every
 default run (../timings/default_runs_h100.csv).
@@ -101,7 +101,7 @@ class Done(str):
 def missing(program, name):
     if FOLDER:
         return Missing(f"*Not in this run: `{SHOWN}{name}` was not written.*\n")
-    return Missing(f"*Not measured yet with today's programs: `{program}` writes "
+    return Missing(f"*Not measured yet with the current programs: `{program}` writes "
                    f"`{SHOWN}{name}` on a GPU.*\n")
 
 
@@ -153,8 +153,8 @@ def either(make):
             other = make()
             if isinstance(other, Missing):
                 continue
-            note = (f"*From {OLDER[folder][0]} ([`{SHOWN}`]({SHOWN})); today's run waits for "
-                    f"a GPU.*")
+            note = (f"*From {OLDER[folder][0]} ([`{SHOWN}`]({SHOWN})); the current "
+                    f"program's run waits for a GPU.*")
         return Done(wrap(note) + "\n" + wrap(other))
     return first
 
@@ -851,7 +851,7 @@ def pool_costs():
                 where = f"[`{SHOWN}runtime_limits.txt`]({SHOWN}runtime_limits.txt)"
             if memory:
                 parts.append(f"In device memory, from an older run ({where}, "
-                             f"`device_runtime_limits` before its latest changes; today's run "
+                             f"`device_runtime_limits` before its latest changes; its current run "
                              f"waits for a GPU): {memory}.")
                 break
         else:
