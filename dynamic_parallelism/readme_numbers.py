@@ -12,15 +12,15 @@ of a number, and so does a block of 05's table when that run is not one of today
 row of its CSV must give that limit (a warning on stderr says which file is stale).
 
 Three runs. data/ is this run, the one the README quotes: at present it holds only the `reduce` part
-of scripts/gpu_check.sh's dp stage (01 to 05: DP_PARTS=reduce), on an H100 after the L2 flush
-became a read. Two older runs sit inside it, with the same file names and each its own env.txt
-(OLDER, below, says what each is): data/h100/, an earlier H100 run of every part with the programs
-before their latest changes, and data/h200/, the H200's run of 2026-11-23, before the flush fix.
-Where this run lacks a file (or its 05 is stale), a README block gives the first older run's
-numbers that has it, under a line that names that run and says that the current programs' run waits for a GPU;
+of scripts/gpu_check.sh's dp stage (01 to 05: DP_PARTS=reduce), on an H100 after the L2 flush became
+a read. Two older runs sit inside it, with the same file names and each its own env.txt (OLDER,
+below, says what each is): data/h100/, an earlier H100 run of every part with the programs before
+their latest changes, and data/h200/, the H200's run of 2026-11-23, before the flush fix. Where this
+run lacks a file (or its 05 is stale), a README block gives the first older run's numbers that has
+it, under a line that names that run and says that the current programs' run waits for a GPU;
 RESULTS.md gives every run's record, each labelled. The older runs' provenance lines go between the
-provenance-older markers, and the programs' costs come from the repository's timing of every
-default run (../timings/default_runs_h100.csv).
+provenance-older markers, and the programs' costs come from the repository's timing of every default
+run (../timings/default_runs_h100.csv).
 The files (scripts/gpu_check.sh writes them on a GPU machine):
   env.txt               the GPU, driver and toolkit of the run (and, from the runs that record
                         them, the commit and a hash of every source file)
