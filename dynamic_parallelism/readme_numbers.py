@@ -977,6 +977,23 @@ def tail_vs_printed():
     lines = ["| pending-launch limit | launch | ms, run by run (each the median of its reps) |",
              "|---|---|---|"]
     lines += [f"| {limit} | {form} | {', '.join(ms)} |" for (limit, form), ms in times.items()]
+    said = []
+    for limit in dict.fromkeys(limit for limit, _ in times):
+        tail = [float(x) for x in times.get((limit, "tail launch"), [])]
+        printed = [float(x) for x in times.get((limit, "printed launch"), [])]
+        if not (tail and printed):
+            continue
+        if max(tail) >= min(printed) and max(printed) >= min(tail):
+            said.append(f"at {limit} the two ranges overlap")
+            continue
+        faster, slower = ("tail", "printed") if max(tail) < min(printed) else ("printed", "tail")
+        ratio = statistics.median(tail if slower == "tail" else printed) / statistics.median(
+            printed if slower == "tail" else tail)
+        said.append(f"at {limit} every run of the {faster} launch was faster than every run of "
+                    f"the {slower} launch, by {100 * (ratio - 1):.0f}% between the middle runs")
+    if said:
+        text = "; ".join(said)
+        return Done("\n".join(lines) + "\n\n" + wrap(text[0].upper() + text[1:] + "."))
     return "\n".join(lines) + "\n"
 
 
