@@ -614,7 +614,7 @@ def span(values):
 def number_06():
     rows = mandelbrot_rows()
     if not rows:
-        return missing("06_mandelbrot_mariani_silver --sweep --csv", "mandelbrot.csv")
+        return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot.csv")
     large = rows[-1]
     _, host, dp = ms_of(large)
     return (f"**One number:** {dp / host:.2f}: at {side(large)}, the time of Mariani–Silver with "
@@ -626,7 +626,7 @@ def mandelbrot_verdict():
     pending-launch limit)."""
     rows = mandelbrot_rows()
     if not rows:
-        return missing("06_mandelbrot_mariani_silver --sweep --csv", "mandelbrot.csv")
+        return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot.csv")
     text = []
     beat = [r for r in rows if max(ms_of(r)[1:]) < ms_of(r)[0]]
     lose = [r for r in rows if min(ms_of(r)[1:]) > ms_of(r)[0]]
@@ -689,7 +689,7 @@ def mandelbrot_verdict():
 def mandelbrot_table():
     rows = mandelbrot_rows()
     if not rows:
-        return missing("06_mandelbrot_mariani_silver --sweep --csv", "mandelbrot.csv")
+        return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot.csv")
     png, shown = ((data("mandelbrot.png"), f"{SHOWN}mandelbrot.png") if FOLDER else
                   (os.path.join(HERE, "mandelbrot.png"), "mandelbrot.png"))
     figure = (f"\n![Time by image size: flat, host-driven and dynamic parallelism]({shown})\n"
@@ -1093,7 +1093,7 @@ def sanitizer():
 def mandelbrot_log():
     path = data("mandelbrot_log.txt")
     if not path:
-        return missing("06_mandelbrot_mariani_silver --sweep --csv", "mandelbrot_log.txt")
+        return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot_log.txt")
     return "```\n" + open(path).read().strip() + "\n```\n"
 
 
