@@ -670,7 +670,8 @@ def mandelbrot_verdict():
                     f"host-driven form's time): what differs there is not a launch but the "
                     f"host-driven form's reset and read-back of its list's length.")
     default, log = data("mandelbrot_default.txt"), data("mandelbrot_log.txt")
-    if default and log:
+    # Only a --sweep's log (one process, no command lines) ran every size at one limit.
+    if default and log and not any(l.startswith("$ ") for l in open(log)):
         out = "\n".join(runs(default)[0][1])
         n = re.search(r"image (\d+)x", out)
         limit = re.search(r"pending-launch limit (\d+)", out)
