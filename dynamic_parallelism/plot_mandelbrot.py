@@ -54,8 +54,8 @@ def table(rows):
     tail = all(r.get("tail_levels_ms") for r in rows)
     lines = ["| image | flat: ms | Mariani–Silver, host-driven: ms | Mariani–Silver, dynamic "
              "parallelism: ms | dynamic parallelism ÷ host-driven | dynamic parallelism ÷ flat "
-             + ("| Mariani–Silver, tail-launched levels: ms | tail-launched levels ÷ host-driven "
-                if tail else "")
+             + ("| Mariani–Silver, tail-launched levels: ms | tail-launched levels ÷ "
+                "host-driven " if tail else "")
              + "| launches: from the device, from the host | pixels filled from a border | dwell "
              "steps, Mariani–Silver ÷ flat | filled pixels off their escape time |",
              "|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if tail else "")]
