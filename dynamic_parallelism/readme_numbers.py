@@ -773,8 +773,11 @@ def nesting():
     if not said or None in said:
         return missing("device_runtime_limits", "runtime_limits.txt")
     ran = [re.match(r"nesting: all (\d+) grids ran \(depths 0 to (\d+)\)", l) for l in said]
+    both_ways = (", each with modules loaded lazily and eagerly"
+                 if runtime_limits_rows(eager=True) else "")
     runs_named = (f"each of its {len(said)} runs (pending-launch limits "
-                  f"{', '.join(limits[:-1])} and {limits[-1]})" if len(limits) > 1 else "its run")
+                  f"{', '.join(limits[:-1])} and {limits[-1]}{both_ways})" if len(limits) > 1
+                  else "its run")
     if all(ran) and len({m.groups() for m in ran}) == 1:
         grids, deepest = ran[0].groups()
         past = (", deeper than the 24 the toolkit's text names" if int(deepest) > 24 else "")
@@ -783,17 +786,22 @@ def nesting():
     return (f"In {runs_named}: " + "; ".join(l.removeprefix("nesting: ") for l in said) + ".\n")
 
 
-def runtime_limits_rows():
-    """device_runtime_limits' runs: (limit, MiB held by setting it, MiB taken by the first
-    device-side launch, the run's lines), smallest limit first."""
+def runtime_limits_rows(eager=False):
+    """device_runtime_limits' runs, with modules loaded lazily (the default) or, with `eager`,
+    eagerly (CUDA_MODULE_LOADING=EAGER, which the run prints): (limit, MiB held by setting it, MiB
+    taken by the first device-side launch, the run's lines), smallest limit first. Of a newer
+    run's line, which also gives what a host launch took before it, only the device-side launch's
+    share is read."""
     path = data("runtime_limits.txt")
     if not path:
         return []
     found = []
     for _, out, status in runs(path):
         text = "\n".join(out)
-        m = re.search(r"pending-launch limit (\d+): .*?\(([0-9.]+) MiB held\).*?\(([0-9.]+) MiB "
-                      r"more\)", text)
+        if ("module loading: EAGER" in text) != eager:
+            continue
+        m = re.search(r"pending-launch limit (\d+): .*?\(([0-9.]+) MiB held\).*?after the first "
+                      r"device-side launch \(([0-9.]+) MiB more\)", text)
         if status == 0 and m:
             found.append((m.group(1), float(m.group(2)), float(m.group(3)), out))
     return sorted(found, key=lambda row: int(row[0]))
@@ -818,6 +826,10 @@ def pool_memory():
         text += (f": {mib:.0f} MiB more for {slots} more slots, about "
                  f"{1024 * mib / slots:.1f} KiB a slot, on top of what the first launch takes "
                  f"whatever the pool")
+    eager = runtime_limits_rows(eager=True)
+    if eager:
+        text += (f" (with modules loaded eagerly, at {', '.join(r[0] for r in eager)} slots: "
+                 f"{', '.join(f'{r[2]:.0f}' for r in eager)} MiB)")
     return text
 
 
