@@ -700,12 +700,18 @@ def mandelbrot_table():
 
 # --- 07 ----------------------------------------------------------------------------------------
 
-def continuation_run():
+def racing(command):
+    return "--default-stream" in command or "--no-join" in command
+
+
+def continuation_run(per_block=False):
+    """07's first passing run that is not a racing port: its default form, or with `per_block`
+    its --per-block form, as (command, lines); None where there is none."""
     path = data("continuation.txt")
     if not path:
         return None
     return next(((c, l) for c, l, s in runs(path)
-                 if "--default-stream" not in c and "--no-join" not in c and s == 0), None)
+                 if not racing(c) and ("--per-block" in c) == per_block and s == 0), None)
 
 
 def prints_07():
@@ -722,6 +728,14 @@ def number_07():
     forms = (("device streams", "device-streams"), ("host-driven", "host-driven"))
     others = [f"the {name} form: {times['07_continuation ' + form] / cub:.2f}"
               for form, name in forms if "07_continuation " + form in times]
+    block = continuation_run(per_block=True)
+    if block:
+        block_times = results(block[1])
+        name = "07_continuation per-block tail launch"
+        if name in block_times:
+            own_cub = block_times["07_continuation cub segmented reduce"]
+            others.append(f"the per-block form, in a run of its own: "
+                          f"{block_times[name] / own_cub:.2f}")
     return (f"**One number:** {times['07_continuation tail launch'] / cub:.2f}: the "
             f"tail-launched form's time over `cub::DeviceSegmentedReduce::Sum` followed by the "
             f"same continuation, in the run above" + (f" ({'; '.join(others)})" if others else "")
@@ -729,7 +743,20 @@ def number_07():
 
 
 PORTS = {"--default-stream": "the continuation in the default stream",
+         "--per-block --default-stream": "the per-block continuation in the default stream",
          "--no-join": "the device-streams form without its event wait"}
+TESTS = {"--default-stream": "default_stream_stalled",
+         "--per-block --default-stream": "per_block_default_stream_stalled",
+         "--no-join": "no_join_stalled"}
+
+
+def port_of(command):
+    """The racing port a command of 07 runs (a key of PORTS), or None."""
+    if "--no-join" in command:
+        return "--no-join"
+    if "--default-stream" in command:
+        return "--per-block --default-stream" if "--per-block" in command else "--default-stream"
+    return None
 
 
 def racing_summary():
@@ -737,9 +764,11 @@ def racing_summary():
     path = data("continuation.txt")
     if not path:
         return missing("07_continuation --default-stream / --no-join", "continuation.txt")
-    unstalled, stalled = [], []
+    unstalled, stalled, tests = [], [], []
     for flag, what in PORTS.items():
-        found = [(c, s) for c, _, s in runs(path) if flag in c]
+        found = [(c, s) for c, _, s in runs(path) if port_of(c) == flag]
+        if found:
+            tests.append(f"`07_continuation/{TESTS[flag]}`")
         plain = [s for c, s in found if "--stall-ns" not in c]
         late = [s for c, s in found if "--stall-ns" in c]
         if plain:
@@ -749,10 +778,12 @@ def racing_summary():
             stalled.append(f"{what} {'failed' if all(s == 1 for s in late) else 'passed'}")
     text = []
     if unstalled:
-        text.append("Unstalled, " + ", and ".join(unstalled) + ".")
+        text.append("Unstalled, " + (", and " if len(unstalled) < 3 else "; ").join(unstalled)
+                    + ".")
     if stalled and all(x.endswith("failed") for x in stalled):
-        text.append("Stalled, each failed, as the tests `07_continuation/default_stream_stalled` "
-                    "and `07_continuation/no_join_stalled` require.")
+        text.append(f"Stalled, each failed, as the tests {', '.join(tests[:-1])} and {tests[-1]} "
+                    f"require." if len(tests) > 1 else f"Stalled, it failed, as the test "
+                    f"{tests[0]} requires.")
     elif stalled:
         text.append("Stalled, " + "; ".join(stalled) + " (its stalled test passes only where the "
                     "port fails).")
