@@ -801,7 +801,8 @@ def which_to_use():
          "the scan or `match_peers` + `reduce_peers`: measure both",
          "few runs a tile and few keys a warp: either combines most values", partial_cell),
         ("few distinct keys per warp, scattered over its lanes",
-         "`match_peers` + `reduce_peers`, or `labeled_partition` + `cg::reduce`",
+         "`match_peers` + `reduce_peers` (`labeled_partition` + `cg::reduce` says it in two "
+         "calls, but costs more)",
          "*d* atomics a warp instead of 32, wherever the peers sit; the scan sees runs of one",
          scattered or NOT_YET),
         ("random, one pass", "plain `atomicAdd`",
