@@ -432,9 +432,9 @@ def determinism_table():
         return missing("the determinism check", "determinism.csv")
     orders = [o for o in ("sorted", "partially sorted", "random")
               if any(r["order"] == o for r in rows)]
-    lines = ["Identical bits in every run? Values that are multiples of 1/10; each variant run "
-             f"{rows[0]['runs']} times on the same input, its bins compared bit for bit with its "
-             f"first run's ({link('determinism.csv')}).", ""]
+    lines = [sentence("Identical bits in every run? Values that are multiples of 1/10; each "
+                      f"variant run {rows[0]['runs']} times on the same input, its bins compared "
+                      f"bit for bit with its first run's ({link('determinism.csv')}).")]
     for precision in ("float", "double"):
         mine = [r for r in rows if r["precision"] == precision]
         if not mine:
