@@ -831,6 +831,24 @@ def sweep_figure():
             f"{link('sweep.csv')}.*\n")
 
 
+def number_sweep():
+    """match_any aggregation at d = 1, keys in runs, over atomicAdd, and where it stops winning."""
+    if not have("sweep.csv"):
+        return missing("the sweep", "sweep.csv")
+    rows = plot_sweep.load(path("sweep.csv")).get("double", {}).get("in runs", {})
+    one_add, one_match = rows.get("atomicAdd", {}).get(1), rows.get("warp match_any", {}).get(1)
+    if not (one_add and one_match):
+        return missing("the sweep at d = 1", "sweep.csv")
+    add, match = float(one_add["ms"]), float(one_match["ms"])
+    d = plot_sweep.slower_from(rows, "warp match_any")
+    return sentence(
+        f"**One number:** with the keys in runs, in double, `match_any` aggregation is "
+        f"**{times(add, match)} times as fast** as plain `atomicAdd` at *d* = 1: {add:.4f} ms over "
+        f"{match:.4f} ms; " + (f"it is first slower at *d* = {d}" if d else
+                               "it stays faster up to *d* = 32")
+        + f" ({link('sweep.csv')}).\n")
+
+
 def sweep_table():
     if not have("sweep.csv"):
         return missing("the sweep", "sweep.csv")
@@ -851,6 +869,7 @@ BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_
           "prints-02": prints_02, "number-02": number_02, "orders": orders,
           "prints-03": prints_03, "number-03": number_03, "number-cg": number_cg,
           "sweep-bins": sweep_bins, "sweep-figure": sweep_figure, "sweep-table": sweep_table,
+          "number-sweep": number_sweep,
           "prints-scan": prints_scan, "number-scan": number_scan,
           "number-library": number_library, "determinism-table": determinism_table,
           "prints-04": prints_04, "number-04": number_04, "number-04-cub": number_04_cub,
