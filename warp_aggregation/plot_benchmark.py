@@ -17,8 +17,8 @@ scripts/gpu_check.sh runs it) its two Nsight Compute tables. The only export com
 H200's of 2026-11-23, data/h200/ncu_sorted_double.csv (an earlier build, before the L2 flush became
 a read); RESULTS.md says so beside the tables, and a new export goes to data/. --env names the
 run's env.txt (date, nvidia-smi and nvcc output, as scripts/gpu_check.sh writes it; the text output
-of a run that begins with the `date` command's line does too). The plot needs matplotlib; without it the plot
-is skipped with a message and the tables are still written.
+of a run that begins with the `date` command's line does too). The plot needs matplotlib; without
+it the plot is skipped with a message and the tables are still written.
 
 The CSV's columns: precision, order, variant, n, ms (median), gb_per_s and pct_of_peak (the
 fewest bytes that variant must move, `bytes`, over the median; % of the device's theoretical peak,
