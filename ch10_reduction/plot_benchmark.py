@@ -65,26 +65,15 @@ def size_label(n):
     return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
 
 
-def readme_table(runs, labels):
-    """% of the read ceiling, the runs side by side; `runs` holds (rows, sizes, kernels) or None,
-    and a run that is None has no columns."""
-    labels = [label for label, run in zip(labels, runs) if run]
-    runs = [run for run in runs if run]
-    sizes = sorted({n for run in runs for n in run[1]})
-    kernels = []
-    for run in runs:
-        for k in run[2]:
-            if k not in kernels:
-                kernels.append(k)
-    head = "| kernel | " + " | ".join(f"{label}: {size_label(n)}" for label in labels
-                                       for n in sizes) + " |"
-    lines = [head, "|---" * (1 + len(sizes) * len(labels)) + "|"]
+def readme_table(run, label):
+    """% of the read ceiling of every kernel at every size of one run, `run` as load() returns it;
+    the column headers name the run's GPU."""
+    rows, sizes, kernels = run
+    head = "| kernel | " + " | ".join(f"{label}: {size_label(n)}" for n in sizes) + " |"
+    lines = [head, "|---" * (1 + len(sizes)) + "|"]
     for k in kernels:
-        cells = []
-        for run in runs:
-            for n in sizes:
-                r = run[0].get((k, n))
-                cells.append(f"{float(r['pct_of_read_ceiling']):.1f}%" if r else "–")
+        cells = [f"{float(rows[(k, n)]['pct_of_read_ceiling']):.1f}%" if (k, n) in rows else "–"
+                 for n in sizes]
         lines.append(f"| {k} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -202,7 +191,7 @@ def main():
     first = load(args.csv)
     second = load(args.second) if args.second else None
     labels = [gpu_label(args.env, "first GPU"), gpu_label(args.second_env, "second GPU")]
-    table = readme_table([first, None], labels)
+    table = readme_table(first, labels[0])
     print(table)
     if args.readme:
         report.update_readme(args.readme, table, "results-table")
