@@ -85,12 +85,17 @@ class GradingError(Exception):
     """The grading itself cannot go on (not a student's fault)."""
 
 
-def say(*parts):
+def say(*parts, clock=False):
+    """Prints a line of the grading's progress; clock=True ends it with the seconds since the
+    grader started, so that a log cut short still tells where the time went."""
+    if clock:
+        parts += ("[at %.0f s]" % (time.time() - say.started),)
     with say.lock:
         print(*parts, flush=True)
 
 
 say.lock = threading.Lock()
+say.started = time.time()
 
 
 class RWLock:
@@ -631,7 +636,7 @@ class Grader:
                     continue
             with open(path, "wb") as f:
                 f.write(text.encode("utf-8"))
-        say("%s: building %s" % (name, " ".join(e.name for e in exercises)))
+        say("%s: building %s" % (name, " ".join(e.name for e in exercises)), clock=True)
         # The worked examples build alone, before any submission: every core is theirs.
         built = self.build_targets(worker.build, [e.name for e in exercises], log,
                                    os.cpu_count() if name == BASELINE else None)
@@ -699,7 +704,7 @@ class Grader:
         result.zero = bool(zero_note)
         passed = sum(t.status == "pass" for t in tests)
         say("%s: %s %d/%d tests passed%s" % (name, e.name, passed, len(tests),
-                                              "; " + zero_note if zero_note else ""))
+                                              "; " + zero_note if zero_note else ""), clock=True)
         return result
 
     def arguments(self, run):
@@ -1177,7 +1182,8 @@ def run(grader, submissions, options):
                     pass
             students[i] = student
             say("%s: %s/%s points; %s" % (name, results.fmt(student.points),
-                                          results.fmt(student.max_points), student.verdict()))
+                                          results.fmt(student.max_points), student.verdict()),
+                clock=True)
 
         pending = queue.Queue()
         for i in range(len(submissions)):
