@@ -413,7 +413,9 @@ if want atomics; then
   # Afterwards, with data/ replaced by this folder, from the repository's root:
   #   python3 atomics_appendix/plot_benchmark.py atomics_appendix/data/benchmark.csv \
   #     --env atomics_appendix/data/env.txt --png atomics_appendix/benchmark.png \
-  #     --readme atomics_appendix/README.md --results atomics_appendix/RESULTS.md
+  #     --readme atomics_appendix/README.md --results atomics_appendix/RESULTS.md \
+  #     --before atomics_appendix/data/h200/benchmark.csv \
+  #     --before-env atomics_appendix/data/h200/env.txt     # (cuco's rows, where this run has none)
   data_dir atomics_appendix
   rm -f "$DATA/figures.txt" "$DATA/host_cpu.txt" "$DATA/commit.txt"
   observe commit.txt git log -1 --format="%H %cd" --date=short
