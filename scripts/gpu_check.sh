@@ -451,7 +451,7 @@ if want warp; then
   # The sources these files come from: readme_numbers.py refuses data without this record and
   # flags the data whose sources have changed since.
   { git log -1 --format='commit %H %cs' 2>/dev/null || echo "commit unknown"
-    (cd warp_aggregation && sha256sum 0*.cu warp_peers.cuh warp_agg.h); } >"$DATA/sources.txt"
+    (cd warp_aggregation && sha256sum 0*.cu warp_peers.cuh warp_agg.h warp_peers_copy_test.cu); } >"$DATA/sources.txt"
   record traces.txt build/bin/01_get_peers --n 64 --trace
   record traces.txt build/bin/02_reduce_peers --n 64 --trace
   step figures.log sh -c "build/bin/01_get_peers --csv >'$DATA/get_peers.csv' 2>'$DATA/get_peers_log.txt'"
