@@ -4,7 +4,16 @@
     build/bin/A99_benchmark --csv > atomics_appendix/data/benchmark.csv
     python3 atomics_appendix/plot_benchmark.py atomics_appendix/data/benchmark.csv \
         --env atomics_appendix/data/env.txt --png atomics_appendix/benchmark.png \
-        --readme atomics_appendix/README.md --results atomics_appendix/RESULTS.md
+        --readme atomics_appendix/README.md --results atomics_appendix/RESULTS.md \
+        --before atomics_appendix/data/h200/benchmark.csv \
+        --before-env atomics_appendix/data/h200/env.txt
+
+data/ holds the run the README quotes; data/h200/ an older run (an H200, 2026-11-23, an older
+version of the programs and of the timer's L2 flush), kept as a record. --before names that
+older run's CSV: where the first CSV has no cuCollections rows and the older one has, RESULTS.md's
+cuco table is written from the older run, with that run's own provenance line between the
+cuco-provenance markers (RESULTS.md's text says how the two runs differ). Nothing else is taken
+from it.
 
 --readme rewrites the README's results table (time and keys per second of every row, the book's
 times beside the rows timed as the book timed them) between its results-table markers, and its
@@ -86,10 +95,21 @@ def ratio_lines(rows):
     if full and exch:
         lines.append(f"- inserts on one grid, one thread per key: A4 exch / A3 locks (full grid): "
                      f"**{exch / full:.1f}×**")
+    cas = rate(rows, "A4 lock-free cas", "insert")
+    if full and cas:
+        lines.append(f"- inserts on one grid, one thread per key: A4 lock-free cas / A3 locks "
+                     f"(full grid): **{cas / full:.2f}×**")
     cas_a3_grid = rate(rows, "A4 lock-free cas (A3's grid)", "insert")
     if cas_a3_grid and locked:
         lines.append(f"- inserts on A3's grid, `<<<60, 256>>>`: A4 cas (A3's grid) / A3 locks: "
                      f"**{cas_a3_grid / locked:.2f}×**")
+    # The grid apart: one kernel on both sides.
+    if cas_a3_grid and cas:
+        lines.append(f"- the `cas` push on A3's grid / on one thread per key: "
+                     f"**{cas_a3_grid / cas:.2f}×**")
+    if full and locked:
+        lines.append(f"- A3's locked kernel on its own grid / on one thread per key (A3 locks / "
+                     f"A3 locks (full grid)): **{locked / full:.2f}×**")
     # The lock apart, on A3's kernel and grid: its waiting (acquire and release on both sides),
     # then its spelling (a bare spin on both sides).
     bare = rate(rows, "A3 locks (bare acquire spin)", "insert")
@@ -139,8 +159,19 @@ def bytes_table(rows, peak):
     return "\n".join(lines) + "\n"
 
 
+def has_cuco(rows):
+    return any(r["table"] == CUCO for r in rows)
+
+
+def figures_or_env(csv_path, env_path):
+    """figures.txt beside the CSV where it exists (its device lines print the peak, which the
+    benchmark's lost text output would have), else the env file."""
+    figures = os.path.join(os.path.dirname(csv_path), "figures.txt")
+    return figures if os.path.exists(figures) else env_path
+
+
 def cuco_table(rows):
-    if not any(r["table"] == CUCO for r in rows):
+    if not has_cuco(rows):
         return "This run has no cuCollections rows (A99_benchmark built without `-DCUCO_DIR`).\n"
     lines = ["G keys/s, and each table's rate over cuco's (above 1: faster).", "",
              "| load | operation | A5 | A6 | cuco | A5 / cuco | A6 / cuco |",
@@ -183,7 +214,7 @@ def plot(rows, png, title):
         ax.text(i, value, text, ha="center", va="bottom", fontsize=7)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors.values()]
     names = list(colors)
-    if any(r["table"] == CUCO for r in rows):
+    if has_cuco(rows):
         handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="tab:gray", edgecolor="white",
                                      hatch="//"))
         names.append("hatched: cuCollections static_map")
@@ -199,7 +230,13 @@ def plot(rows, png, title):
 def main():
     parser = report.parser(__doc__)
     parser.add_argument("--results", help="rewrite the tables of this RESULTS.md")
+    parser.add_argument("--before", help="an older run's CSV, for the cuco table where the run "
+                        "has no cuco rows")
+    parser.add_argument("--before-env", help="the older run's env.txt")
     args = report.parse_args(parser)
+    for name, path in (("--before", args.before), ("--before-env", args.before_env)):
+        if path and not os.path.isfile(path):
+            parser.error(f"{name} {path}: no such file")
     rows = load(args.csv)
     table = readme_table(rows)
     print(table)
@@ -208,11 +245,16 @@ def main():
         report.update_provenance(args.readme, args.env, args.csv)
     if args.results:
         ratios = "\n".join(ratio_lines(rows)) + "\n"
-        peak = report.peak_gbps(rows, args.csv, args.env)
+        peak = report.peak_gbps(rows, args.csv, figures_or_env(args.csv, args.env))
+        cuco_rows, cuco_csv, cuco_env = rows, args.csv, args.env
+        if args.before and not has_cuco(rows) and has_cuco(load(args.before)):
+            cuco_rows, cuco_csv, cuco_env = load(args.before), args.before, args.before_env
         for marker, text in (("bytes-table", bytes_table(rows, peak)), ("ratios", ratios),
-                             ("cuco-table", cuco_table(rows))):
+                             ("cuco-table", cuco_table(cuco_rows))):
             report.update_readme(args.results, text, marker)
         report.update_provenance(args.results, args.env, args.csv)
+        report.update_readme(args.results, report.provenance(cuco_env, cuco_csv, args.results)
+                             + "\n", "cuco-provenance")
     if args.png:
         plot(rows, args.png, report.describe_env(args.env) or "A99_benchmark")
 

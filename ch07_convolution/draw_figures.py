@@ -16,20 +16,23 @@ results come from.
                    that only load, the 6 x 6 that compute, and the patches of threads (1, 1) and
                    (5, 5) in N_s
   memory.png       Figs 7.8 and 7.10: where F_c, N and P live, the caches between DRAM and the SMs,
-                   and the path N and F_c each take, with the sizes of the GPU of the committed
-                   data (see below)
-  roofline.png     that GPU's roofline: the OP/B the book counts for Figs 7.7, 7.9 and 7.12 and its
-                   5x5 bound, the OP/B measured for each kernel at 5x5, and the ridge point
+                   and the path N and F_c each take, with the sizes of the profiled GPU (below)
+  roofline.png     the profiled GPU's roofline: the OP/B the book counts for Figs 7.7, 7.9 and 7.12
+                   and its 5x5 bound, the OP/B measured for each kernel at 5x5, and the ridge point
 
-Every number comes from a committed file in data/ (none needs a GPU to draw):
+The first four need no data. The last two need Nsight Compute's profiles, which exist only for the
+H200 run of 2026-11-23 (data/h200/, --profile); they are drawn from that folder alone, so that
+every number in them is that GPU's, and their titles say that the run predates the L2-flush fix
+(its times, the caches emptied by a memset, are biased long). The H100 run of data/ has no profile.
+Every number comes from a committed file in that folder (none needs a GPU to draw):
   - the device's attributes (SMs, registers, shared memory and L2 per SM or device, constant
     memory, DRAM size, memory clock and bus width) from the device__attribute_* columns that
-    Nsight Compute wrote into data/ncu_5x5_07_09_conv2d_constant_memory.csv;
+    Nsight Compute wrote into ncu_5x5_07_09_conv2d_constant_memory.csv;
   - the copy bandwidth and the FP32 FMA peak of the roofline, and each kernel's GFLOP/s at 5x5,
-    from data/benchmark.csv (07_99_benchmark --csv);
-  - each kernel's DRAM bytes at 5x5 (read + written) from data/ncu_5x5_<program>.csv, over the
+    from benchmark.csv (07_99_benchmark --csv);
+  - each kernel's DRAM bytes at 5x5 (read + written) from ncu_5x5_<program>.csv, over the
     2 * 25 FLOP per pixel the book counts: the measured OP/B;
-  - the GPU's name, driver and CUDA version from data/env.txt.
+  - the GPU's name and the run's date from env.txt.
 """
 import argparse
 import csv
@@ -602,12 +605,15 @@ def roofline(png, data, env):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out-dir", required=True, help="write the pictures here")
-    parser.add_argument("--data", default=os.path.join(HERE, "data"),
-                        help="the committed data (default: data/ beside this script)")
+    parser.add_argument("--profile", default=os.path.join(HERE, "data", "h200"),
+                        help="the run with Nsight Compute's profiles (default: data/h200/)")
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
-    env = report.describe_env(os.path.join(args.data, "env.txt"))
-    env = re.sub(r", driver.*", "", env)  # the GPU's name: the title's place for it
+    env = report.describe_env(os.path.join(args.profile, "env.txt"))
+    date = re.search(r"\d{4}-\d{2}-\d{2}", env)
+    env = re.sub(r", driver.*", "", env)  # the GPU's name and the run's day: the title's place
+    if date:
+        env += f" ({date.group(0)}, before the L2-flush fix)"
     try:
         pyplot()
     except ImportError:
@@ -618,8 +624,8 @@ def main():
     conv2d(out("conv2d.png"))
     tile_7_11(out("tile_7_11.png"))
     tile_7_13(out("tile_7_13.png"))
-    memory(out("memory.png"), args.data, env)
-    roofline(out("roofline.png"), args.data, env)
+    memory(out("memory.png"), args.profile, env)
+    roofline(out("roofline.png"), args.profile, env)
 
 
 if __name__ == "__main__":

@@ -6,9 +6,15 @@ image figure.
     build/bin/07_98_image_filter --n 1024 --out-dir images
     python3 ch07_convolution/plot_benchmark.py ch07_convolution/data/benchmark.csv \
         --env ch07_convolution/data/env.txt --png ch07_convolution/benchmark.png \
-        --compare ch07_convolution/data/h100/benchmark.csv \
         --readme ch07_convolution/README.md --results ch07_convolution/RESULTS.md \
         --images images --images-png ch07_convolution/image_filter.png
+
+data/ holds the run the README quotes (the H100 of 2026-11-25, the caches emptied before each timed
+run by reading a buffer twice the L2's size); data/h200/ the H200 run of 2026-11-23, made before
+that fix (the caches emptied by a cudaMemsetAsync whose dirty lines were written back inside the
+next timed run, so its times are biased long). `--compare
+ch07_convolution/data/h200/benchmark.csv` puts the older run's columns beside today's; the
+README's table leaves them out, since the two runs do not time the same way.
 
 --readme rewrites the README's results table (% of the roofline floor at every radius, for the rows
 of README_ROWS: the book's kernels, 07_91 and 07_92, the defaults of 07_93 and 07_94, one cuDNN row
@@ -73,11 +79,11 @@ def ratio(row, column):
 
 
 def gpu_label(env_path, csv_path):
-    """'H200' from an env.txt naming 'NVIDIA H200'; else the CSV's folder's name ('H100' for
-    data/h100/benchmark.csv), for a GPU whose run is not committed yet."""
+    """'H100' from an env.txt naming 'NVIDIA H100 80GB HBM3' (the model, without its memory); else
+    the CSV's folder's name ('H200' for data/h200/benchmark.csv), for a run without an env.txt."""
     env = report.describe_env(env_path) if env_path and os.path.isfile(env_path) else ""
     if env:
-        return env.split(",")[0].replace("NVIDIA ", "")
+        return env.split(",")[0].replace("NVIDIA ", "").split()[0]
     return os.path.basename(os.path.dirname(os.path.abspath(csv_path))).upper()
 
 

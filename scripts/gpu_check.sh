@@ -166,13 +166,13 @@ if want ch07; then
   # (benchmark.csv; its text output, with NPP's ring at 8192 x 8192, in benchmark_log.txt) with the
   # SM clock sampled through it and through a sustained 9x9 load of 07_94 (clocks_9x9.csv,
   # sustained_9x9.txt), its plot, and the image filter with its figure of 1:1 crops. Afterwards,
-  # with data/ replaced by this folder (and a second GPU's run, if any, in data/h100/ with its
-  # env.txt), from the repository's root:
+  # with data/ replaced by this folder (an older GPU's run stays in data/h200/ with its env.txt),
+  # from the repository's root:
   #   python3 ch07_convolution/plot_benchmark.py ch07_convolution/data/benchmark.csv \
   #     --env ch07_convolution/data/env.txt --png ch07_convolution/benchmark.png \
-  #     --readme ch07_convolution/README.md --results ch07_convolution/RESULTS.md \
-  #     --compare ch07_convolution/data/h100/benchmark.csv
-  #   python3 ch07_convolution/draw_figures.py --out-dir ch07_convolution   # after the ncu stage
+  #     --readme ch07_convolution/README.md --results ch07_convolution/RESULTS.md
+  #   python3 ch07_convolution/draw_figures.py --out-dir ch07_convolution \
+  #     --profile ch07_convolution/data   # after the ncu stage has written this run's profiles
   # and image_filter.png from here to ch07_convolution/.
   data_dir ch07_convolution
   rm -f "$DATA/figures.txt" "$DATA/conv3d.txt" "$DATA/npp_ring.txt" "$DATA/sass.txt" \
@@ -413,7 +413,9 @@ if want atomics; then
   # Afterwards, with data/ replaced by this folder, from the repository's root:
   #   python3 atomics_appendix/plot_benchmark.py atomics_appendix/data/benchmark.csv \
   #     --env atomics_appendix/data/env.txt --png atomics_appendix/benchmark.png \
-  #     --readme atomics_appendix/README.md --results atomics_appendix/RESULTS.md
+  #     --readme atomics_appendix/README.md --results atomics_appendix/RESULTS.md \
+  #     --before atomics_appendix/data/h200/benchmark.csv \
+  #     --before-env atomics_appendix/data/h200/env.txt     # (cuco's rows, where this run has none)
   data_dir atomics_appendix
   rm -f "$DATA/figures.txt" "$DATA/host_cpu.txt" "$DATA/commit.txt"
   observe commit.txt git log -1 --format="%H %cd" --date=short
@@ -449,7 +451,7 @@ if want warp; then
   # The sources these files come from: readme_numbers.py refuses data without this record and
   # flags the data whose sources have changed since.
   { git log -1 --format='commit %H %cs' 2>/dev/null || echo "commit unknown"
-    (cd warp_aggregation && sha256sum 0*.cu warp_peers.cuh warp_agg.h); } >"$DATA/sources.txt"
+    (cd warp_aggregation && sha256sum 0*.cu warp_peers.cuh warp_agg.h warp_peers_copy_test.cu); } >"$DATA/sources.txt"
   record traces.txt build/bin/01_get_peers --n 64 --trace
   record traces.txt build/bin/02_reduce_peers --n 64 --trace
   step figures.log sh -c "build/bin/01_get_peers --csv >'$DATA/get_peers.csv' 2>'$DATA/get_peers_log.txt'"

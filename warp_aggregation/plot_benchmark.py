@@ -6,17 +6,19 @@ results tables and a plot.
     python3 warp_aggregation/plot_benchmark.py warp_aggregation/data/benchmark.csv \
         --env warp_aggregation/data/env.txt --png warp_aggregation/benchmark.png \
         --readme warp_aggregation/README.md --results warp_aggregation/RESULTS.md \
-        --ncu warp_aggregation/data/ncu_sorted_double.csv
+        --ncu warp_aggregation/data/h200/ncu_sorted_double.csv
 
 --readme rewrites the README's results tables (median ms and speed-up over atomicAdd of every
 variant, then the fastest warp variant of each order) between its results-table markers, and its
 provenance line; --results rewrites RESULTS.md's spread table (every run's median, fastest and
 slowest, and the speed-ups) and its provenance line, and with --ncu (ncu --csv --page raw of
 `03_reduction_by_key_benchmark --order sorted --precision double --reps 1`, as
-scripts/gpu_check.sh runs it) its two Nsight Compute tables. --env names the run's env.txt (date,
-nvidia-smi and nvcc output, as scripts/gpu_check.sh writes it; the text output of a run that
-begins with the `date` command's line does too). The plot needs matplotlib; without it the plot
-is skipped with a message and the tables are still written.
+scripts/gpu_check.sh runs it) its two Nsight Compute tables. The only export committed is the
+H200's of 2026-11-23, data/h200/ncu_sorted_double.csv (an earlier build, before the L2 flush became
+a read); RESULTS.md says so beside the tables, and a new export goes to data/. --env names the
+run's env.txt (date, nvidia-smi and nvcc output, as scripts/gpu_check.sh writes it; the text output
+of a run that begins with the `date` command's line does too). The plot needs matplotlib; without
+it the plot is skipped with a message and the tables are still written.
 
 The CSV's columns: precision, order, variant, n, ms (median), gb_per_s and pct_of_peak (the
 fewest bytes that variant must move, `bytes`, over the median; % of the device's theoretical peak,

@@ -21,6 +21,7 @@ import csv
 import os
 import re
 import sys
+import textwrap
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
 import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
@@ -79,9 +80,11 @@ def table(data, provenance):
     for precision, arrangements in data.items():
         for arrangement, rows in arrangements.items():
             ds = [d for d in TABLE_D if any(d in r for r in rows.values())]
-            lines += [f"**{precision}, the keys {ARRANGEMENTS.get(arrangement, arrangement)}**: "
-                      "median ms · speed-up over `atomicAdd` (above 1: faster), by distinct keys "
-                      "per warp; " + bins_text(rows, ds), "",
+            heading = (f"**{precision}, the keys {ARRANGEMENTS.get(arrangement, arrangement)}**: "
+                       "median ms · speed-up over `atomicAdd` (above 1: faster), by distinct keys "
+                       "per warp; " + bins_text(rows, ds))
+            lines += [textwrap.fill(heading, width=100, break_long_words=False,
+                                    break_on_hyphens=False), "",
                       "| variant | " + " | ".join(map(str, ds)) + " |",
                       "|---" * (len(ds) + 1) + "|"]
             for v in SHOWN:

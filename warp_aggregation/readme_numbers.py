@@ -432,9 +432,9 @@ def determinism_table():
         return missing("the determinism check", "determinism.csv")
     orders = [o for o in ("sorted", "partially sorted", "random")
               if any(r["order"] == o for r in rows)]
-    lines = ["Identical bits in every run? Values that are multiples of 1/10; each variant run "
-             f"{rows[0]['runs']} times on the same input, its bins compared bit for bit with its "
-             f"first run's ({link('determinism.csv')}).", ""]
+    lines = [sentence("Identical bits in every run? Values that are multiples of 1/10; each "
+                      f"variant run {rows[0]['runs']} times on the same input, its bins compared "
+                      f"bit for bit with its first run's ({link('determinism.csv')}).")]
     for precision in ("float", "double"):
         mine = [r for r in rows if r["precision"] == precision]
         if not mine:
@@ -660,6 +660,24 @@ def blog_table():
                 + (f"less from k = {f['k_fused']} on" if f["k_fused"] else "never less"))
     gpu = re.search(r"NVIDIA ([^,]+)", report.describe_env(path("env.txt"))
                     if have("env.txt") else "")
+
+    def gains(precision, variant):
+        """Whether a variant beats atomicAdd on sorted keys beyond the runs' spread: True, False
+        (slower beyond it) or None (the spreads overlap, or a row is missing)."""
+        mine, base = spread(precision, "sorted", variant), spread(precision, "sorted", "atomicAdd")
+        if mine is None or base is None or overlap(mine, base):
+            return None
+        return mine[1] < base[0]
+
+    loop_double, loop_float = gains("double", "warp get_peers"), gains("float", "warp get_peers")
+    native_verdict = {
+        True: "both searches now beat it, the blog's `get_peers` by less than `__match_any_sync`",
+        None: "the blog's `get_peers` gains nothing over it, `__match_any_sync` does",
+        False: "the blog's `get_peers` loses to it, `__match_any_sync` beats it"}[loop_double]
+    float_verdict = {
+        True: "not on sorted keys: both searches beat plain `atomicAdd` there",
+        None: "true of the blog's loop, not of `__match_any_sync`",
+        False: "true of the blog's loop, not of `__match_any_sync`"}[loop_float]
     lines = [
         f"| the blog says | on the {gpu.group(1) if gpu else 'GPU'} | the number |",
         "|---|---|---|",
@@ -669,15 +687,15 @@ def blog_table():
         + cell(speedup("double", "sorted", "warp get_peers + CAS", "atomicCAS loop"),
                "`get_peers` aggregation with the `atomicCAS` loop, search included, over the "
                "loop alone") + " |",
-        "| *since then:* Pascal's native `atomicAdd(double)` is the baseline to beat | the "
-        "blog's `get_peers` gains nothing over it, `__match_any_sync` does | "
+        "| *since then:* Pascal's native `atomicAdd(double)` is the baseline to beat | "
+        + native_verdict + " | "
         + cell(speedup("double", "sorted", "warp get_peers"),
                "`get_peers` aggregation over `atomicAdd`") + "; "
         + cell(speedup("double", "sorted", "warp match_any"), "`match_any` aggregation") + " |",
-        "| in float, plain atomics are never significantly slower | true of the blog's loop, "
-        "not of `__match_any_sync` | "
-        + cell(speedup("float", "sorted", "warp match_any"),
-               "`match_any` aggregation over `atomicAdd`, float") + " |",
+        "| in float, plain atomics are never significantly slower | " + float_verdict + " | "
+        + cell(speedup("float", "sorted", "warp get_peers"),
+               "`get_peers` aggregation over `atomicAdd`, float") + "; "
+        + cell(speedup("float", "sorted", "warp match_any"), "`match_any` aggregation") + " |",
         "| not for you if the keys are random | still true | "
         + cell(speedup("double", "random", "warp match_any"),
                "`match_any` aggregation over `atomicAdd`, random keys") + " |",
@@ -783,7 +801,8 @@ def which_to_use():
          "the scan or `match_peers` + `reduce_peers`: measure both",
          "few runs a tile and few keys a warp: either combines most values", partial_cell),
         ("few distinct keys per warp, scattered over its lanes",
-         "`match_peers` + `reduce_peers`, or `labeled_partition` + `cg::reduce`",
+         "`match_peers` + `reduce_peers` (`labeled_partition` + `cg::reduce` says it in two "
+         "calls, but costs more)",
          "*d* atomics a warp instead of 32, wherever the peers sit; the scan sees runs of one",
          scattered or NOT_YET),
         ("random, one pass", "plain `atomicAdd`",
@@ -812,6 +831,24 @@ def sweep_figure():
             f"{link('sweep.csv')}.*\n")
 
 
+def number_sweep():
+    """match_any aggregation at d = 1, keys in runs, over atomicAdd, and where it stops winning."""
+    if not have("sweep.csv"):
+        return missing("the sweep", "sweep.csv")
+    rows = plot_sweep.load(path("sweep.csv")).get("double", {}).get("in runs", {})
+    one_add, one_match = rows.get("atomicAdd", {}).get(1), rows.get("warp match_any", {}).get(1)
+    if not (one_add and one_match):
+        return missing("the sweep at d = 1", "sweep.csv")
+    add, match = float(one_add["ms"]), float(one_match["ms"])
+    d = plot_sweep.slower_from(rows, "warp match_any")
+    return sentence(
+        f"**One number:** with the keys in runs, in double, `match_any` aggregation is "
+        f"**{times(add, match)} times as fast** as plain `atomicAdd` at *d* = 1: {add:.4f} ms over "
+        f"{match:.4f} ms; " + (f"it is first slower at *d* = {d}" if d else
+                               "it stays faster up to *d* = 32")
+        + f" ({link('sweep.csv')}).\n")
+
+
 def sweep_table():
     if not have("sweep.csv"):
         return missing("the sweep", "sweep.csv")
@@ -832,6 +869,7 @@ BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_
           "prints-02": prints_02, "number-02": number_02, "orders": orders,
           "prints-03": prints_03, "number-03": number_03, "number-cg": number_cg,
           "sweep-bins": sweep_bins, "sweep-figure": sweep_figure, "sweep-table": sweep_table,
+          "number-sweep": number_sweep,
           "prints-scan": prints_scan, "number-scan": number_scan,
           "number-library": number_library, "determinism-table": determinism_table,
           "prints-04": prints_04, "number-04": number_04, "number-04-cub": number_04_cub,
