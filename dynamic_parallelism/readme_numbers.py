@@ -744,21 +744,10 @@ def number_07():
         return missing("07_continuation", "continuation.txt")
     times = results(run[1])
     cub = times["07_continuation cub segmented reduce"]
-    forms = (("device streams", "device-streams"), ("host-driven", "host-driven"))
-    others = [f"the {name} form: {times['07_continuation ' + form] / cub:.2f}"
-              for form, name in forms if "07_continuation " + form in times]
-    block = continuation_run(per_block=True)
-    if block:
-        block_times = results(block[1])
-        name = "07_continuation per-block tail launch"
-        if name in block_times:
-            own_cub = block_times["07_continuation cub segmented reduce"]
-            others.append(f"the per-block form, in a run of its own: "
-                          f"{block_times[name] / own_cub:.2f}")
     return (f"**One number:** {times['07_continuation tail launch'] / cub:.2f}: the "
             f"tail-launched form's time over `cub::DeviceSegmentedReduce::Sum` followed by the "
-            f"same continuation, in the run above" + (f" ({'; '.join(others)})" if others else "")
-            + ".\n")
+            f"same continuation, in the run above (the other forms' times are printed beside "
+            f"them).\n")
 
 
 PORTS = {"--default-stream": "the continuation in the default stream",
@@ -922,6 +911,54 @@ def pool_costs():
                          "(`device_runtime_limits`, whose output goes to "
                          "`data/runtime_limits.txt`).")
     return " ".join(parts) + "\n"
+
+
+def refused_at(limit):
+    """02's failed runs at `limit` in pending_limit.txt: the launches each refused."""
+    path = data("pending_limit.txt")
+    found = []
+    for command, lines, status in runs(path) if path else []:
+        if status != 0 and command.endswith(f"--pending-limit {limit}"):
+            m = re.search(r"(\d+) device-side launches failed", "\n".join(lines))
+            if m:
+                found.append(int(m.group(1)))
+    return found
+
+
+def pool_trade():
+    """The question under 02: what 02's time did at each pool size that passed, and what 2048
+    did."""
+    times = limit_times()
+    if "4096" not in times or "16384" not in times:
+        return missing("02_nested_reduce --pending-limit N", "pending_limit.txt")
+    def spread(limit):
+        t = times[limit]
+        return (f"{min(t):.2f} to {max(t):.2f} ms" if len(t) > 1 else f"{t[0]:.2f} ms (one run)")
+    small, large = statistics.median(times["4096"]), statistics.median(times["16384"])
+    text = (f"In [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt), {len(times['4096'])} "
+            f"runs at each size: 4096 slots took {spread('4096')}, 16384 took {spread('16384')}; "
+            f"their middle runs, {small:.2f} and {large:.2f} ms, are {large / small:.1f} times "
+            f"apart.")
+    others = [l for l in ("8192", "32768") if l in times]
+    if others:
+        text += " " + "; ".join(f"{l}: {spread(l)}" for l in others) + "."
+    refused = refused_at(2048)
+    if refused:
+        text += (f" At 2048 the run failed, {refused[0]} launches refused." if len(refused) == 1
+                 else f" At 2048 every run failed: {', '.join(map(str, refused))} launches "
+                      f"refused.")
+    older_runs = []
+    for folder in OLDER:
+        with older(folder):
+            t = limit_times()
+            if "4096" in t and "16384" in t:
+                older_runs.append(f"{OLDER[folder][0]}, [`{SHOWN}`]({SHOWN}): "
+                                  f"{statistics.median(t['4096']):.2f} and "
+                                  f"{statistics.median(t['16384']):.2f} ms")
+    if older_runs:
+        text += (" The older runs, one run per size, give other ratios ("
+                 + "; ".join(older_runs) + ").")
+    return text + "\n"
 
 
 def program_costs():
@@ -1249,7 +1286,7 @@ BLOCKS = {
     "mandelbrot-verdict": main_or_second(mandelbrot_verdict),
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),
     "racing-summary": main_or_second(racing_summary),
-    "pool-costs": pool_costs,
+    "pool-costs": pool_costs, "pool-trade": pool_trade,
 }
 
 
