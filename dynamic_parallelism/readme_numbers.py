@@ -936,7 +936,8 @@ def pool_trade():
         return (f"{min(t):.2f} to {max(t):.2f} ms" if len(t) > 1 else f"{t[0]:.2f} ms (one run)")
     small, large = statistics.median(times["4096"]), statistics.median(times["16384"])
     text = (f"In [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt), {len(times['4096'])} "
-            f"runs at each size: 4096 slots took {spread('4096')}, 16384 took {spread('16384')}; "
+            f"runs at each size that passed: 4096 slots took {spread('4096')}, 16384 took "
+            f"{spread('16384')}; "
             f"their middle runs, {small:.2f} and {large:.2f} ms, are {large / small:.1f} times "
             f"apart.")
     others = [l for l in ("8192", "32768") if l in times]
