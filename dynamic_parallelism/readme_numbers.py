@@ -430,25 +430,6 @@ def prints_04_correct():
     return correct_forms("04_nested_reduce2")
 
 
-def tail_launch_2048(fallback=False):
-    """04's tail launch at its own limit, 2048: (the middle of its runs' medians, the runs, the
-    launches, the file), from tail_vs_printed.txt; with `fallback`, where that file is missing, from
-    the default run in correct_forms.txt (one run, at the same limit)."""
-    path = data("tail_vs_printed.txt")
-    found = [(results(l)["04_nested_reduce2"], launches_in(l)) for c, l, s in runs(path)
-             if "--pending-limit 2048" in c and "--faithful" not in c and s == 0] if path else []
-    name = "tail_vs_printed.txt"
-    if not found and fallback and data("correct_forms.txt"):
-        found = [(results(l)["04_nested_reduce2"], launches_in(l))
-                 for c, l, s in runs(data("correct_forms.txt"))
-                 if c == "build/bin/04_nested_reduce2" and s == 0
-                 and any("pending-launch limit 2048" in x for x in l)]
-        name = "correct_forms.txt"
-    if not found:
-        return None
-    return statistics.median(ms for ms, _ in found), len(found), found[0][1], name
-
-
 def number_04():
     found = correct_middle("build/bin/04_nested_reduce2")
     if not found:
@@ -1066,14 +1047,15 @@ def tail_vs_printed():
     path = data("tail_vs_printed.txt")
     if not path:
         text = missing("04_nested_reduce2 --pending-limit N", "tail_vs_printed.txt")
-        four = tail_launch_2048(fallback=True)
+        four = correct_middle("build/bin/04_nested_reduce2")
         try:
             found = comparison()
         except Stale:
             found = None
         if FOLDER and four and found:
             text = Missing(text.strip() + f" The nearest in its run: 04's tail launch at the "
-                           f"limit 2048 took {four[0]:.4f} ms (`{SHOWN}{four[3]}`, one run), and "
+                           f"limit 2048 took {four[0]:.4f} ms (`{SHOWN}correct_forms.txt`, the "
+                           f"middle of {four[1]} runs), and "
                            f"05's `gpu nested2` row, the same kernel at the limit {found[1]}, "
                            f"{float(found[0]['gpu nested2']['ms']):.4f} ms "
                            f"(`{SHOWN}comparison.csv`); the printed launch was not timed.\n")
