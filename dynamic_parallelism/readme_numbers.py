@@ -998,7 +998,7 @@ def provenance_older():
     if lacking:
         said = "; ".join(f"{', '.join(w[:-1])}{' and ' if len(w) > 1 else ''}{w[-1]} from {where}"
                          for where, w in lacking.items())
-        lines.append(f"This run lacks some programs; their sections quote an older run, under a "
+        lines.append(f"This run lacks some measurements; their sections quote an older run, under a "
                      f"line that names it: {said}. Their new measurements wait for a GPU.")
     return Done("\n\n".join(wrap(l).strip() for l in lines) + "\n")
 
