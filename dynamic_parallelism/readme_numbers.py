@@ -253,7 +253,8 @@ def number_01():
             f"the document's first run (`--blocks 1`, {levels} grids, the host's and {launches} "
             f"launched from the device, each by the grid before it) took {ms:.4f} ms, the middle "
             f"of {count} runs in [`{SHOWN}hello_world.txt`]({SHOWN}hello_world.txt) (the run "
-            f"printed above is its second), over its {launches} launches. Here and below, *per "
+            f"printed above, `--blocks 2`, is the document's second), over its {launches} "
+            f"launches. Here and below, *per "
             f"launch* is a run's median time divided by the device-side launches it makes; this "
             f"one includes the host's launch of the first grid and the timing.\n")
 
