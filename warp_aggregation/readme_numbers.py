@@ -833,7 +833,8 @@ def which_to_use():
                  f"inside the aggregating kernel, random keys in double (*d* ≈ 32): the loop's "
                  f"search takes {times(*inside)}× `__match_any_sync`'s")
     rows = [
-        ("sorted", "the warp segmented scan, or CUB's `ReduceByKey` (see below)",
+        ("sorted", "the warp segmented scan (written for 03: [what it assumes](#copying-the-"
+         "header)), or CUB's `ReduceByKey` (see below)",
          "runs need no peer search; the scan is bound by memory, `ReduceByKey` is one call",
          sorted_cell),
         ("nearly sorted (each key's values within a warp or so)",
