@@ -891,7 +891,8 @@ def number_sweep():
     if d_runs and d_runs == d_scattered:
         ds = sorted(scattered.get(variant, {}))
         before = ds[ds.index(d_runs) - 1] if ds.index(d_runs) > 0 else None
-        text += f" It is slower from *d* = {d_runs} on, in runs and scattered alike"
+        text += (f" It is slower than `atomicAdd` from *d* = {d_runs} on, in runs and scattered "
+                 "alike")
         even = plot_sweep.speedup(scattered, variant, before) if before else None
         if even is not None and abs(even - 1.0) < 0.02:
             text += (f"; at *d* = {before} the two about break even (scattered: "
@@ -899,7 +900,7 @@ def number_sweep():
                      f"{float(scattered['atomicAdd'][before]['ms']):.4f}, {even:.2f}×)")
         text += "."
     elif d_runs:
-        text += f" It is slower from *d* = {d_runs} on with the keys in runs."
+        text += f" It is slower than `atomicAdd` from *d* = {d_runs} on with the keys in runs."
     doubtful = plot_sweep.doubtful_ds(rows, variant)
     if doubtful:
         d = doubtful[0]
