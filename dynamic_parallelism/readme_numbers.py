@@ -11,12 +11,16 @@ of a number, and so does a block of 05's table when that run is not one of today
 (comparison_log.txt) must say that one pending-launch limit was set for every row, and every GPU
 row of its CSV must give that limit (a warning on stderr says which file is stale).
 
-Two GPUs. data/ is the main GPU's run (the one every README of the repository quotes); data/h100/
-is a second GPU's, with the same file names and its own env.txt. Where the main GPU's file is
-missing or stale, a README block marks the main GPU's place as still to come and gives the second
-GPU's numbers, labelled with its name; RESULTS.md gives both GPUs' records, each labelled. The
-second GPU's provenance line goes between the provenance-second markers, and the programs' costs
-come from the second GPU's timing of every default run (../timings/default_runs_h100.csv).
+Three runs. data/ is this run, the one the README quotes: at present it holds only the `reduce` part
+of scripts/gpu_check.sh's dp stage (01 to 05: DP_PARTS=reduce), on an H100 after the L2 flush became
+a read. Two older runs sit inside it, with the same file names and each its own env.txt (OLDER,
+below, says what each is): data/h100/, an earlier H100 run of every part with the programs before
+their latest changes, and data/h200/, the H200's run of 2026-11-23, before the flush fix. Where this
+run lacks a file (or its 05 is stale), a README block gives the first older run's numbers that has
+it, under a line that names that run and says that the current programs' run waits for a GPU;
+RESULTS.md gives every run's record, each labelled. The older runs' provenance lines go between the
+provenance-older markers, and the programs' costs come from the repository's timing of every default
+run (../timings/default_runs_h100.csv).
 The files (scripts/gpu_check.sh writes them on a GPU machine):
   env.txt               the GPU, driver and toolkit of the run (and, from the runs that record
                         them, the commit and a hash of every source file)
@@ -27,7 +31,7 @@ The files (scripts/gpu_check.sh writes them on a GPU machine):
   comparison.csv, comparison_log.txt, comparison.txt
                         05 --csv, its log, and 05's printed table from a second run
   comparison_no_rdc.csv 05_reduction_comparison_no_rdc --csv
-  comparison.png, mandelbrot.png (data/h100/ only: the main GPU's are beside this script)
+  comparison.png, mandelbrot.png (in data/h100/ only: this run's are beside this script)
                         the plots of 05's table and of 06's sizes
   mandelbrot_default.txt 06's default run
   mandelbrot.csv, mandelbrot_log.txt
@@ -66,9 +70,21 @@ import plot_comparison  # noqa: E402
 import plot_mandelbrot  # noqa: E402
 
 DATA = os.path.join(HERE, "data")  # --data replaces it (the tests' own files)
-SECOND = "h100"  # the second GPU's folder, inside DATA
+# The older runs, inside DATA, in the order a README block falls back on them where this run lacks
+# a file, each with what a reader must know about it besides its env.txt.
+OLDER = {
+    "h100": ("an earlier H100 run of 2026-11-25, of the programs before their latest changes",
+             "the earlier H100 run of the same day, with the programs as they were before their "
+             "latest changes (06's depth limit and tail-launch form, 07's per-block form, "
+             "device_runtime_limits' memory and chain measurements); its env.txt records no "
+             "commit"),
+    "h200": ("the H200 run of 2026-11-23, before the L2 flush fix",
+             "the H200 run of 2026-11-23 (code 7a3500e), before the L2 flush became a read: a "
+             "memset flushed the L2 before each timed run, and its dirty lines, written back "
+             "inside the timed region, made times slower"),
+}
 SHOWN = "data/"  # how the blocks name the folder being read
-READING_SECOND = False  # True while the second GPU's folder is read
+FOLDER = None  # the key of OLDER being read, None for this run's data/
 TIMINGS = os.path.join(HERE, os.pardir, "timings", "default_runs_h100")  # .csv and .md
 RESULT = re.compile(r"^(?P<name>\S.*?)\s+n=(?P<n>\d+)\s+(?P<ms>[0-9.]+) ms")
 ONE_LIMIT = re.compile(r"pending-launch limit (\d+) for every row")
@@ -83,22 +99,22 @@ class Done(str):
 
 
 def missing(program, name):
-    if READING_SECOND:
-        return Missing(f"*Not in this run: it ended before `{SHOWN}{name}` was written.*\n")
-    return Missing(f"*No run of `{program}` is committed yet (its output goes to "
-                   f"`{SHOWN}{name}`).*\n")
+    if FOLDER:
+        return Missing(f"*Not in this run: `{SHOWN}{name}` was not written.*\n")
+    return Missing(f"*Not measured yet with the current programs: `{program}` writes "
+                   f"`{SHOWN}{name}` on a GPU.*\n")
 
 
 @contextlib.contextmanager
-def second_gpu():
-    """Every data() inside reads the second GPU's folder."""
-    global DATA, SHOWN, READING_SECOND
-    saved = DATA, SHOWN, READING_SECOND
-    DATA, SHOWN, READING_SECOND = os.path.join(DATA, SECOND), SHOWN + SECOND + "/", True
+def older(folder):
+    """Every data() inside reads the older run in DATA/<folder>."""
+    global DATA, SHOWN, FOLDER
+    saved = DATA, SHOWN, FOLDER
+    DATA, SHOWN, FOLDER = os.path.join(DATA, folder), SHOWN + folder + "/", folder
     try:
         yield
     finally:
-        DATA, SHOWN, READING_SECOND = saved
+        DATA, SHOWN, FOLDER = saved
 
 
 def gpu():
@@ -106,42 +122,55 @@ def gpu():
     env.txt."""
     path = data("env.txt")
     found = re.search(r"^NVIDIA ([^\s,]+)", open(path).read(), re.M) if path else None
-    if found:
-        return found.group(1)
-    return "second GPU" if READING_SECOND else "main GPU"
+    return found.group(1) if found else "GPU"
 
 
-def label(text):
-    """The name of the GPU whose folder is read, in bold, before text."""
-    return f"**{gpu()}**{text}"
+def day():
+    """The date of the run whose folder is read, from its env.txt, or None."""
+    path = data("env.txt")
+    found = re.search(r"^date: (\S+)", open(path).read(), re.M) if path else None
+    return found.group(1) if found else None
+
+
+def run_name():
+    """The run whose folder is read, in a few words, in bold, with a link to its folder."""
+    when = f" of {day()}" if day() else ""
+    if FOLDER is None:
+        return f"**This run** ({gpu()}{when}, [`{SHOWN}`]({SHOWN}))"
+    return f"**An older run** ([`{SHOWN}`]({SHOWN}), {OLDER[FOLDER][0]})"
 
 
 def either(make):
-    """make() on the main GPU's data; where that is missing or stale, the main GPU's place marked
-    and make() on the second GPU's data below it, labelled."""
+    """make() on this run's data; where that is missing or stale, make() on the first older run
+    that has it, under a line that names that run (else what stands for this run's)."""
     first = make()
     if not isinstance(first, Missing):
         return first
-    main = label(": ") + first.strip()
-    with second_gpu():
-        other = make()
-        if isinstance(other, Missing):
-            return first
-        title = label(", the second GPU ([its run](#results)):")
-    return Done(wrap(main) + "\n" + wrap(title) + "\n" + wrap(other))
+    for folder in OLDER:
+        with older(folder):
+            if not data("env.txt"):
+                continue
+            other = make()
+            if isinstance(other, Missing):
+                continue
+            note = (f"*From {OLDER[folder][0]} ([`{SHOWN}`]({SHOWN})); the current "
+                    f"program's run waits for a GPU.*")
+        return Done(wrap(note) + "\n" + wrap(other))
+    return first
 
 
 def both(make):
-    """make() on each GPU's data, each labelled (RESULTS.md keeps both records)."""
-    def labelled(text):
-        if isinstance(text, Missing):
-            return wrap(label(": ") + text.strip())
-        return wrap(label(":")) + "\n" + wrap(text)
-
-    parts = [labelled(make())]
-    with second_gpu():
-        if data("env.txt"):
-            parts.append(labelled(make()))
+    """make() on every run's data, each labelled (RESULTS.md keeps every record); an older run
+    that lacks the file is left out."""
+    parts = [wrap(run_name() + ":") + "\n" + wrap(make()) if not isinstance(make(), Missing)
+             else wrap(run_name() + ": " + make().strip())]
+    for folder in OLDER:
+        with older(folder):
+            if not data("env.txt"):
+                continue
+            text = make()
+            if not isinstance(text, Missing):
+                parts.append(wrap(run_name() + ":") + "\n" + wrap(text))
     return Done("\n".join(parts))
 
 
@@ -203,26 +232,29 @@ def prints_01():
 
 
 def hello_one_block():
-    """01 --blocks 1: (ms, grids, device-side launches), or None."""
-    run = run_of("hello_world.txt", "--blocks 1")
-    if not run:
+    """01 --blocks 1: (ms, grids, device-side launches, runs): the middle of its runs' medians, or
+    None."""
+    path = data("hello_world.txt")
+    found = [l for c, l, s in runs(path) if c.endswith("--blocks 1") and s == 0] if path else []
+    if not found:
         return None
-    ms = results(run[1])["01_nested_hello_world blocks 1"]
-    timed = next(l for l in run[1] if l.startswith("timed:"))
+    ms = statistics.median(results(l)["01_nested_hello_world blocks 1"] for l in found)
+    timed = next(l for l in found[0] if l.startswith("timed:"))
     levels, launches = map(int, re.search(r"(\d+) levels, (\d+) device-side", timed).groups())
-    return ms, levels, launches
+    return ms, levels, launches, len(found)
 
 
 def number_01():
     one = hello_one_block()
     if not one:
         return missing("01_nested_hello_world --blocks 1", "hello_world.txt")
-    ms, levels, launches = one
-    return (f"**One number** (the document's first run, `--blocks 1`; the run printed above is its "
-            f"second, and [`data/hello_world.txt`](data/hello_world.txt) holds both): {ms:.4f} ms "
-            f"for the whole recursion of one parent block, {levels} grids: the host's and "
-            f"{launches} launched from the device, each by the grid before it. **Per launch** "
-            f"(here and below: a run's median time divided by the device-side launches it makes): "
+    ms, levels, launches, count = one
+    return (f"**One number** (the document's first run, `--blocks 1`, the middle of {count} runs; "
+            f"the run printed above is its second, and "
+            f"[`{SHOWN}hello_world.txt`]({SHOWN}hello_world.txt) holds them all): {ms:.4f} ms for "
+            f"the whole recursion of one parent block, {levels} grids: the host's and {launches} "
+            f"launched from the device, each by the grid before it. **Per launch** (here and "
+            f"below: a run's median time divided by the device-side launches it makes): "
             f"{us(ms, launches)}, the host's launch of the first grid and the timing included.\n")
 
 
@@ -316,15 +348,25 @@ def prints_03():
 
 
 def correct_forms(program):
-    """The runs of data/correct_forms.txt whose command starts with build/bin/<program>, fenced."""
+    """The first run of each command of data/correct_forms.txt that starts with
+    build/bin/<program>, fenced, and every run's time below it."""
     path = data("correct_forms.txt")
     if not path:
         return missing(program, "correct_forms.txt")
-    shown = [fence(c, l).strip("`\n") for c, l, s in runs(path)
-             if c.startswith(f"build/bin/{program}") and s == 0]
-    if not shown:
+    found = {}
+    for c, l, s in runs(path):
+        if c.startswith(f"build/bin/{program}") and s == 0:
+            found.setdefault(c, []).append(l)
+    if not found:
         return missing(program, "correct_forms.txt")
-    return "```\n" + "\n\n".join(shown) + "\n```\n"
+    text = "```\n" + "\n\n".join(fence(c, l[0]).strip("`\n") for c, l in found.items()) + "\n```\n"
+    if max(len(l) for l in found.values()) < 2:
+        return text
+    times = "; ".join(f"`{c.replace('build/bin/', '')}`: "
+                      + ", ".join(f"{next(iter(results(x).values())):.4f}" for x in l) + " ms"
+                      for c, l in found.items())
+    return Done(text + "\n" + wrap(f"Every run in [`{SHOWN}correct_forms.txt`]"
+                                   f"({SHOWN}correct_forms.txt), run by run: {times}."))
 
 
 def prints_03_correct():
@@ -401,10 +443,10 @@ def launch_rows():
     rows = {}
     one = hello_one_block()
     if one:
-        ms, _, launches = one
+        ms, _, launches, _ = one
         rows["`01_nested_hello_world --blocks 1`"] = (
             launches, "one chain: each grid launches the next", ms)
-    four = tail_launch_2048(fallback=READING_SECOND)
+    four = tail_launch_2048(fallback=FOLDER is not None)
     if four:
         ms, _, launches, _ = four
         rows["`04_nested_reduce2` (limit 2048)"] = (
@@ -427,39 +469,22 @@ def launch_rows():
 
 
 def per_launch():
-    """What a launch costs where each waits for the one before, and where they overlap: the main
-    GPU's runs, and the second GPU's beside them where the main GPU lacks one of its rows."""
-    main, main_name = launch_rows(), gpu()
-    with second_gpu():
-        other, other_name = launch_rows(), gpu()
-    if not main and not other:
+    """What a launch costs where each waits for the one before, and where they overlap: this run's
+    rows, and an older run's in place of one this run lacks, marked."""
+    rows, marks = launch_rows(), {}
+    for folder in OLDER:
+        with older(folder):
+            for run, row in launch_rows().items():
+                if run not in rows:
+                    rows[run], marks[run] = row, f" ([`{SHOWN}`]({SHOWN}), an older run)"
+    if not rows:
         return missing("01_nested_hello_world", "hello_world.txt")
-    tail_missing = not any(r.startswith("`03") for r in main)
-    if not (set(other) - set(main)):
-        lines = ["| run | device-side launches | how they wait for one another | ms | per launch |",
-                 "|---|---|---|---|---|"]
-        lines += [f"| {run} | {launches} | {how} | {ms:.4f} | {us(ms, launches)} |"
-                  for run, (launches, how, ms) in main.items()]
-        text = "\n".join(lines) + "\n"
-        if tail_missing:
-            text += "\n*03's tail form waits for a current run of 05 (`data/comparison.csv`).*\n"
-        return text
-    order = list(dict.fromkeys(list(other) + list(main)))
-    order.sort(key=lambda r: "01 04 03 02".split().index(r[1:3]))
-    lines = ["| run | GPU | device-side launches | how they wait for one another | ms | per launch "
-             "|", "|---|---|---|---|---|---|"]
-    for run in order:
-        for name, rows in ((main_name, main), (other_name, other)):
-            if run in rows:
-                launches, how, ms = rows[run]
-                lines.append(f"| {run} | {name} | {launches} | {how} | {ms:.4f} | "
-                             f"{us(ms, launches)} |")
-    text = "\n".join(lines) + "\n"
-    if tail_missing:
-        text += "\n" + wrap(f"*The {main_name}'s 03 tail form waits for a current run of 05 "
-                            f"(`data/comparison.csv`); the {other_name}'s rows are from "
-                            f"[`data/{SECOND}/`](data/{SECOND}/).*")
-    return Done(text)
+    order = sorted(rows, key=lambda r: "01 04 03 02".split().index(r[1:3]))
+    lines = ["| run | device-side launches | how they wait for one another | ms | per launch |",
+             "|---|---|---|---|---|"]
+    lines += [f"| {run}{marks.get(run, '')} | {rows[run][0]} | {rows[run][1]} | {rows[run][2]:.4f} "
+              f"| {us(rows[run][2], rows[run][0])} |" for run in order]
+    return "\n".join(lines) + "\n"
 
 
 # --- 05 ----------------------------------------------------------------------------------------
@@ -499,10 +524,12 @@ def number_05():
                 f"over its time built without ({r_ms:.4f} ms and {p_ms:.4f} ms): the price a "
                 f"kernel that launches nothing pays for sharing its program with dynamic "
                 f"parallelism.")
+        ratios = [r_ms / p_ms]
         cub, cub_plain = rows.get("cub DeviceReduce::Sum"), rows.get(
             "cub DeviceReduce::Sum, no -rdc")
         if cub and cub_plain:
-            text += (f" CUB's sum: {float(cub['ms']) / float(cub_plain['ms']):.2f} "
+            ratios.append(float(cub["ms"]) / float(cub_plain["ms"]))
+            text += (f" CUB's sum: {ratios[-1]:.2f} "
                      f"({float(cub['ms']):.4f} ms and {float(cub_plain['ms']):.4f} ms).")
         again = printed_table_ms("gpu Neighbored")
         if again:
@@ -510,7 +537,12 @@ def number_05():
             size = "no larger than" if abs(r_ms - p_ms) / p_ms <= spread else "larger than"
             text += (f" Two runs of the relocatable build itself gave {r_ms:.4f} ms and "
                      f"{again:.4f} ms (the CSV's run and the printed table's, "
-                     f"`{SHOWN}comparison.txt`): the difference is {size} that.")
+                     f"`{SHOWN}comparison.txt`): `reduceNeighbored`'s difference between the "
+                     f"builds is {size} that.")
+        if len(ratios) == 2 and (ratios[0] - 1) * (ratios[1] - 1) < 0:
+            bound = max(abs(x - 1) for x in ratios)
+            text += (f" The two kernels disagree on its sign: here the price is within "
+                     f"{100 * bound:.0f}%, either way.")
         return text + "\n"
     return from_05(make)
 
@@ -532,17 +564,10 @@ def current_05():
 
 
 def comparison_figure():
-    """The plot of 05's table, where it and a current run of 05 are committed: the main GPU's,
-    beside this script, or else the second GPU's, in its folder (else nothing: the table's block
-    says why)."""
-    if current_05():
-        if not os.path.exists(os.path.join(HERE, "comparison.png")):
-            return ""
+    """The plot of 05's table (plot_comparison.py), beside this script, where a current run of 05
+    is committed (else nothing: the table's block says why)."""
+    if current_05() and os.path.exists(os.path.join(HERE, "comparison.png")):
         return "![The document's table on this GPU, beside the K40c's times](comparison.png)\n"
-    with second_gpu():
-        if current_05() and data("comparison.png"):
-            return (f"![The document's table on the {gpu()}, beside the K40c's times]"
-                    f"({SHOWN}comparison.png)\n")
     return ""
 
 
@@ -589,7 +614,7 @@ def span(values):
 def number_06():
     rows = mandelbrot_rows()
     if not rows:
-        return missing("06_mandelbrot_mariani_silver --sweep --csv", "mandelbrot.csv")
+        return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot.csv")
     large = rows[-1]
     _, host, dp = ms_of(large)
     return (f"**One number:** {dp / host:.2f}: at {side(large)}, the time of Mariani–Silver with "
@@ -601,7 +626,7 @@ def mandelbrot_verdict():
     pending-launch limit)."""
     rows = mandelbrot_rows()
     if not rows:
-        return missing("06_mandelbrot_mariani_silver --sweep --csv", "mandelbrot.csv")
+        return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot.csv")
     text = []
     beat = [r for r in rows if max(ms_of(r)[1:]) < ms_of(r)[0]]
     lose = [r for r in rows if min(ms_of(r)[1:]) > ms_of(r)[0]]
@@ -645,7 +670,8 @@ def mandelbrot_verdict():
                     f"host-driven form's time): what differs there is not a launch but the "
                     f"host-driven form's reset and read-back of its list's length.")
     default, log = data("mandelbrot_default.txt"), data("mandelbrot_log.txt")
-    if default and log:
+    # Only a --sweep's log (one process, no command lines) ran every size at one limit.
+    if default and log and not any(l.startswith("$ ") for l in open(log)):
         out = "\n".join(runs(default)[0][1])
         n = re.search(r"image (\d+)x", out)
         limit = re.search(r"pending-launch limit (\d+)", out)
@@ -664,8 +690,8 @@ def mandelbrot_verdict():
 def mandelbrot_table():
     rows = mandelbrot_rows()
     if not rows:
-        return missing("06_mandelbrot_mariani_silver --sweep --csv", "mandelbrot.csv")
-    png, shown = ((data("mandelbrot.png"), f"{SHOWN}mandelbrot.png") if READING_SECOND else
+        return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot.csv")
+    png, shown = ((data("mandelbrot.png"), f"{SHOWN}mandelbrot.png") if FOLDER else
                   (os.path.join(HERE, "mandelbrot.png"), "mandelbrot.png"))
     figure = (f"\n![Time by image size: flat, host-driven and dynamic parallelism]({shown})\n"
               if png and os.path.exists(png) else "")
@@ -674,12 +700,18 @@ def mandelbrot_table():
 
 # --- 07 ----------------------------------------------------------------------------------------
 
-def continuation_run():
+def racing(command):
+    return "--default-stream" in command or "--no-join" in command
+
+
+def continuation_run(per_block=False):
+    """07's first passing run that is not a racing port: its default form, or with `per_block`
+    its --per-block form, as (command, lines); None where there is none."""
     path = data("continuation.txt")
     if not path:
         return None
     return next(((c, l) for c, l, s in runs(path)
-                 if "--default-stream" not in c and "--no-join" not in c and s == 0), None)
+                 if not racing(c) and ("--per-block" in c) == per_block and s == 0), None)
 
 
 def prints_07():
@@ -696,6 +728,14 @@ def number_07():
     forms = (("device streams", "device-streams"), ("host-driven", "host-driven"))
     others = [f"the {name} form: {times['07_continuation ' + form] / cub:.2f}"
               for form, name in forms if "07_continuation " + form in times]
+    block = continuation_run(per_block=True)
+    if block:
+        block_times = results(block[1])
+        name = "07_continuation per-block tail launch"
+        if name in block_times:
+            own_cub = block_times["07_continuation cub segmented reduce"]
+            others.append(f"the per-block form, in a run of its own: "
+                          f"{block_times[name] / own_cub:.2f}")
     return (f"**One number:** {times['07_continuation tail launch'] / cub:.2f}: the "
             f"tail-launched form's time over `cub::DeviceSegmentedReduce::Sum` followed by the "
             f"same continuation, in the run above" + (f" ({'; '.join(others)})" if others else "")
@@ -703,7 +743,20 @@ def number_07():
 
 
 PORTS = {"--default-stream": "the continuation in the default stream",
+         "--per-block --default-stream": "the per-block continuation in the default stream",
          "--no-join": "the device-streams form without its event wait"}
+TESTS = {"--default-stream": "default_stream_stalled",
+         "--per-block --default-stream": "per_block_default_stream_stalled",
+         "--no-join": "no_join_stalled"}
+
+
+def port_of(command):
+    """The racing port a command of 07 runs (a key of PORTS), or None."""
+    if "--no-join" in command:
+        return "--no-join"
+    if "--default-stream" in command:
+        return "--per-block --default-stream" if "--per-block" in command else "--default-stream"
+    return None
 
 
 def racing_summary():
@@ -711,9 +764,11 @@ def racing_summary():
     path = data("continuation.txt")
     if not path:
         return missing("07_continuation --default-stream / --no-join", "continuation.txt")
-    unstalled, stalled = [], []
+    unstalled, stalled, tests = [], [], []
     for flag, what in PORTS.items():
-        found = [(c, s) for c, _, s in runs(path) if flag in c]
+        found = [(c, s) for c, _, s in runs(path) if port_of(c) == flag]
+        if found:
+            tests.append(f"`07_continuation/{TESTS[flag]}`")
         plain = [s for c, s in found if "--stall-ns" not in c]
         late = [s for c, s in found if "--stall-ns" in c]
         if plain:
@@ -723,10 +778,12 @@ def racing_summary():
             stalled.append(f"{what} {'failed' if all(s == 1 for s in late) else 'passed'}")
     text = []
     if unstalled:
-        text.append("Unstalled, " + ", and ".join(unstalled) + ".")
+        text.append("Unstalled, " + (", and " if len(unstalled) < 3 else "; ").join(unstalled)
+                    + ".")
     if stalled and all(x.endswith("failed") for x in stalled):
-        text.append("Stalled, each failed, as the tests `07_continuation/default_stream_stalled` "
-                    "and `07_continuation/no_join_stalled` require.")
+        text.append(f"Stalled, each failed, as the tests {', '.join(tests[:-1])} and {tests[-1]} "
+                    f"require." if len(tests) > 1 else f"Stalled, it failed, as the test "
+                    f"{tests[0]} requires.")
     elif stalled:
         text.append("Stalled, " + "; ".join(stalled) + " (its stalled test passes only where the "
                     "port fails).")
@@ -747,8 +804,11 @@ def nesting():
     if not said or None in said:
         return missing("device_runtime_limits", "runtime_limits.txt")
     ran = [re.match(r"nesting: all (\d+) grids ran \(depths 0 to (\d+)\)", l) for l in said]
+    both_ways = (", each with modules loaded lazily and eagerly"
+                 if runtime_limits_rows(eager=True) else "")
     runs_named = (f"each of its {len(said)} runs (pending-launch limits "
-                  f"{', '.join(limits[:-1])} and {limits[-1]})" if len(limits) > 1 else "its run")
+                  f"{', '.join(limits[:-1])} and {limits[-1]}{both_ways})" if len(limits) > 1
+                  else "its run")
     if all(ran) and len({m.groups() for m in ran}) == 1:
         grids, deepest = ran[0].groups()
         past = (", deeper than the 24 the toolkit's text names" if int(deepest) > 24 else "")
@@ -757,17 +817,22 @@ def nesting():
     return (f"In {runs_named}: " + "; ".join(l.removeprefix("nesting: ") for l in said) + ".\n")
 
 
-def runtime_limits_rows():
-    """device_runtime_limits' runs: (limit, MiB held by setting it, MiB taken by the first
-    device-side launch, the run's lines), smallest limit first."""
+def runtime_limits_rows(eager=False):
+    """device_runtime_limits' runs, with modules loaded lazily (the default) or, with `eager`,
+    eagerly (CUDA_MODULE_LOADING=EAGER, which the run prints): (limit, MiB held by setting it, MiB
+    taken by the first device-side launch, the run's lines), smallest limit first. Of a newer
+    run's line, which also gives what a host launch took before it, only the device-side launch's
+    share is read."""
     path = data("runtime_limits.txt")
     if not path:
         return []
     found = []
     for _, out, status in runs(path):
         text = "\n".join(out)
-        m = re.search(r"pending-launch limit (\d+): .*?\(([0-9.]+) MiB held\).*?\(([0-9.]+) MiB "
-                      r"more\)", text)
+        if ("module loading: EAGER" in text) != eager:
+            continue
+        m = re.search(r"pending-launch limit (\d+): .*?\(([0-9.]+) MiB held\).*?after the first "
+                      r"device-side launch \(([0-9.]+) MiB more\)", text)
         if status == 0 and m:
             found.append((m.group(1), float(m.group(2)), float(m.group(3)), out))
     return sorted(found, key=lambda row: int(row[0]))
@@ -792,40 +857,51 @@ def pool_memory():
         text += (f": {mib:.0f} MiB more for {slots} more slots, about "
                  f"{1024 * mib / slots:.1f} KiB a slot, on top of what the first launch takes "
                  f"whatever the pool")
+    eager = runtime_limits_rows(eager=True)
+    if eager:
+        text += (f" (with modules loaded eagerly, at {', '.join(r[0] for r in eager)} slots: "
+                 f"{', '.join(f'{r[2]:.0f}' for r in eager)} MiB)")
     return text
+
+
+def limit_times():
+    """02's runs in pending_limit.txt that passed: {limit: [ms, run by run]}."""
+    path = data("pending_limit.txt")
+    found = {}
+    for command, lines, status in runs(path) if path else []:
+        if status == 0:
+            limit = command.split("--pending-limit ")[1].split()[0]
+            found.setdefault(limit, []).append(results(lines)["02_nested_reduce"])
+    return found
 
 
 def pool_costs():
     """The pending-launch pool: what its size cost 02 in time, and what it holds in memory."""
-    def times():
-        path = data("pending_limit.txt")
-        found = {c.split("--pending-limit ")[1].split()[0]: results(l)["02_nested_reduce"]
-                 for c, l, s in runs(path) if s == 0} if path else {}
-        return (found["4096"], found["16384"]) if "4096" in found and "16384" in found else None
-
     parts = []
-    mine, name = times(), gpu()
-    with second_gpu():
-        other, other_name = times(), gpu()
-        other_memory = pool_memory()
-    if mine:
-        parts.append(f"02's 16384 launches took {mine[0]:.2f} ms with a pool of 4096 slots and "
-                     f"{mine[1]:.2f} ms with 16384, the one size enough in any order, on the "
-                     f"{name}" + (f", and {other[0]:.2f} ms and {other[1]:.2f} ms on the "
-                                  f"{other_name}" if other else "")
-                     + " (RESULTS.md has the other sizes).")
+    times = limit_times()
+    if "4096" in times and "16384" in times:
+        small, large = times["4096"], times["16384"]
+        parts.append(f"02's 16384 launches took {statistics.median(small):.2f} ms with a pool of "
+                     f"4096 slots and {statistics.median(large):.2f} ms with 16384, the one size "
+                     f"enough in any order (the middle of {len(small)} runs each; RESULTS.md has "
+                     f"every run and the other sizes).")
     memory = pool_memory()
     if memory:
-        parts.append(f"In device memory, on the {name} (`device_runtime_limits`, RESULTS.md): "
-                     f"{memory}.")
-    elif other_memory:
-        parts.append(f"What a pool holds in device memory: the {name}'s run is to come "
-                     f"(`data/runtime_limits.txt`); on the {other_name} (`device_runtime_limits`, "
-                     f"RESULTS.md), {other_memory}.")
+        parts.append(f"In device memory (`device_runtime_limits`, RESULTS.md): {memory}.")
     else:
-        parts.append("What a pool holds in device memory is not measured yet "
-                     "(`device_runtime_limits`, whose output goes to "
-                     "`data/runtime_limits.txt`).")
+        for folder in OLDER:
+            with older(folder):
+                memory = pool_memory()
+                where = f"[`{SHOWN}runtime_limits.txt`]({SHOWN}runtime_limits.txt)"
+            if memory:
+                parts.append(f"In device memory, from an older run ({where}, "
+                             f"`device_runtime_limits` before its latest changes; its current run "
+                             f"waits for a GPU): {memory}.")
+                break
+        else:
+            parts.append("What a pool holds in device memory is not measured yet "
+                         "(`device_runtime_limits`, whose output goes to "
+                         "`data/runtime_limits.txt`).")
     return " ".join(parts) + "\n"
 
 
@@ -843,39 +919,42 @@ def program_costs():
     text = cost_tables.block(rows, "../timings/default_runs_h100.md",
                              cost_tables.read_machine(pathlib.Path(TIMINGS + ".md")))
     nested = next((r for r in rows if r["program"] == "02_nested_reduce"), None)
-    with second_gpu():
-        run = nested_16384()
-    if nested and nested["gpu_s"] and run:
+    run = nested_16384()
+    if nested and nested["gpu_s"] and run and gpu() in cost_tables.read_machine(
+            pathlib.Path(TIMINGS + ".md"))[0]:
         one = results(run[1])["02_nested_reduce"]
         if 1000 * float(nested["gpu_s"]) < one:
             text += "\n" + wrap(
                 f"Here the GPU seconds leave out the grids launched from the device: CUPTI's "
                 f"records of 02's run add up to {float(nested['gpu_s']):.4f} s, less than one of "
-                f"its timed runs takes ({one:.2f} ms at its default limit on the same GPU, "
-                f"[`data/{SECOND}/pending_limit.txt`](data/{SECOND}/pending_limit.txt)). The wall "
-                f"seconds are the measure for 01 to 07.")
+                f"its timed runs takes ({one:.2f} ms at its default limit on the same kind of GPU, "
+                f"[`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt)). The wall seconds are "
+                f"the measure for 01 to 07.")
     return Done(text)
 
 
-def provenance_second():
-    """The second GPU's provenance line, and what its run stands in for."""
-    with second_gpu():
-        env = data("env.txt")
-        if not env:
-            return ""
-        name = gpu()
-        line = report.provenance(env, DATA, os.path.join(HERE, "README.md"))
-    missing_here = [what for what, there in (
-        ("today's 05", current_05()), ("06", data("mandelbrot.csv")),
-        ("07", data("continuation.txt")), ("the device runtime's limits",
-                                           data("runtime_limits.txt"))) if not there]
-    text = (f"**Second GPU, {name}:** {line[0].lower()}{line[1:]} Every number labelled {name} "
-            f"comes from this run, a second GPU's measurements beside the main one's")
-    if missing_here:
-        text += (f"; where the main GPU's run of {', '.join(missing_here[:-1])}"
-                 f"{' and ' if len(missing_here) > 1 else ''}{missing_here[-1]} is still to "
-                 f"come, the {name}'s stands in its place, labelled")
-    return text + ".\n"
+def provenance_older():
+    """The older runs' provenance lines, and what each stands in for."""
+    lines = []
+    for folder, (_, what) in OLDER.items():
+        with older(folder):
+            env = data("env.txt")
+            if not env:
+                continue
+            line = report.provenance(env, DATA, os.path.join(HERE, "README.md"))
+            lines.append(f"**An older run, {gpu()}:** {line[0].lower()}{line[1:-1]}: {what}.")
+    if not lines:
+        return ""
+    lacking = [what for what, there in (
+        ("06", data("mandelbrot.csv")), ("07", data("continuation.txt")),
+        ("the device runtime's limits", data("runtime_limits.txt")),
+        ("the compute-sanitizer tools", data("sanitizer.txt"))) if not there]
+    if lacking:
+        lines.append(f"Where this run lacks {', '.join(lacking[:-1])}"
+                     f"{' and ' if len(lacking) > 1 else ''}{lacking[-1]}, a section gives the "
+                     f"first older run's numbers under a line that names it; the new measurements "
+                     f"of those programs wait for a GPU.")
+    return Done("\n\n".join(wrap(l).strip() for l in lines) + "\n")
 
 
 # --- RESULTS.md ------------------------------------------------------------------------------
@@ -894,20 +973,27 @@ def pending_limits():
     path = data("pending_limit.txt")
     if not path:
         return missing("02_nested_reduce --pending-limit N", "pending_limit.txt")
-    lines = ["| `--pending-limit` | limit granted | outcome |", "|---|---|---|"]
+    rows = {}  # (asked, granted) -> outcomes, in the order first run
     for command, out, status in runs(path):
         asked = command.split("--pending-limit ")[1].split()[0]
         granted = next((m.group(1) for m in map(re.compile(r"pending-launch limit (\d+)").search,
                                                  out) if m), "?")
         if status == 0:
-            outcome = f"every sum exact, {next(iter(results(out).values())):.2f} ms"
+            outcome = f"{next(iter(results(out).values())):.2f}"
         else:
             fail = next(l for l in out if l.startswith("FAIL"))
             m = re.search(r"(\d+) device-side launches failed, (\d+) succeeded and (\d+) were "
                           r"never attempted.*one failure with (\w+)", fail)
             outcome = (f"{m.group(1)} launches refused, {m.group(2)} made, {m.group(3)} never "
-                       f"attempted ({m.group(4)}); exit {status}" if m else fail)
-        lines.append(f"| {asked} | {granted} | {outcome} |")
+                       f"attempted ({m.group(4)}); exit {status}" if m else cell(fail))
+        rows.setdefault((asked, granted), []).append((status, outcome))
+    lines = ["| `--pending-limit` | limit granted | outcome |", "|---|---|---|"]
+    for (asked, granted), outcomes in rows.items():
+        passed = [o for st, o in outcomes if st == 0]
+        failed = [o for st, o in outcomes if st != 0]
+        said = failed + ([f"every sum exact, {', '.join(passed)} ms"
+                          + (" (run by run)" if len(passed) > 1 else "")] if passed else [])
+        lines.append(f"| {asked} | {granted} | {'; '.join(said)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -920,7 +1006,7 @@ def tail_vs_printed():
             found = comparison()
         except Stale:
             found = None
-        if READING_SECOND and four and found:
+        if FOLDER and four and found:
             text = Missing(text.strip() + f" The nearest in its run: 04's tail launch at the "
                            f"limit 2048 took {four[0]:.4f} ms (`{SHOWN}{four[3]}`, one run), and "
                            f"05's `gpu nested2` row, the same kernel at the limit {found[1]}, "
@@ -935,6 +1021,88 @@ def tail_vs_printed():
     lines = ["| pending-launch limit | launch | ms, run by run (each the median of its reps) |",
              "|---|---|---|"]
     lines += [f"| {limit} | {form} | {', '.join(ms)} |" for (limit, form), ms in times.items()]
+    said = []
+    for limit in dict.fromkeys(limit for limit, _ in times):
+        tail = [float(x) for x in times.get((limit, "tail launch"), [])]
+        printed = [float(x) for x in times.get((limit, "printed launch"), [])]
+        if not (tail and printed):
+            continue
+        if max(tail) >= min(printed) and max(printed) >= min(tail):
+            said.append(f"at {limit} the two ranges overlap")
+            continue
+        faster, slower = ("tail", "printed") if max(tail) < min(printed) else ("printed", "tail")
+        ratio = statistics.median(tail if slower == "tail" else printed) / statistics.median(
+            printed if slower == "tail" else tail)
+        said.append(f"at {limit} every run of the {faster} launch was faster than every run of "
+                    f"the {slower} launch, by {100 * (ratio - 1):.0f}% between the middle runs")
+    if said:
+        text = "; ".join(said)
+        return Done("\n".join(lines) + "\n\n" + wrap(text[0].upper() + text[1:] + "."))
+    return "\n".join(lines) + "\n"
+
+
+FROM = {"device": "from the device: each level tail-launches the next",
+        "stream": "from the host: one launch per level into one stream",
+        "graph": "from the host: the same launches captured once as a CUDA graph"}
+
+
+def launch_from():
+    """04's levels launched from the device, from the host into one stream and as a CUDA graph:
+    {how: ([ms, run by run], launches)} from launch_baseline.txt, or {}."""
+    path = data("launch_baseline.txt")
+    found = {}
+    for command, out, status in runs(path) if path else []:
+        how = re.search(r"--launch-from (\w+)", command)
+        if status == 0 and how and how.group(1) in FROM:
+            ms = next(iter(results(out).values()))
+            found.setdefault(how.group(1), ([], launches_or_levels(out)))[0].append(ms)
+    return {how: found[how] for how in FROM if how in found}
+
+
+def launches_or_levels(lines):
+    """The launches a run of 04 made: its device-side launches, or its launches from the host."""
+    text = "\n".join(lines)
+    found = re.search(r"(\d+) (device-side launches|launches from the host)", text)
+    return f"{found.group(1)} {found.group(2)}" if found else "?"
+
+
+def launch_baseline():
+    """The README's sentence: what the same chain of levels costs launched from the device and
+    from the host."""
+    found = launch_from()
+    if len(found) < 3:
+        return missing("04_nested_reduce2 --launch-from device|stream|graph",
+                       "launch_baseline.txt")
+    ms = {how: statistics.median(times) for how, (times, _) in found.items()}
+    count = len(found["device"][0])
+    return (f"**The same chain launched from the host** (`--launch-from stream` and `--launch-from "
+            f"graph`, the middle of {count} runs each, alternating, in "
+            f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)): {ms['device']:.4f} ms "
+            f"with each level tail-launched from the device, {ms['stream']:.4f} ms with the host "
+            f"launching the nine levels into one stream, {ms['graph']:.4f} ms with those launches "
+            f"captured once as a CUDA graph. The device-side chain took "
+            f"{ms['device'] / ms['stream']:.1f} times the host's stream: the host's launches go "
+            f"into the stream while earlier levels run, so each level can start as soon as the one "
+            f"before it is done, while each device-side level is launched by the level before it "
+            f"and waits, in the tail-launch stream, for that grid to complete. Where the host "
+            f"knows every level in advance, it is the better launcher."
+            + (f" (The device-side time is a run of its own, "
+               f"{100 * abs(ms['device'] - four[0]) / four[0]:.0f}% from the *One number* above: "
+               f"separate runs of one program differ by that much, far less than the host's "
+               f"gain.)" if (four := tail_launch_2048()) else "") + "\n")
+
+
+def launch_baseline_runs():
+    """RESULTS.md's table of launch_baseline.txt, run by run."""
+    found = launch_from()
+    if not found:
+        return missing("04_nested_reduce2 --launch-from device|stream|graph",
+                       "launch_baseline.txt")
+    lines = ["| who launches each level | launches | ms, run by run (each the median of its reps) "
+             "|",
+             "|---|---|---|"]
+    lines += [f"| {FROM[how]} | {launches} | {', '.join(f'{t:.4f}' for t in times)} |"
+              for how, (times, launches) in found.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -969,7 +1137,7 @@ def sanitizer():
 def mandelbrot_log():
     path = data("mandelbrot_log.txt")
     if not path:
-        return missing("06_mandelbrot_mariani_silver --sweep --csv", "mandelbrot_log.txt")
+        return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot_log.txt")
     return "```\n" + open(path).read().strip() + "\n```\n"
 
 
@@ -1005,6 +1173,7 @@ def runtime_limits():
 
 RESULTS_BLOCKS = {name: (lambda make=make: both(make)) for name, make in {
     "pending-limits": pending_limits, "tail-vs-printed": tail_vs_printed,
+    "launch-baseline": launch_baseline_runs,
     "printed-forms": printed_forms, "sanitizer": sanitizer, "mandelbrot-log": mandelbrot_log,
     "racing-ports": racing_ports, "runtime-limits": runtime_limits,
 }.items()}
@@ -1024,13 +1193,13 @@ def main_or_second(make):
 
 
 BLOCKS = {
-    "provenance-second": provenance_second, "program-costs": program_costs,
+    "provenance-older": provenance_older, "program-costs": program_costs,
     "prints-01": prints_01, "nesting": main_or_second(nesting), "number-01": number_01,
     "prints-02": prints_02, "number-02": number_02,
     "prints-03": prints_03, "prints-03-correct": main_or_second(prints_03_correct),
     "number-03": main_or_second(number_03), "nosync-vs-nested": main_or_second(nosync_vs_nested),
     "prints-04": prints_04, "prints-04-correct": main_or_second(prints_04_correct),
-    "number-04": number_04, "per-launch": per_launch,
+    "number-04": number_04, "launch-baseline": launch_baseline, "per-launch": per_launch,
     "prints-05": main_or_second(prints_05), "number-05": main_or_second(number_05),
     "results-table": main_or_second(results_table), "comparison-figure": comparison_figure,
     "prints-06": main_or_second(prints_06), "number-06": main_or_second(number_06),
