@@ -728,8 +728,7 @@ def number_07():
     cub = times["07_continuation cub segmented reduce"]
     return (f"**One number:** {times['07_continuation tail launch'] / cub:.2f}: the "
             f"tail-launched form's time over `cub::DeviceSegmentedReduce::Sum` followed by the "
-            f"same continuation, in the run above (the other forms' times are printed beside "
-            f"them).\n")
+            f"same continuation, in the run above (the other forms' times are in its output).\n")
 
 
 PORTS = {"--default-stream": "the continuation in the default stream",
