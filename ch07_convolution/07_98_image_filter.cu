@@ -15,8 +15,13 @@
 // holds) is one line on stderr and exit 1, before any GPU is looked for or the image's memory
 // allocated; a host allocation that fails anyway is a message and exit 1 too.
 //
+// With --host-reference it needs no GPU: the images come from the sequential convolution alone.
+// They are the pixels the GPU writes (its check above is exact), so a machine without a GPU makes
+// the same files, and the chapter's picture of them (image_filter.png) is redrawn anywhere.
+//
 // Build: cmake --build build --target 07_98_image_filter
 // Run:   build/bin/07_98_image_filter [--in photo.pgm | --n 1024] [--out-dir .] [--reps 20] [--csv]
+//        build/bin/07_98_image_filter --host-reference [--in photo.pgm | --n 1024] [--out-dir .]
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -245,6 +250,42 @@ static std::vector<Filter> filters() {
 // text output and the PGMs name it.
 static const char* const kKernel = "07_94_conv2d_strip_fma";
 
+// The three filters through 07_94's kernel, each output checked against the sequential
+// convolution (exactly) before it is timed; the outputs in *outputs (blur, sharpen, Sobel x, y).
+// Returns 0, or the exit code of a failure.
+static int gpu_filters(const Image& img, const char* source, common::Reporter& report,
+                       std::int64_t reps, std::vector<std::vector<float>>* outputs) {
+    const common::Device dev = common::require_gpu(report.text());
+    std::fprintf(report.text(), "image: %s, %d x %d, maxval %d; filters through %s\n", source,
+                 img.width, img.height, img.maxval, kKernel);
+    const int w = img.width, h = img.height;
+    const std::size_t n = img.pixels.size();
+    common::require_device_bytes(8.0 * n, "the image and its output");
+    common::DeviceBuffer<float> d_in(img.pixels), d_out(n);
+    common::Timer timer(dev, reps);
+    for (const Filter& f : filters()) {
+        CUDA_CHECK(ch07::upload_filter(f.weights.data(), f.r));
+        std::function<void()> launch;
+        ch07::with_radius(f.r, [&](auto radius) {
+            constexpr int R = decltype(radius)::value;
+            launch = [&] { CUDA_CHECK(conv2d_strip_fma<R>(d_in.get(), d_out.get(), w, h)); };
+        });
+        CUDA_CHECK(cudaMemset(d_out.get(), 0xff, n * sizeof(float)));
+        launch();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        outputs->push_back(d_out.to_host());
+        const std::vector<double> want = ch07::conv2d_sequential(img.pixels, f.weights, f.r, w, h);
+        // Exact: integer pixels times multiples of 1/256, sums below 2^16 * 2^8 (see the top).
+        if (!ch07::check_at(f.name, outputs->back().data(), want.data(), n, {},
+                            [&](std::size_t i) { return ch07::xy(i, w); }))
+            return common::kExitWrong;
+        // Bytes: the image read once and the output written once.
+        report.print({"07_98_image_filter", f.name, std::int64_t(n), timer.median_ms(launch),
+                      8.0 * n, dev.peak_gbps});
+    }
+    return 0;
+}
+
 static int run(int argc, char** argv) {
     common::Options opt;
     opt.n = 1024;
@@ -259,10 +300,16 @@ static int run(int argc, char** argv) {
     cli.add_string("--in", &in_path, "a PGM image, P5 or P2, 8 or 16 bits", "the test pattern");
     cli.add_string("--out-dir", &out_dir,
                    "where input.pgm, blur.pgm, sharpen.pgm and sobel.pgm go, made if missing");
+    bool host_reference = false;
+    cli.add_flag("--host-reference", &host_reference,
+                 "no GPU: the images from the sequential convolution (the pixels the GPU's "
+                 "output is checked to equal), nothing timed");
     cli.parse_or_exit(argc, argv);
     const bool has_in = cli.given("--in");
     if (has_in && cli.given("--n"))
         cli.usage_error("--n sizes the test pattern; an image from --in has its own size");
+    if (host_reference && (cli.given("--reps") || cli.given("--csv")))
+        cli.usage_error("--host-reference times nothing: --reps and --csv have nothing to do");
     std::string error;
     if (!common::make_output_dir(out_dir, &error)) cli.usage_error(error);
     common::Reporter report(opt.csv);
@@ -276,42 +323,31 @@ static int run(int argc, char** argv) {
     } else {
         img = test_pattern(int(opt.n), int(opt.n * 3 / 4));
     }
-    const common::Device dev = common::require_gpu(report.text());
-    std::fprintf(report.text(), "image: %s, %d x %d, maxval %d; filters through %s\n",
-                 has_in ? in_path.c_str() : "test pattern", img.width, img.height, img.maxval,
-                 kKernel);
-
     const int w = img.width, h = img.height;
     const std::size_t n = img.pixels.size();
-    common::require_device_bytes(8.0 * n, "the image and its output");
-    common::DeviceBuffer<float> d_in(img.pixels), d_out(n);
-    common::Timer timer(dev, opt.reps);
+    const char* source = has_in ? in_path.c_str() : "test pattern";
     std::vector<std::vector<float>> outputs;
-    for (const Filter& f : filters()) {
-        CUDA_CHECK(ch07::upload_filter(f.weights.data(), f.r));
-        std::function<void()> launch;
-        ch07::with_radius(f.r, [&](auto radius) {
-            constexpr int R = decltype(radius)::value;
-            launch = [&] { CUDA_CHECK(conv2d_strip_fma<R>(d_in.get(), d_out.get(), w, h)); };
-        });
-        CUDA_CHECK(cudaMemset(d_out.get(), 0xff, n * sizeof(float)));
-        launch();
-        CUDA_CHECK(cudaDeviceSynchronize());
-        outputs.push_back(d_out.to_host());
-        const std::vector<double> want = ch07::conv2d_sequential(img.pixels, f.weights, f.r, w, h);
-        // Exact: integer pixels times multiples of 1/256, sums below 2^16 * 2^8 (see the top).
-        if (!ch07::check_at(f.name, outputs.back().data(), want.data(), n, {},
-                            [&](std::size_t i) { return ch07::xy(i, w); }))
-            return common::kExitWrong;
-        // Bytes: the image read once and the output written once.
-        report.print({"07_98_image_filter", f.name, std::int64_t(n), timer.median_ms(launch),
-                      8.0 * n, dev.peak_gbps});
+    if (host_reference) {
+        std::fprintf(report.text(),
+                     "image: %s, %d x %d, maxval %d; filters by the sequential convolution on "
+                     "the host (no GPU used)\n",
+                     source, w, h, img.maxval);
+        // Every sum is exact in float (see the top), so this is the GPU's output bit for bit.
+        for (const Filter& f : filters()) {
+            const std::vector<double> want =
+                ch07::conv2d_sequential(img.pixels, f.weights, f.r, w, h);
+            outputs.emplace_back(want.begin(), want.end());
+        }
+    } else if (const int status = gpu_filters(img, source, report, opt.reps, &outputs)) {
+        return status;
     }
     std::vector<float> sobel(n);
     for (std::size_t i = 0; i < n; ++i)
         sobel[i] = std::sqrt(outputs[2][i] * outputs[2][i] + outputs[3][i] * outputs[3][i]);
 
-    const std::string through = std::string("kernel: ") + kKernel + " (07_98_image_filter, ";
+    const std::string through =
+        host_reference ? "host: the sequential convolution (07_98_image_filter --host-reference, "
+                       : std::string("kernel: ") + kKernel + " (07_98_image_filter, ";
     const std::tuple<const char*, const std::vector<float>*, std::string> files[] = {
         {"input.pgm", &img.pixels, "07_98_image_filter input"},
         {"blur.pgm", &outputs[0], through + "5x5 Gaussian blur)"},
@@ -325,9 +361,9 @@ static int run(int argc, char** argv) {
         }
     }
     std::fprintf(report.text(),
-                 "verified: blur, sharpen, Sobel x and y, every pixel; wrote input.pgm, blur.pgm, "
+                 "%s: blur, sharpen, Sobel x and y, every pixel; wrote input.pgm, blur.pgm, "
                  "sharpen.pgm, sobel.pgm to %s\n",
-                 out_dir.c_str());
+                 host_reference ? "computed on the host" : "verified", out_dir.c_str());
     return common::kExitOk;
 }
 

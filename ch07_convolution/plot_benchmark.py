@@ -9,6 +9,13 @@ image figure.
         --readme ch07_convolution/README.md --results ch07_convolution/RESULTS.md \
         --images images --images-png ch07_convolution/image_filter.png
 
+The committed image_filter.png needs no GPU: 07_98's --host-reference writes the same pixels (the
+GPU's are checked to equal the sequential convolution's exactly), and the figure says so:
+
+    build/bin/07_98_image_filter --host-reference --n 1024 --out-dir images
+    python3 ch07_convolution/plot_benchmark.py --images images \
+        --images-png ch07_convolution/image_filter.png
+
 data/ holds the run the README quotes (the H100 of 2026-11-25, the caches emptied before each timed
 run by reading a buffer twice the L2's size); data/h200/ the H200 run of 2026-11-23, made before
 that fix (the caches emptied by a cudaMemsetAsync whose dirty lines were written back inside the
@@ -272,8 +279,13 @@ def plot_images(folder, png, env):
     # The kernel as 07_98 recorded it ("# kernel: 07_94_conv2d_strip_fma (...)"); PGMs from a
     # 07_98 that did not record it give a title without one.
     kernels = {c.split()[1] for c in comments if c.startswith("kernel:") and len(c.split()) > 1}
-    through = f" through {', '.join(sorted(kernels))}" if kernels else ""
-    fig.suptitle(f"07_98_image_filter{through}, every pixel checked; {w}×{h} test pattern, "
+    through = f" through {', '.join(sorted(kernels))}, every pixel checked" if kernels else ""
+    # PGMs from 07_98 --host-reference ("# host: ..."): no GPU ran, the pixels are the sequential
+    # convolution's, which the GPU's are checked to equal exactly.
+    if not kernels and any(c.startswith("host:") for c in comments):
+        through = " --host-reference"
+        env = "the sequential convolution on the host: the pixels 07_94's kernel writes"
+    fig.suptitle(f"07_98_image_filter{through}; {w}×{h} test pattern, "
                  f"crops at 1:1" + (f"\n{env}" if env else ""), fontsize=10)
     fig.savefig(png, dpi=dpi)
     print(f"wrote {png}")

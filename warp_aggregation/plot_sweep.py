@@ -14,8 +14,11 @@ or "<d> keys/warp scattered" (an older run's "<d> keys/warp" is the first). --re
 table between the README's sweep-table markers: for a few values of d, each variant's median time
 and its speed-up over plain atomicAdd, with the run's provenance and the bins (the CSV's bins
 column: the same at every d, or d by d in a sweep made before the bins were fixed), and, per warp
-variant, the smallest d at which it stops beating atomicAdd. The plot needs matplotlib; without it
-the plot is skipped with a message and the table is still written.
+variant, the smallest d from which it is slower than atomicAdd at every d after. A point whose
+slowest run took more than TAIL times its median (a sample disturbed while it ran) is marked in
+the table and the plot, left out of that verdict and named beside it: no rerun can replace it
+here. The plot needs matplotlib; without it the plot is skipped with a message and the table is
+still written.
 """
 import csv
 import os
@@ -34,6 +37,10 @@ SHOWN = {"atomicAdd": "#1f4e79", "warp get_peers": "#2e7d32", "warp match_any": 
 WARP_VARIANTS = ["warp get_peers", "warp match_any", "cg labeled_partition",
                  "warp segmented scan 4/lane"]
 TABLE_D = [1, 2, 4, 8, 16, 32]
+# A point whose slowest run took more than TAIL times its median was disturbed while it ran: its
+# median is doubtful, and no verdict rests on it.
+TAIL = 1.5
+DOUBTFUL = "†"
 # The two arrangements of the d keys of a warp: as the program names them, and as the README does.
 ARRANGEMENTS = {"in runs": "in runs (increasing in each warp)",
                 "scattered": "scattered over the lanes"}
@@ -60,10 +67,52 @@ def speedup(rows, variant, d):
     return float(base["ms"]) / float(row["ms"]) if base and row else None
 
 
+def doubtful(row):
+    """Whether a row's slowest run took more than TAIL times its median."""
+    return bool(row and row.get("ms_max")) and float(row["ms_max"]) > TAIL * float(row["ms"])
+
+
+def doubtful_ds(rows, variant):
+    """The d at which the variant's row or atomicAdd's is doubtful."""
+    return [d for d in sorted(rows.get(variant, {}))
+            if doubtful(rows[variant][d]) or doubtful(rows.get("atomicAdd", {}).get(d))]
+
+
 def slower_from(rows, variant):
-    """The smallest d at which the variant is slower than atomicAdd, or None."""
-    slower = [d for d in sorted(rows.get(variant, {})) if (speedup(rows, variant, d) or 0) < 1.0]
-    return slower[0] if slower else None
+    """The smallest d from which the variant is slower than atomicAdd at every d measured after
+    it, doubtful points left out, or None."""
+    ds = [d for d in sorted(rows.get(variant, {})) if d not in doubtful_ds(rows, variant)
+          and speedup(rows, variant, d)]
+    found = None
+    for d in reversed(ds):
+        if speedup(rows, variant, d) >= 1.0:
+            break
+        found = d
+    return found
+
+
+def doubtful_text(rows, variant):
+    """'*d* = 20: its runs took 0.0947 to 0.2230 ms (median 0.1004; `atomicAdd` 0.0733)', one
+    clause per doubtful point, or ''."""
+    parts = []
+    for d in doubtful_ds(rows, variant):
+        row, base = rows[variant][d], rows.get("atomicAdd", {}).get(d)
+        parts.append(f"*d* = {d}: its runs took {float(row['ms_min']):.4f} to "
+                     f"{float(row['ms_max']):.4f} ms (median {float(row['ms']):.4f}"
+                     + (f"; `atomicAdd` {float(base['ms']):.4f}" if base else "") + ")")
+    return "; ".join(parts)
+
+
+def verdict(rows, variant):
+    """The bullet's text: where the variant stops beating atomicAdd, and the points left out."""
+    d = slower_from(rows, variant)
+    left_out = doubtful_text(rows, variant)
+    never = all((speedup(rows, variant, e) or 1.0) >= 1.0 for e in rows.get(variant, {})
+                if e not in doubtful_ds(rows, variant))
+    text = (f"slower than `atomicAdd` from *d* = {d} on" if d else
+            "faster than `atomicAdd` at every " + ("other " if left_out else "") + "*d*"
+            if never else "not slower than `atomicAdd` from any *d* on")
+    return text + (f"; left out ({DOUBTFUL}), {left_out}" if left_out else "")
 
 
 def bins_text(rows, ds):
@@ -93,16 +142,23 @@ def table(data, provenance):
                 cells = []
                 for d in ds:
                     row, s = rows[v].get(d), speedup(rows, v, d)
-                    cells.append("–" if row is None else f"{float(row['ms']):.4f} · {s:.2f}×"
-                                 if s else f"{float(row['ms']):.4f}")
+                    mark = DOUBTFUL if doubtful(row) else ""
+                    cells.append("–" if row is None else f"{float(row['ms']):.4f}{mark} · {s:.2f}×"
+                                 if s else f"{float(row['ms']):.4f}{mark}")
                 lines.append(f"| {v} | " + " | ".join(cells) + " |")
             lines.append("")
+            if any(doubtful(r) for v in SHOWN for r in rows.get(v, {}).values()):
+                lines += [textwrap.fill(
+                    f"{DOUBTFUL} the slowest of the point's runs took more than {TAIL:g} times its "
+                    "median: a sample disturbed while it ran, whose median is doubtful (not "
+                    "rerun); the verdicts below leave it out and name it.",
+                    width=100, break_long_words=False, break_on_hyphens=False), ""]
             for v in WARP_VARIANTS:
                 if v not in rows:
                     continue
-                d = slower_from(rows, v)
-                lines.append(f"- {v}: " + (f"slower than `atomicAdd` from *d* = {d} on" if d else
-                                           "faster than `atomicAdd` at every *d*"))
+                lines.append(textwrap.fill(f"- {v}: {verdict(rows, v)}", width=100,
+                                           subsequent_indent="  ", break_long_words=False,
+                                           break_on_hyphens=False))
             lines.append("")
     return "\n".join(lines)
 
@@ -129,6 +185,12 @@ def plot(data, png, title):
             style = "--" if "search only" in v or v.startswith("CUB") else "-"
             top.plot(ds, [float(rows[v][d]["ms"]) for d in ds], style, marker=".", color=color,
                      label=v)
+            for d in ds:
+                if doubtful(rows[v][d]):  # ringed: a disturbed sample
+                    top.plot([d], [float(rows[v][d]["ms"])], "o", mfc="none", ms=11, color=color)
+                    if v != "atomicAdd" and speedup(rows, v, d):
+                        bottom.plot([d], [speedup(rows, v, d)], "o", mfc="none", ms=11,
+                                    color=color)
             if v != "atomicAdd":
                 pairs = [(d, speedup(rows, v, d)) for d in ds if speedup(rows, v, d)]
                 bottom.plot([d for d, _ in pairs], [s for _, s in pairs], style, marker=".",
@@ -148,6 +210,9 @@ def plot(data, png, title):
         top.set_title(f"{precision}, {int(first['n']):,} values: the keys of a warp "
                       f"{ARRANGEMENTS.get(arrangement, arrangement)}", fontsize=10)
     axes[0][0].legend(fontsize=8)
+    if any(doubtful(r) for p, a in panels for v in SHOWN for r in data[p][a].get(v, {}).values()):
+        title += (f"\nringed: a point whose slowest run took more than {TAIL:g} times its median "
+                  "(a disturbed sample)")
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(png, dpi=110)

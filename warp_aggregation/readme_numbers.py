@@ -306,7 +306,9 @@ def prints_scan():
     order = [line for line in lines if line.startswith("sorted: ")]
     out = ["```", "$ " + command, "..."] + order + header
     out += [rows[v][1] for v in SCAN_ROWS if v in rows]
-    return stale_note("03") + "\n".join(out + ["...", "```", ""])
+    note = separate_run([(rows[v][0], bench("double", "sorted", v)) for v in SCAN_ROWS
+                         if v in rows], "benchmark.csv")
+    return stale_note("03") + "\n".join(out + ["...", "```", ""]) + note
 
 
 def prints_04():
@@ -317,8 +319,15 @@ def prints_04():
         command, lines = found
         kept = [line for line in lines if "/50% " in line]
         if kept:
+            rows = load("filter.csv")
+            pairs = []
+            for line in kept:
+                m = re.search(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms", line)
+                if m:
+                    pairs.append((float(m.group(2)), ms(rows, variant=m.group(1))))
             return stale_note("04") + "\n".join(["```", "$ " + command, "..."] + kept
-                                                 + ["...", "```", ""])
+                                                 + ["...", "```", ""]) \
+                + separate_run(pairs, "filter.csv")
     rows = [r for r in load("filter.csv") or [] if r["variant"].endswith("/50%")]
     if not rows:
         return missing("04 at its default size", "filter.csv")
@@ -338,16 +347,33 @@ def prints_04():
 # ---------------------------------------------------------------------------------------------
 # One number per section: a ratio of two medians, both named.
 
+def search_ratio():
+    """(loop, match) ms of 03's search-only rows on random keys in double (d close to 32): the
+    two searches inside the aggregating kernel, stopped after the search; or None."""
+    loop = bench("double", "random", "get_peers search only")
+    match = bench("double", "random", "match_any search only")
+    return None if loop is None or match is None else (loop, match)
+
+
 def number_01():
     rows = load("get_peers.csv")
     loop = ms(rows, variant="get_peers/all distinct")
     match = ms(rows, variant="__match_any_sync/all distinct")
     if loop is None or match is None:
         return missing("01 at its default size", "get_peers.csv")
-    return sentence(
-        f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
-        f"10^6 keys), the blog's loop takes **{times(loop, match)} times** as long as "
-        f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}).\n")
+    text = (f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
+            f"10^6 keys), the blog's loop takes **{times(loop, match)} times** as long as "
+            f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}).")
+    inside = search_ratio()
+    if inside:
+        text += (" That is 01's kernel, which does nothing but search: there nvcc can prove which "
+                 "lanes run each round and leaves out checks that the loop carries inside an "
+                 "aggregating kernel ([RESULTS.md](RESULTS.md#the-peer-search-in-the-sass)), so "
+                 "this ratio may understate the loop's cost. Inside 03's aggregating kernel, stopped after its search, on "
+                 f"random keys in double (*d* ≈ 32), the loop takes {inside[0]:.4f} ms and "
+                 f"`__match_any_sync` {inside[1]:.4f} ms: {times(*inside)} times "
+                 f"({link('benchmark.csv')}).")
+    return sentence(text)
 
 
 def number_02():
@@ -387,23 +413,26 @@ def number_cg():
         f"{cg:.4f} ms over {match:.4f} ms ({link('benchmark.csv')}).\n")
 
 
-def scan_and_cub():
-    """(scan ms, CUB ms, the file they come from): scan.txt's rows, else benchmark.csv's."""
-    rows = scan_rows() or {}
-    if "warp segmented scan 4/lane" in rows and "CUB ReduceByKey" in rows:
-        return rows["warp segmented scan 4/lane"][0], rows["CUB ReduceByKey"][0], "scan.txt"
-    return (bench("double", "sorted", "warp segmented scan 4/lane"),
-            bench("double", "sorted", "CUB ReduceByKey"), "benchmark.csv")
+def separate_run(pairs, csv_name):
+    """An italic line under a printed excerpt from a run other than the CSV's: how far its times
+    (pairs of (printed ms, the CSV's ms)) lie from the CSV's, which the numbers quote."""
+    apart = [abs(shown / quoted - 1) for shown, quoted in pairs if shown and quoted]
+    if not apart:
+        return ""
+    return "\n" + sentence(
+        f"*A separate run from {link(csv_name)}, which the numbers below quote: its times differ "
+        f"from that file's by up to {100 * max(apart):.1f}%, and its ratios with them.*")
 
 
 def number_scan():
-    scan, cub, source = scan_and_cub()
+    scan = bench("double", "sorted", "warp segmented scan 4/lane")
+    cub = bench("double", "sorted", "CUB ReduceByKey")
     if scan is None or cub is None:
         return missing("the segmented scan", "benchmark.csv")
     return sentence(
         f"**One number:** on sorted keys in double, 4 values a lane, it is **{times(cub, scan)} "
         f"times as fast** as CUB's `ReduceByKey` on the same keys: {cub:.4f} ms over "
-        f"{scan:.4f} ms ({link(source)}).\n")
+        f"{scan:.4f} ms ({link('benchmark.csv')}).\n")
 
 
 def number_library():
@@ -447,14 +476,24 @@ def determinism_table():
                                       None)) for o in orders]
             lines.append(f"| {v} | " + " | ".join(cells) + " |")
         lines.append("")
-    long_runs = [r for r in load("determinism_4096.csv") or []
-                 if r["variant"] in ("CUB ReduceByKey", "CUB sort + ReduceByKey")]
+    all_long = load("determinism_4096.csv") or []
+    cub = ("CUB ReduceByKey", "CUB sort + ReduceByKey")
+    long_runs = [r for r in all_long if r["variant"] in cub]
     if long_runs:
         text = "; ".join(f"{r['variant']}: {repeat_cell(r).replace('**', '')}"
                          for r in long_runs)
+        others = [r for r in all_long if r["variant"] not in cub]
+        every = ""
+        if others and all(r["identical"] == "no" and r["distinct_results"] == r["runs"]
+                          for r in others):
+            per = int(others[0]["most_per_bin"])
+            every = (f" Every other variant, the warp variants and the segmented scan among them, "
+                     f"gave {others[0]['runs']} different results in {others[0]['runs']} runs "
+                     f"there: a key's {per} values fill {per // 32} warps, and its bin receives "
+                     "far more than two additions.")
         lines.append(sentence(
             f"With 4096 values per key (sorted keys in double, so that a run of equal keys spans "
-            f"several of CUB's tiles), {text} ({link('determinism_4096.csv')})."))
+            f"several of CUB's tiles), {text} ({link('determinism_4096.csv')})." + every))
     else:
         lines.append(missing("runs of 4096 equal keys", "determinism_4096.csv"))
     return "\n".join(lines)
@@ -633,7 +672,8 @@ def blog_table():
             f"`atomicAdd` {atomic:.4f} ms{ms_range('atomicAdd')}"
             + (" (the spreads overlap)" if same else "")
             + f". Against the reduction from given masks ({given:.4f} ms), the loop costs "
-            f"{whole - given:.4f} ms and aggregation saves {atomic - given:.4f} ms, each plus the "
+            f"{whole - given:.4f} ms and aggregation saves {atomic - given:.4f} ms (differences of "
+            "the unrounded medians, so they may not match the rounded ones), each plus the "
             "time that kernel spends reading its masks (unmeasured), which the whole kernel does "
             f"not read; the search alone, writing its masks, {search:.4f} ms")
     found = reuse()
@@ -788,13 +828,13 @@ def which_to_use():
     counter_cell = ("per block: " + (f"{block:.2f}× as fast as" if block else NOT_YET)
                     + " the plain kernel; `DeviceSelect::If`: "
                     + (f"{select:.2f}× as fast" if select else NOT_YET))
-    peers = load("get_peers.csv")
-    loop = ratio(ms(peers, variant="get_peers/all distinct"),
-                 ms(peers, variant="__match_any_sync/all distinct"))
-    loop_cell = (NOT_YET if loop is None else
-                 f"the loop takes {loop:.2f}× `__match_any_sync`'s time at *d* = 32")
+    inside = search_ratio()
+    loop_cell = (NOT_YET if inside is None else
+                 f"inside the aggregating kernel, random keys in double (*d* ≈ 32): the loop's "
+                 f"search takes {times(*inside)}× `__match_any_sync`'s")
     rows = [
-        ("sorted", "the warp segmented scan, or CUB's `ReduceByKey` (see below)",
+        ("sorted", "the warp segmented scan (written for 03: [what it assumes](#copying-the-"
+         "header)), or CUB's `ReduceByKey` (see below)",
          "runs need no peer search; the scan is bound by memory, `ReduceByKey` is one call",
          sorted_cell),
         ("nearly sorted (each key's values within a warp or so)",
@@ -832,21 +872,56 @@ def sweep_figure():
 
 
 def number_sweep():
-    """match_any aggregation at d = 1, keys in runs, over atomicAdd, and where it stops winning."""
+    """match_any aggregation at d = 1, keys in runs, over atomicAdd; then where it stops winning,
+    in runs and scattered, with the doubtful points (plot_sweep.TAIL) left out and named."""
     if not have("sweep.csv"):
         return missing("the sweep", "sweep.csv")
-    rows = plot_sweep.load(path("sweep.csv")).get("double", {}).get("in runs", {})
-    one_add, one_match = rows.get("atomicAdd", {}).get(1), rows.get("warp match_any", {}).get(1)
+    double = plot_sweep.load(path("sweep.csv")).get("double", {})
+    rows, scattered = double.get("in runs", {}), double.get("scattered", {})
+    variant = "warp match_any"
+    one_add, one_match = rows.get("atomicAdd", {}).get(1), rows.get(variant, {}).get(1)
     if not (one_add and one_match):
         return missing("the sweep at d = 1", "sweep.csv")
     add, match = float(one_add["ms"]), float(one_match["ms"])
-    d = plot_sweep.slower_from(rows, "warp match_any")
-    return sentence(
-        f"**One number:** with the keys in runs, in double, `match_any` aggregation is "
-        f"**{times(add, match)} times as fast** as plain `atomicAdd` at *d* = 1: {add:.4f} ms over "
-        f"{match:.4f} ms; " + (f"it is first slower at *d* = {d}" if d else
-                               "it stays faster up to *d* = 32")
-        + f" ({link('sweep.csv')}).\n")
+    text = (f"**One number:** with the keys in runs, in double, `match_any` aggregation is "
+            f"**{times(add, match)} times as fast** as plain `atomicAdd` at *d* = 1: {add:.4f} ms "
+            f"over {match:.4f} ms ({link('sweep.csv')}).")
+    d_runs = plot_sweep.slower_from(rows, variant)
+    d_scattered = plot_sweep.slower_from(scattered, variant) if scattered else None
+    if d_runs and d_runs == d_scattered:
+        ds = sorted(scattered.get(variant, {}))
+        before = ds[ds.index(d_runs) - 1] if ds.index(d_runs) > 0 else None
+        text += (f" It is slower than `atomicAdd` from *d* = {d_runs} on, in runs and scattered "
+                 "alike")
+        even = plot_sweep.speedup(scattered, variant, before) if before else None
+        if even is not None and abs(even - 1.0) < 0.02:
+            text += (f"; at *d* = {before} the two about break even (scattered: "
+                     f"{float(scattered[variant][before]['ms']):.4f} ms against "
+                     f"{float(scattered['atomicAdd'][before]['ms']):.4f}, {even:.2f}×)")
+        text += "."
+    elif d_runs:
+        text += f" It is slower than `atomicAdd` from *d* = {d_runs} on with the keys in runs."
+    doubtful = plot_sweep.doubtful_ds(rows, variant)
+    if doubtful:
+        d = doubtful[0]
+        row, other = rows[variant][d], scattered.get(variant, {}).get(d)
+        text += (f" The in-runs point at *d* = {d} is out of line: its median is "
+                 f"{float(row['ms']):.4f} ms, its runs spread from {float(row['ms_min']):.4f} to "
+                 f"{float(row['ms_max']):.4f} ms")
+        if other:
+            text += f", where the same keys scattered take {float(other['ms']):.4f} ms"
+            apart = [abs(float(rows[variant][e]["ms"]) / float(scattered[variant][e]["ms"]) - 1)
+                     for e in rows[variant] if e in scattered[variant] and e not in doubtful]
+            if apart:
+                text += (f" (at every other *d* the two arrangements' medians agree within "
+                         f"{100 * max(apart):.0f}%)")
+        tails = [v for v, by_d in rows.items() if v != variant and by_d.get(d)
+                 and float(by_d[d]["ms_max"]) > 1.2 * float(by_d[d]["ms"])]
+        if tails:
+            text += (f"; at that point the slowest run of {words(tails)} also took over 1.2 times "
+                     "its median")
+        text += ". A disturbed sample, most likely; without a rerun that is not proven."
+    return sentence(text)
 
 
 def sweep_table():

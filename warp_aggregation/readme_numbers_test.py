@@ -166,6 +166,35 @@ def write_data(folder):
         + ["every filtered output matches the CPU as a multiset", "[exit 0]", ""]))
 
 
+def sweep_row(ms, slowest=None):
+    return {"ms": f"{ms:.6f}", "ms_min": f"{ms * 0.98:.6f}",
+            "ms_max": f"{(slowest or ms * 1.02):.6f}"}
+
+
+def check_disturbed_point():
+    """A sweep point whose slowest run took over plot_sweep.TAIL times its median stays out of the
+    crossover verdict and is named beside it; with a tight spread the same median counts."""
+    import plot_sweep
+    base = {d: sweep_row(0.07) for d in SWEEP_D}
+    match = {d: sweep_row(0.06 if d < 20 else 0.08) for d in SWEEP_D}
+    match[20] = sweep_row(0.10, slowest=0.22)
+    match[24] = sweep_row(0.069)
+    rows = {"atomicAdd": base, "warp match_any": match}
+    verdict = plot_sweep.verdict(rows, "warp match_any")
+    expect(plot_sweep.slower_from(rows, "warp match_any") == 28 and "*d* = 20: its runs took"
+           in verdict and plot_sweep.DOUBTFUL in plot_sweep.table(
+               {"double": {"in runs": rows}}, ""),
+           "a disturbed sweep point is left out of the verdict, named and marked: " + verdict)
+    match[20] = sweep_row(0.10)
+    expect(plot_sweep.slower_from(rows, "warp match_any") == 28 and
+           plot_sweep.doubtful_ds(rows, "warp match_any") == [],
+           "a slower point with a tight spread is no disturbed one; a faster d after it moves "
+           "the crossover past it")
+    match[24] = sweep_row(0.08)
+    expect(plot_sweep.slower_from(rows, "warp match_any") == 20,
+           "a slower point with a tight spread counts in the verdict")
+
+
 def blocks(readme):
     """{name: text} of every generated block."""
     text = open(readme).read()
@@ -260,6 +289,7 @@ def main():
         expect(done.returncode == 0 and "in runs (increasing in each warp)" in done.stdout and
                "scattered over the lanes" in done.stdout,
                "plot_sweep.py tabulates both arrangements (" + done.stderr.strip()[-200:] + ")")
+    check_disturbed_point()
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1
