@@ -34,8 +34,9 @@ cuDNN rows and the algorithm cuDNN ran) between its spread-table markers and its
 --env names the run's env.txt (date, nvidia-smi and nvcc output, as scripts/gpu_check.sh writes
 it): the provenance gives the GPU, driver, CUDA version and date. The plots need matplotlib (and
 numpy for the images); without them they are skipped with a message and the tables are still
-written. The image figure shows crops of 07_98's PGMs at 1:1, one image pixel per pixel, and its
-title names the kernel that 07_98 records in its PGMs (a "# kernel: ..." comment line).
+written. The image figure shows crops of 07_98's PGMs at 1:1, one image pixel per pixel, each
+inside a red margin so that its outermost pixels show, and its title names the kernel that 07_98
+records in its PGMs (a "# kernel: ..." comment line).
 
 % of floor is computed here from the CSV's floor_ms and ms, as 07_99 computes the percentage its log
 prints: rounding the CSV's two-decimal pct_of_floor a second time could differ from the log by 0.1.
