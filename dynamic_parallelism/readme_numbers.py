@@ -77,9 +77,8 @@ OLDER = {
              "the earlier H100 run of the same day, of the programs as they were before their "
              "latest changes; its env.txt records no commit"),
     "h200": ("the H200 run of 2026-11-23, before the L2 flush fix",
-             "the H200 run of 2026-11-23 (code 7a3500e), before the L2 flush became a read: a "
-             "memset flushed the L2 before each timed run, and its dirty lines, written back "
-             "inside the timed region, made times slower"),
+             "the H200 run of 2026-11-23 (code 7a3500e), before the L2 flush fix: a memset "
+             "flushed the L2, and its write-backs inside the timed region made times slower"),
 }
 SHOWN = "data/"  # how the blocks name the folder being read
 FOLDER = None  # the key of OLDER being read, None for this run's data/
