@@ -383,12 +383,12 @@ def number_02():
     if given is None or atomic is None:
         return missing("the reduction from given masks", "benchmark.csv")
     return sentence(
-        f"**One number:** the reduction alone, from masks found beforehand (what the blog's "
-        f"figure timed), is **{times(atomic, given)} times as fast** as plain `atomicAdd` on "
-        f"sorted keys in double: {atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}). "
-        "02 checks and times the search and the reduction together; this row is 03's, \"reduce_"
-        "peers masks given\": `build/bin/03_reduction_by_key_benchmark --order sorted "
-        "--precision double` prints it.\n")
+        "**One number**, from 03, not 02 (02 times the search and the reduction together; 03's "
+        "row \"reduce_peers masks given\" times the reduction alone, and `build/bin/03_reduction_"
+        "by_key_benchmark --order sorted --precision double` prints it): the reduction from masks "
+        f"found beforehand (what the blog's figure timed) is **{times(atomic, given)} times as "
+        f"fast** as plain `atomicAdd` on sorted keys in double: {atomic:.4f} ms over {given:.4f} "
+        f"ms ({link('benchmark.csv')}).\n")
 
 
 def number_03():
