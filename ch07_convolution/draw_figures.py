@@ -22,8 +22,10 @@ results come from.
 
 The first four need no data. The last two need Nsight Compute's profiles, which exist only for the
 H200 run of 2026-11-23 (data/h200/, --profile); they are drawn from that folder alone, so that
-every number in them is that GPU's, and their titles say that the run predates the L2-flush fix
-(its times, the caches emptied by a memset, are biased long). The H100 run of data/ has no profile.
+every number in them is that GPU's; their titles name the GPU and the day, and the README says
+that the run predates the L2-flush fix (its times, the caches emptied by a memset, are biased
+long). The H100 run of data/ has no profile, and no committed file holds the H100's device
+attributes, so memory.png cannot be drawn for it.
 Every number comes from a committed file in that folder (none needs a GPU to draw):
   - the device's attributes (SMs, registers, shared memory and L2 per SM or device, constant
     memory, DRAM size, memory clock and bus width) from the device__attribute_* columns that
@@ -318,7 +320,9 @@ def tile_7_11(png):
                  f"{(big + 2 * r) ** 2}/{big ** 2} = {(big + 2 * r) ** 2 / big ** 2:.2f}× "
                  f"(the book rounds to 1.6)", fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.92))
-    fig.savefig(png, dpi=100)
+    # The equal-aspect panels are placed after tight_layout: a tight box keeps their bottom tick
+    # labels in the picture.
+    fig.savefig(png, dpi=100, bbox_inches="tight", pad_inches=0.15)
     print(f"wrote {png}")
 
 
@@ -364,7 +368,7 @@ def tile_7_13(png):
     for (tx, ty), colour in threads:
         tr, tc = ty - r, tx - r
         right.add_patch(Rectangle((tc, tr), 1, 1, facecolor=colour, edgecolor="#999999"))
-        right.text(tc + 0.5, tr + 0.5, f"({tc},{tr})", ha="center", va="center", fontsize=9)
+        right.text(tc + 0.5, tr + 0.5, f"({tc}, {tr})", ha="center", va="center", fontsize=9)
         fig.add_artist(ConnectionPatch(xyA=(tx + 0.5, ty + 0.5), coordsA=left.transData,
                                        xyB=(tc, tr + 0.5), coordsB=right.transData,
                                        arrowstyle="->", color=colour, linewidth=1.8))
@@ -377,6 +381,9 @@ def tile_7_13(png):
     right.set_yticklabels(range(out_tile))
     right.set_xlabel("tileCol = threadIdx.x − FILTER_RADIUS")
     right.set_ylabel("tileRow = threadIdx.y − FILTER_RADIUS")
+    # Row numbers on the right, so that the arrows entering from the left cross no tick label.
+    right.yaxis.tick_right()
+    right.yaxis.set_label_position("right")
     right.set_title(f"output tile, {out_tile}×{out_tile}: one thread computes each", fontsize=11)
     from matplotlib.patches import Patch
     handles = [Patch(facecolor=DARK, label=f"active: loads, then computes ({out_tile ** 2})"),
@@ -612,8 +619,8 @@ def main():
     env = report.describe_env(os.path.join(args.profile, "env.txt"))
     date = re.search(r"\d{4}-\d{2}-\d{2}", env)
     env = re.sub(r", driver.*", "", env)  # the GPU's name and the run's day: the title's place
-    if date:
-        env += f" ({date.group(0)}, before the L2-flush fix)"
+    if date:  # the caveat on its times (measured before the L2-flush fix) is the README's
+        env += f" ({date.group(0)})"
     try:
         pyplot()
     except ImportError:

@@ -182,11 +182,14 @@ def main():
                    f"all compute", cells, computes))
 
     cells, computes, tile = fig_7_15(r, width, height)
-    halo = sum(1 for k in cells.values() if k in (CACHED, GHOST_SKIPPED))
-    print(f"Fig 7.15: {tile}x{tile} threads load their own cell and all compute; the {halo} halo "
-          f"cells around the tile come from global memory (or are ghost cells, skipped)")
-    panels.append((f"Fig 7.15 (07_15): block = tile, {tile}×{tile} threads\n"
-                   f"all compute; {halo} halo cells from the caches or skipped", cells, computes))
+    cached = sum(1 for k in cells.values() if k == CACHED)
+    ghosts = sum(1 for k in cells.values() if k == GHOST_SKIPPED)
+    print(f"Fig 7.15: {tile}x{tile} threads load their own cell and all compute; of the "
+          f"{cached + ghosts} halo cells around block (0, 0)'s tile, {ghosts} are ghost cells "
+          f"(skipped) and {cached} come from global memory (L1/L2)")
+    panels.append((f"Fig 7.15 (07_15): block = tile, {tile}×{tile} threads, all compute\n"
+                   f"halo {cached + ghosts}: {cached} from the caches, {ghosts} ghost cells skipped",
+                   cells, computes))
 
     if args.png:
         try:
