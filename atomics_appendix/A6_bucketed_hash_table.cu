@@ -22,7 +22,11 @@
 //
 // The insert reads its bucket with ld.relaxed.gpu (other threads write it at the same time; the
 // CAS tells the truth about any slot that the read saw empty); the lookup runs after the inserts
-// have finished and reads with plain loads.
+// have finished and reads with plain loads. Both read a bucket as two 16-byte vectors (v2.u64, a
+// ulonglong2 cast), which need a 16-byte aligned slot array (a misaligned one faults); 32-byte
+// alignment is what keeps each bucket in one sector (aligned to 16 bytes only, it stays correct,
+// but every bucket straddles two sectors). cudaMalloc's 256-byte alignment gives both; an offset
+// into a larger allocation may not.
 //
 // The kernels and their launchers need open_slots.h (the slot format and hash) and device_table.h
 // alone (the compile_alone test checks it); main and its helpers need A5's file (its checks),

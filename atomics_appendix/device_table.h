@@ -24,11 +24,14 @@ constexpr std::size_t kBuckets = 1024;
 // Keys index the input with 32-bit unsigned values (an entry's value is its key's index).
 constexpr std::int64_t kMaxKeys = std::int64_t{1} << 30;
 
-// The open-addressing table of A5 marks an empty slot with this key, so no program ever inserts
-// it; every other 32-bit value can occur, and so can duplicates (about n^2 / 2^33 of them).
+// The open-addressing tables of A5 and A6 mark an empty slot with this key: their inserts refuse
+// it (and count it in *refused), and the programs' keys never take it (keys.h draws again). Every
+// other 32-bit value can be a key, and so can duplicates (about n^2 / 2^33 of them).
 constexpr unsigned int kEmptyKey = 0xffffffffu;
 
-// A lookup's answer for an absent key: no value is this large (values are indices, n <= 2^30).
+// A lookup's answer for an absent key. The programs' values are input indices (n <= 2^30), never
+// this large; a copy that stores its own values must not store 0xffffffff, which a lookup could
+// not tell from "not found" (nothing checks it: the inserts store any value).
 constexpr unsigned int kNotFound = 0xffffffffu;
 
 // The book keeps `void* value` and stores NULL. Here the value is the key's index in the input, so

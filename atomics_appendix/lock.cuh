@@ -25,6 +25,10 @@
 // microsecond, which leaves the memory system to the holder.
 //
 // What a copier must know:
+//  - What it promises: lock() is an acquire and unlock() a release, at device scope. The plain
+//    loads and stores between them are ordered: each holder sees every write of the holders
+//    before it. A value read before lock() is not (read it again inside), and a holder on the host
+//    or on another GPU is not covered (that needs thread_scope_system).
 //  - Not fair: no queue, no order. A waiter can lose every race for as long as others keep
 //    arriving (a ticket lock, two counters, serves in order). The back-off changes nothing here.
 //  - Lanes of one warp that contend for the same mutex: correct only since Volta (sm_70), whose

@@ -8,7 +8,8 @@ the programs' default seed 1234), which is what `01_get_peers --trace` prints fi
 pattern. The rounds follow warp_peers.cuh's get_peers: the leader is the lowest unclaimed lane
 (__ffs(unclaimed) - 1), __shfl_sync broadcasts its key, __ballot_sync collects the lanes holding
 it (their peer mask), and they leave the pool (unclaimed ^= peers). --check prints the rounds as
-01's trace does, to compare with its output.
+01's trace does (the GPU's is in data/traces.txt; readme_numbers_test.py checks that the two are the
+same).
 """
 import argparse
 
@@ -115,7 +116,9 @@ def main():
     args = parser.parse_args()
     if args.check:
         keys = eight_keys(WARP, SEED)
+        print("get_peers, round by round, first warp of '8 keys' (lane 0 on the left)")
         print("  keys     " + " ".join(map(str, keys)))
+        print("  round leader key   peers (ballot)                    unclaimed after")
         for r, (leader, peers, unclaimed) in enumerate(get_peers_rounds(keys)):
             print(f"  {r:<5} {leader:<6} {keys[leader]:<4}  {lanes(peers)}  "
                   f"{lanes(unclaimed ^ peers)}")

@@ -11,7 +11,8 @@ remaining peer, then the lanes whose rel_pos has bit i set are reduced away. Onl
 still hold a partial sum are drawn after each round. Two groups are drawn in colour with their
 additions as arrows (the largest, which takes every round, and another); the others run the same
 tree at the same time, faded, their arrows left out so that they cross no column.
---check prints every lane's x after each round as 02's trace does (the GPU's, in data/traces.txt).
+--check prints the table 02's --trace prints for this warp, dots and result column included (the
+GPU's is in data/traces.txt; readme_numbers_test.py checks that the two are the same).
 """
 import argparse
 
@@ -51,6 +52,25 @@ def reduce_peers(keys, values):
         rounds.append(x)
         r += 1
     return rounds, rel_pos, adds
+
+
+def trace(keys, values):
+    """The lines 02_reduce_peers --trace prints for this warp: after each round, the partial sum
+    of every lane that still holds one, a dot for a lane already reduced away (what such a lane
+    goes on computing is never used); then the group's sum, which the last shuffle gives every
+    peer, and the first peer marked."""
+    rounds, rel_pos, _ = reduce_peers(keys, values)
+    sums = {key: sum(v for k, v in zip(keys, values) if k == key) for key in keys}
+    lines = [f"reduce_peers, round by round, first warp of '8 keys' ({len(rounds)} rounds; x "
+             "after each)",
+             "  lane  key  rel_pos  value" + "".join(f"  round {r}" for r in range(len(rounds)))
+             + "  result"]
+    for lane in range(len(keys)):
+        cells = "".join(f"  {x[lane]:7.2f}" if rel_pos[lane] % (2 << r) == 0 else f"  {'.':>7}"
+                        for r, x in enumerate(rounds))
+        lines.append(f"  {lane:4d} {keys[lane]:4d} {rel_pos[lane]:8d} {values[lane]:6.2f}{cells}"
+                     f"  {sums[keys[lane]]:6.2f}" + ("  <- first" if rel_pos[lane] == 0 else ""))
+    return lines
 
 
 def draw(png):
@@ -138,15 +158,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--png", default="reduce_peers.png")
     parser.add_argument("--check", action="store_true",
-                        help="print every lane's x after each round, as 02's --trace does")
+                        help="print the table 02_reduce_peers --trace prints for this warp")
     args = parser.parse_args()
     if args.check:
-        keys = eight_keys(WARP, SEED)
-        values = quarter_values(WARP, SEED + 1)
-        rounds, rel_pos, _ = reduce_peers(keys, values)
-        for lane in range(WARP):
-            cells = "".join(f"  {x[lane]:7.2f}" for x in rounds)
-            print(f"  {lane:4d} {keys[lane]:4d} {rel_pos[lane]:8d} {values[lane]:6.2f}{cells}")
+        print("\n".join(trace(eight_keys(WARP, SEED), quarter_values(WARP, SEED + 1))))
         return
     draw(args.png)
 

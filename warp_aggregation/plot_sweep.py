@@ -109,8 +109,9 @@ def verdict(rows, variant):
     left_out = doubtful_text(rows, variant)
     never = all((speedup(rows, variant, e) or 1.0) >= 1.0 for e in rows.get(variant, {})
                 if e not in doubtful_ds(rows, variant))
+    but = " and ".join(str(e) for e in doubtful_ds(rows, variant))
     text = (f"slower than `atomicAdd` from *d* = {d} on" if d else
-            "faster than `atomicAdd` at every " + ("other " if left_out else "") + "*d*"
+            "faster than `atomicAdd` at every *d*" + (f" but {but}" if left_out else "")
             if never else "not slower than `atomicAdd` from any *d* on")
     return text + (f"; left out ({DOUBTFUL}), {left_out}" if left_out else "")
 
@@ -129,9 +130,12 @@ def table(data, provenance):
     for precision, arrangements in data.items():
         for arrangement, rows in arrangements.items():
             ds = [d for d in TABLE_D if any(d in r for r in rows.values())]
+            every = sorted({d for r in rows.values() for d in r})
+            shown = (f" (the table shows {len(ds)} of the {len(every)} *d* measured; all are in "
+                     f"`sweep.csv` and the figure)" if len(ds) < len(every) else "")
             heading = (f"**{precision}, the keys {ARRANGEMENTS.get(arrangement, arrangement)}**: "
                        "median ms · speed-up over `atomicAdd` (above 1: faster), by distinct keys "
-                       "per warp; " + bins_text(rows, ds))
+                       "per warp" + shown + "; " + bins_text(rows, ds))
             lines += [textwrap.fill(heading, width=100, break_long_words=False,
                                     break_on_hyphens=False), "",
                       "| variant | " + " | ".join(map(str, ds)) + " |",

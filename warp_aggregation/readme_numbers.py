@@ -361,8 +361,9 @@ def number_01():
     match = ms(rows, variant="__match_any_sync/all distinct")
     if loop is None or match is None:
         return missing("01 at its default size", "get_peers.csv")
+    n = next((int(r["n"]) for r in rows if r["variant"] == "get_peers/all distinct"), None)
     text = (f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
-            f"10^6 keys), the blog's loop takes **{times(loop, match)} times** as long as "
+            f"{n:,} keys), the blog's loop takes **{times(loop, match)} times** as long as "
             f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}).")
     inside = search_ratio()
     if inside:
@@ -382,12 +383,12 @@ def number_02():
     if given is None or atomic is None:
         return missing("the reduction from given masks", "benchmark.csv")
     return sentence(
-        f"**One number:** the reduction alone, from masks found beforehand (what the blog's "
-        f"figure timed), is **{times(atomic, given)} times as fast** as plain `atomicAdd` on "
-        f"sorted keys in double: {atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}). "
-        "02 checks and times the search and the reduction together; this row is 03's, \"reduce_"
-        "peers masks given\": `build/bin/03_reduction_by_key_benchmark --order sorted "
-        "--precision double` prints it.\n")
+        "**One number**, from 03, not 02 (02 times the search and the reduction together; 03's "
+        "row \"reduce_peers masks given\" times the reduction alone, and `build/bin/03_reduction_"
+        "by_key_benchmark --order sorted --precision double` prints it): the reduction from masks "
+        f"found beforehand (what the blog's figure timed) is **{times(atomic, given)} times as "
+        f"fast** as plain `atomicAdd` on sorted keys in double: {atomic:.4f} ms over {given:.4f} "
+        f"ms ({link('benchmark.csv')}).\n")
 
 
 def number_03():
@@ -649,10 +650,6 @@ def blog_table():
     def cell(value, what):
         return "–" if value is None else f"{what}: {value:.2f}× as fast"
 
-    def ms_range(variant):
-        found = spread("double", "sorted", variant)
-        return f" [{found[0]:.4f}–{found[1]:.4f}]" if found else ""
-
     search = bench("double", "sorted", "get_peers search only")
     given = bench("double", "sorted", "reduce_peers masks given")
     whole = bench("double", "sorted", "warp get_peers")
@@ -663,19 +660,14 @@ def blog_table():
         same = overlap(spread("double", "sorted", "warp get_peers"),
                        spread("double", "sorted", "atomicAdd"))
         search_verdict = ("the upper end" if search > given / 3 else "the lower end") + \
-            ", for the blog's loop: it costs " + (
-                "about what aggregation saves" if same else
-                "more than aggregation saves" if whole > atomic else
-                "less than aggregation saves")
+            ", for the blog's loop; even so, the whole `get_peers` kernel " + (
+                "takes about as long as `atomicAdd` (the spreads overlap)" if same else
+                "is slower than `atomicAdd`" if whole > atomic else
+                "beats `atomicAdd` (the second row)")
         search_cell = (
-            f"the whole `get_peers` kernel {whole:.4f} ms{ms_range('warp get_peers')}, plain "
-            f"`atomicAdd` {atomic:.4f} ms{ms_range('atomicAdd')}"
-            + (" (the spreads overlap)" if same else "")
-            + f". Against the reduction from given masks ({given:.4f} ms), the loop costs "
-            f"{whole - given:.4f} ms and aggregation saves {atomic - given:.4f} ms (differences of "
-            "the unrounded medians, so they may not match the rounded ones), each plus the "
-            "time that kernel spends reading its masks (unmeasured), which the whole kernel does "
-            f"not read; the search alone, writing its masks, {search:.4f} ms")
+            f"the search alone (\"get_peers search only\", which also writes its masks) takes "
+            f"{search / given:.2f} times the time of the reduction from stored masks: "
+            f"{search:.4f} ms over {given:.4f} ms")
     found = reuse()
     if found is None:
         reuse_verdict = reuse_cell = "–"
@@ -751,7 +743,7 @@ def blog_table():
     ]
     return "\n".join(lines) + "\n\n" + sentence(
         f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} (ms: the "
-        "median of 20 runs, in brackets the fastest and the slowest).")
+        "median of 20 runs).")
 
 
 def reuse_masks():
@@ -833,8 +825,9 @@ def which_to_use():
                  f"inside the aggregating kernel, random keys in double (*d* ≈ 32): the loop's "
                  f"search takes {times(*inside)}× `__match_any_sync`'s")
     rows = [
-        ("sorted", "the warp segmented scan (written for 03: [what it assumes](#copying-the-"
-         "header)), or CUB's `ReduceByKey` (see below)",
+        ("sorted", "the warp segmented scan (written for 03, not in the header: [what it "
+         "assumes](#copying-the-header)), or CUB's `ReduceByKey` (see below); to copy as it is: "
+         "CUB, or `match_peers` + `reduce_peers` from the header",
          "runs need no peer search; the scan is bound by memory, `ReduceByKey` is one call",
          sorted_cell),
         ("nearly sorted (each key's values within a warp or so)",

@@ -193,6 +193,27 @@ def check_disturbed_point():
     match[24] = sweep_row(0.08)
     expect(plot_sweep.slower_from(rows, "warp match_any") == 20,
            "a slower point with a tight spread counts in the verdict")
+    faster = {d: sweep_row(0.06) for d in SWEEP_D}
+    faster[32] = sweep_row(0.08, slowest=0.2)
+    verdict = plot_sweep.verdict({"atomicAdd": base, "warp match_any": faster}, "warp match_any")
+    expect(verdict.startswith("faster than `atomicAdd` at every *d* but 32;"),
+           "a variant faster at every d but a disturbed one names that d: " + verdict)
+    table = plot_sweep.table({"double": {"in runs": rows}}, "")
+    expect(f"the table shows {len(plot_sweep.TABLE_D)} of the {len(SWEEP_D)} *d* measured"
+           in table.replace("\n", " "), "the sweep's table says how many d it leaves out")
+
+
+def check_draw_traces():
+    """draw_get_peers.py --check and draw_reduce_peers.py --check replay the loops of
+    warp_peers.cuh in Python: their tables must be the GPU's, as data/traces.txt holds them."""
+    gpu = [line.rstrip() for line in open(os.path.join(HERE, "data", "traces.txt"))]
+    for script in ("draw_get_peers.py", "draw_reduce_peers.py"):
+        done = subprocess.run([sys.executable, os.path.join(HERE, script), "--check"],
+                              capture_output=True, text=True)
+        mine = [line.rstrip() for line in done.stdout.splitlines()]
+        found = any(gpu[i:i + len(mine)] == mine for i in range(len(gpu)))
+        expect(done.returncode == 0 and len(mine) > 3 and found,
+               f"{script} --check prints, line for line, the trace in data/traces.txt")
 
 
 def blocks(readme):
@@ -290,6 +311,7 @@ def main():
                "scattered over the lanes" in done.stdout,
                "plot_sweep.py tabulates both arrangements (" + done.stderr.strip()[-200:] + ")")
     check_disturbed_point()
+    check_draw_traces()
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1
