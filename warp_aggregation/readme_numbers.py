@@ -929,8 +929,11 @@ def sweep_even():
     variant = "warp match_any"
     d_from = plot_sweep.slower_from(scattered, variant) if scattered else None
     ds = sorted(scattered.get(variant, {}))
+    if variant not in scattered or "atomicAdd" not in scattered:
+        return missing("the sweep, scattered", "sweep.csv")
     if not d_from or d_from not in ds or ds.index(d_from) == 0:
-        return missing("the sweep's crossover, scattered", "sweep.csv")
+        return sentence(f"Scattered, `match_any` aggregation has no crossover from faster to "
+                        f"slower than `atomicAdd` among the *d* measured ({link('sweep.csv')}).")
     before = ds[ds.index(d_from) - 1]
     match, add = scattered[variant][before], scattered["atomicAdd"][before]
     overlap = (float(match["ms_min"]) <= float(add["ms_max"])
