@@ -275,7 +275,9 @@ def prints_03():
             f"it did not yet print each order's line ({link('key_orders.txt')} has them)")
     return stale_note("03", what) + "\n".join(
         ["```", "$ build/bin/03_reduction_by_key_benchmark --csv > benchmark.csv"] + lines
-        + ["```", ""])
+        + ["```", ""]) + "\n" + sentence(
+        f"*What it prints on stderr, from {link('benchmark_log.txt')}; stdout, redirected, is the "
+        f"CSV, {link('benchmark.csv')}, which the tables below quote.*")
 
 
 # 03's text rows on sorted keys in double that the segmented scan's section shows.
@@ -444,6 +446,24 @@ def number_scan():
         f"**One number:** on sorted keys in double, 4 values a lane, it is **{times(cub, scan)} "
         f"times as fast** as CUB's `ReduceByKey` on the same keys: {cub:.4f} ms over "
         f"{scan:.4f} ms ({link('benchmark.csv')}).\n")
+
+
+def prints_library():
+    """The library section's rows: 03's text for random keys in double is not among the data, so
+    the excerpt is benchmark.csv's rows for them (the run of every order), by a command that reads
+    the committed file."""
+    if not have("benchmark.csv"):
+        return missing("`CUB sort + ReduceByKey`", "benchmark.csv")
+    pattern = re.compile(r"^(precision,|double,random,(atomicAdd|CUB sort \+ ReduceByKey),)")
+    lines = [line.rstrip("\n") for line in open(path("benchmark.csv")) if pattern.match(line)]
+    if len(lines) < 3:
+        return missing("`CUB sort + ReduceByKey` on random keys in double", "benchmark.csv")
+    return (sentence("03's text for this order alone is not among the data; the run of every "
+                     "order, which the numbers quote, saved the same variants' rows in "
+                     f"{link('benchmark.csv')} (ms: the median; ms_min and ms_max: the fastest "
+                     "and slowest of its 20 runs), and this reads them without a GPU:")
+            + "\n```\n$ grep -E '^(precision,|double,random,(atomicAdd|CUB sort))' "
+            "warp_aggregation/data/benchmark.csv\n" + "\n".join(lines) + "\n```\n")
 
 
 def number_library():
@@ -970,7 +990,7 @@ BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_
           "sweep-bins": sweep_bins, "sweep-figure": sweep_figure, "sweep-table": sweep_table,
           "number-sweep": number_sweep, "sweep-even": sweep_even,
           "prints-scan": prints_scan, "number-scan": number_scan,
-          "number-library": number_library, "determinism-table": determinism_table,
+          "prints-library": prints_library, "number-library": number_library, "determinism-table": determinism_table,
           "prints-04": prints_04, "number-04": number_04, "number-04-cub": number_04_cub,
           "provenance": provenance_block, "blog-table": blog_table,
           "which-to-use": which_to_use, "reuse-masks": reuse_masks}
