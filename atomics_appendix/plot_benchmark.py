@@ -114,6 +114,11 @@ def ratio_lines(rows):
     if cas_a3_grid and locked:
         lines.append(f"- inserts on A3's grid, `<<<60, 256>>>`: A4 cas (A3's grid) / A3 locks: "
                      f"**{cas_a3_grid / locked:.2f}×**")
+    # The fair partner of the cas push on A3's grid: neither gives the lanes of a warp turns.
+    no_turns = rate(rows, "A3 locks (no lane turns)", "insert")
+    if cas_a3_grid and no_turns:
+        lines.append(f"- inserts on A3's grid, no lane turns on either side: A4 cas (A3's grid) / "
+                     f"A3 locks (no lane turns): **{cas_a3_grid / no_turns:.2f}×**")
     # The grid apart: one kernel on both sides.
     if cas_a3_grid and cas:
         lines.append(f"- the `cas` push on A3's grid / on one thread per key: "
