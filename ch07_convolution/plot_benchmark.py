@@ -34,8 +34,9 @@ cuDNN rows and the algorithm cuDNN ran) between its spread-table markers and its
 --env names the run's env.txt (date, nvidia-smi and nvcc output, as scripts/gpu_check.sh writes
 it): the provenance gives the GPU, driver, CUDA version and date. The plots need matplotlib (and
 numpy for the images); without them they are skipped with a message and the tables are still
-written. The image figure shows crops of 07_98's PGMs at 1:1, one image pixel per pixel, and its
-title names the kernel that 07_98 records in its PGMs (a "# kernel: ..." comment line).
+written. The image figure shows crops of 07_98's PGMs at 1:1, one image pixel per pixel, each
+inside a red margin so that its outermost pixels show, and its title names the kernel that 07_98
+records in its PGMs (a "# kernel: ..." comment line).
 
 % of floor is computed here from the CSV's floor_ms and ms, as 07_99 computes the percentage its log
 prints: rounding the CSV's two-decimal pct_of_floor a second time could differ from the log by 0.1.
@@ -238,6 +239,8 @@ def read_pgm(path, comments=None):
 # makes crisper and the blur softens; the finest stripes, two pixels wide, which the blur averages
 # to grey and the Sobel filter turns white (its output clamped to 255).
 CROP = 160
+MARGIN = 4           # pixels between a crop and its frame
+GROUND = "#d62728"   # the margin's red, unlike any grey level of the images
 CROPS = [("the left edge", 0.0, 0.1),
          ("small letters", 0.04, 0.66),
          ("the finest stripes", 1.0, 0.8)]
@@ -255,23 +258,29 @@ def plot_images(folder, png, env):
     images = [read_pgm(os.path.join(folder, name), comments) for name, _ in names]
     h, w = images[0].shape
     side = min(CROP, h, w)
+    # Each crop sits MARGIN pixels inside its axes frame, on a red ground: a frame drawn on
+    # the image would hide its outermost row and column, and column 0 is where the ghost cells show.
+    pad = side + 2 * MARGIN
     left, top, gap, foot = 130, 70, 14, 10
-    fig_w = left + len(names) * (side + gap)
-    fig_h = top + len(CROPS) * (side + gap) + foot
+    fig_w = left + len(names) * (pad + gap)
+    fig_h = top + len(CROPS) * (pad + gap) + foot
     dpi = 100
     fig = plt.figure(figsize=(fig_w / dpi, fig_h / dpi), dpi=dpi)
     for row, (label, fx, fy) in enumerate(CROPS):
         x0 = min(max(0, int(fx * w)), w - side)
         y0 = min(max(0, int(fy * h)), h - side)
-        bottom = fig_h - top - (row + 1) * side - row * gap
-        fig.text((left - gap) / fig_w, (bottom + side / 2) / fig_h,
+        bottom = fig_h - top - (row + 1) * pad - row * gap
+        fig.text((left - gap) / fig_w, (bottom + pad / 2) / fig_h,
                  f"{label}\nx {x0}–{x0 + side - 1}\ny {y0}–{y0 + side - 1}", ha="right",
                  va="center", fontsize=9)
         for col, (img, (_, title)) in enumerate(zip(images, names)):
-            ax = fig.add_axes([(left + col * (side + gap)) / fig_w, bottom / fig_h, side / fig_w,
-                               side / fig_h])
+            ax = fig.add_axes([(left + col * (pad + gap)) / fig_w, bottom / fig_h, pad / fig_w,
+                               pad / fig_h])
             ax.imshow(img[y0:y0 + side, x0:x0 + side], cmap="gray", vmin=0, vmax=255,
                       interpolation="nearest")
+            ax.set_xlim(-0.5 - MARGIN, side - 0.5 + MARGIN)
+            ax.set_ylim(side - 0.5 + MARGIN, -0.5 - MARGIN)
+            ax.set_facecolor(GROUND)
             ax.set_xticks([])
             ax.set_yticks([])
             if row == 0:

@@ -17,7 +17,7 @@ a read. Two older runs sit inside it, with the same file names and each its own 
 below, says what each is): data/h100/, an earlier H100 run of every part with the programs before
 their latest changes, and data/h200/, the H200's run of 2026-11-23, before the flush fix. Where this
 run lacks a file (or its 05 is stale), a README block gives the first older run's numbers that has
-it, under a line that names that run and says that the current programs' run waits for a GPU;
+it, under one line that names that run (what no run has measured yet is listed in RESULTS.md);
 RESULTS.md gives every run's record, each labelled. The older runs' provenance lines go between the
 provenance-older markers, and the programs' costs come from the repository's timing of every default
 run (../timings/default_runs_h100.csv).
@@ -74,14 +74,11 @@ DATA = os.path.join(HERE, "data")  # --data replaces it (the tests' own files)
 # a file, each with what a reader must know about it besides its env.txt.
 OLDER = {
     "h100": ("an earlier H100 run of 2026-11-25, of the programs before their latest changes",
-             "the earlier H100 run of the same day, with the programs as they were before their "
-             "latest changes (06's depth limit and tail-launch form, 07's per-block form, "
-             "device_runtime_limits' memory and chain measurements); its env.txt records no "
-             "commit"),
+             "the earlier H100 run of the same day, of the programs as they were before their "
+             "latest changes; its env.txt records no commit"),
     "h200": ("the H200 run of 2026-11-23, before the L2 flush fix",
-             "the H200 run of 2026-11-23 (code 7a3500e), before the L2 flush became a read: a "
-             "memset flushed the L2 before each timed run, and its dirty lines, written back "
-             "inside the timed region, made times slower"),
+             "the H200 run of 2026-11-23 (code 7a3500e), before the L2 flush fix: a memset "
+             "flushed the L2, and its write-backs inside the timed region made times slower"),
 }
 SHOWN = "data/"  # how the blocks name the folder being read
 FOLDER = None  # the key of OLDER being read, None for this run's data/
@@ -153,8 +150,7 @@ def either(make):
             other = make()
             if isinstance(other, Missing):
                 continue
-            note = (f"*From {OLDER[folder][0]} ([`{SHOWN}`]({SHOWN})); the current "
-                    f"program's run waits for a GPU.*")
+            note = f"*From {OLDER[folder][0]} ([`{SHOWN}`]({SHOWN})).*"
         return Done(wrap(note) + "\n" + wrap(other))
     return first
 
@@ -519,11 +515,23 @@ def number_05():
             return ("**One number:** not measured yet. "
                     + missing("05_reduction_comparison_no_rdc", "comparison_no_rdc.csv"))
         r_ms, p_ms = float(relocatable["ms"]), float(plain["ms"])
-        text = (f"**One number:** {r_ms / p_ms:.2f}: `reduceNeighbored`'s time built with "
+        return (f"**One number:** {r_ms / p_ms:.2f}: `reduceNeighbored`'s time built with "
                 f"relocatable device code and the device runtime (pending-launch limit {limit}) "
                 f"over its time built without ({r_ms:.4f} ms over {p_ms:.4f} ms): the price a "
                 f"kernel that launches nothing pays for sharing its program with dynamic "
-                f"parallelism.")
+                f"parallelism.\n")
+    return from_05(make)
+
+
+def rdc_noise():
+    """The answer under 05 that weighs its one number: how far apart two runs of the same build
+    were, and what CUB's sum, which launches nothing either, gave."""
+    def make(rows, limit):
+        relocatable = rows["gpu Neighbored"]
+        plain = rows.get("gpu Neighbored, no -rdc")
+        if plain is None:
+            return missing("05_reduction_comparison_no_rdc", "comparison_no_rdc.csv")
+        r_ms, p_ms = float(relocatable["ms"]), float(plain["ms"])
         ratios = [r_ms / p_ms]
         cub, cub_plain = rows.get("cub DeviceReduce::Sum"), rows.get(
             "cub DeviceReduce::Sum, no -rdc")
@@ -538,13 +546,14 @@ def number_05():
         if len(ratios) == 2:
             noise.append(f"CUB's sum, which launches nothing either, gave {ratios[1]:.2f} "
                          f"({float(cub['ms']):.4f} over {float(cub_plain['ms']):.4f} ms)")
-        if noise:
-            bound = max(abs(x - 1) for x in ratios)
-            text += (f" The noise band: {'; '.join(noise)}. So in these runs the price is within "
-                     f"{100 * bound:.0f}%"
-                     + (", and its sign is not settled." if len(ratios) == 2
-                        and (ratios[0] - 1) * (ratios[1] - 1) < 0 else "."))
-        return text + "\n"
+        if not noise:
+            return missing("05_reduction_comparison", "comparison.txt")
+        bound = max(abs(x - 1) for x in ratios)
+        text = "; ".join(noise)
+        return (text[0].upper() + text[1:] + f". So in these runs the price is within "
+                f"{100 * bound:.0f}%"
+                + (", and its sign is not settled.\n" if len(ratios) == 2
+                   and (ratios[0] - 1) * (ratios[1] - 1) < 0 else ".\n"))
     return from_05(make)
 
 
@@ -579,7 +588,37 @@ def prints_06():
     if not path:
         return missing("06_mandelbrot_mariani_silver", "mandelbrot_default.txt")
     command, lines, _ = runs(path)[0]
-    return fence(command, lines)
+    note = default_vs_sweep()
+    return Done(fence(command, lines) + ("\n" + wrap(note) if note else ""))
+
+
+def default_vs_sweep():
+    """Where 06's default run and the sweep, at the same size and other pending-launch limits,
+    disagree on which form was faster: one sentence for under the default run's output (else
+    None)."""
+    rows = mandelbrot_rows()
+    default, log = data("mandelbrot_default.txt"), data("mandelbrot_log.txt")
+    # Only a --sweep's log (one process, no command lines) ran every size at one limit.
+    if not (rows and default and log) or any(l.startswith("$ ") for l in open(log)):
+        return None
+    out = "\n".join(runs(default)[0][1])
+    n = re.search(r"image (\d+)x", out)
+    limit = re.search(r"pending-launch limit (\d+)", out)
+    ratio = re.search(r"dynamic parallelism / host-driven: ([0-9.]+)", out)
+    swept = re.search(r"pending-launch limit (\d+)", open(log).read())
+    row = next((r for r in rows if n and r["n"] == n.group(1)), None)
+    if not (n and limit and ratio and swept and row) or limit.group(1) == swept.group(1):
+        return None
+    at_sweep = ms_of(row)[2] / ms_of(row)[1]
+    if (float(ratio.group(1)) - 1) * (at_sweep - 1) >= 0:
+        return None
+    return (f"The line `dynamic parallelism / host-driven: {ratio.group(1)}` says dynamic "
+            f"parallelism won at {side(row)}; the sweep below, at the same size, measured "
+            f"{at_sweep:.2f}, dynamic parallelism slower. One run each, at different "
+            f"pending-launch limits ({limit.group(1)} here, {swept.group(1)} in the sweep, "
+            f"which sets the limit its largest image needs): the pool's size, which changed 02's "
+            f"time, is one difference between them. The lesson's verdict rests on the sweep, "
+            f"every size measured the same way (*The answer*, below).")
 
 
 def mandelbrot_rows():
@@ -670,21 +709,6 @@ def mandelbrot_verdict():
                     f"launched nothing from the device, and it was {who} ({span(ratios)} of the "
                     f"host-driven form's time): what differs there is not a launch but the "
                     f"host-driven form's reset and read-back of its list's length.")
-    default, log = data("mandelbrot_default.txt"), data("mandelbrot_log.txt")
-    # Only a --sweep's log (one process, no command lines) ran every size at one limit.
-    if default and log and not any(l.startswith("$ ") for l in open(log)):
-        out = "\n".join(runs(default)[0][1])
-        n = re.search(r"image (\d+)x", out)
-        limit = re.search(r"pending-launch limit (\d+)", out)
-        ratio = re.search(r"dynamic parallelism / host-driven: ([0-9.]+)", out)
-        swept = re.search(r"pending-launch limit (\d+)", open(log).read())
-        row = next((r for r in rows if n and r["n"] == n.group(1)), None)
-        if n and limit and ratio and swept and row and limit.group(1) != swept.group(1):
-            text.append(f"The sweep runs every size at the pending-launch limit its largest image "
-                        f"needs ({swept.group(1)}); 06's default run, at {side(row)} with the "
-                        f"limit {limit.group(1)}, measured {ratio.group(1)} where the sweep "
-                        f"measured {ms_of(row)[2] / ms_of(row)[1]:.2f} (one run each; the "
-                        f"pool's size, which changed 02's time, is one difference between them).")
     return " ".join(text) + "\n"
 
 
@@ -883,9 +907,8 @@ def pool_costs():
                 memory = pool_memory()
                 where = f"[`{SHOWN}runtime_limits.txt`]({SHOWN}runtime_limits.txt)"
             if memory:
-                parts.append(f"In device memory, from an older run ({where}, "
-                             f"`device_runtime_limits` before its latest changes; its current run "
-                             f"waits for a GPU): {memory}.")
+                parts.append(f"In device memory, from {OLDER[folder][0]} ({where}): "
+                             f"{memory}.")
                 break
         else:
             parts.append("What a pool holds in device memory is not measured yet "
@@ -999,7 +1022,8 @@ def provenance_older():
         said = "; ".join(f"{', '.join(w[:-1])}{' and ' if len(w) > 1 else ''}{w[-1]} from {where}"
                          for where, w in lacking.items())
         lines.append(f"This run lacks some measurements; their sections quote an older run, under a "
-                     f"line that names it: {said}. Their new measurements wait for a GPU.")
+                     f"line that names it: {said}. What no run has measured yet is listed in "
+                     f"[RESULTS.md](RESULTS.md#not-yet-measured).")
     return Done("\n\n".join(wrap(l).strip() for l in lines) + "\n")
 
 
@@ -1263,6 +1287,7 @@ BLOCKS = {
     "prints-04": prints_04, "prints-04-correct": main_or_second(prints_04_correct),
     "number-04": number_04, "launch-baseline": launch_baseline, "per-launch": per_launch,
     "prints-05": main_or_second(prints_05), "number-05": main_or_second(number_05),
+    "rdc-noise": main_or_second(rdc_noise),
     "results-table": main_or_second(results_table), "comparison-figure": comparison_figure,
     "prints-06": main_or_second(prints_06), "number-06": main_or_second(number_06),
     "mandelbrot-table": main_or_second(mandelbrot_table),
