@@ -275,7 +275,9 @@ def prints_03():
             f"it did not yet print each order's line ({link('key_orders.txt')} has them)")
     return stale_note("03", what) + "\n".join(
         ["```", "$ build/bin/03_reduction_by_key_benchmark --csv > benchmark.csv"] + lines
-        + ["```", ""])
+        + ["```", ""]) + "\n" + sentence(
+        f"*What it prints on stderr, from {link('benchmark_log.txt')}; stdout, redirected, is the "
+        f"CSV, {link('benchmark.csv')}, which the tables below quote.*")
 
 
 # 03's text rows on sorted keys in double that the segmented scan's section shows.
@@ -365,16 +367,26 @@ def number_01():
     text = (f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
             f"{n:,} keys), the blog's loop takes **{times(loop, match)} times** as long as "
             f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}).")
-    inside = search_ratio()
-    if inside:
-        text += (" That is 01's kernel, which does nothing but search: there nvcc can prove which "
-                 "lanes run each round and leaves out checks that the loop carries inside an "
-                 "aggregating kernel ([RESULTS.md](RESULTS.md#the-peer-search-in-the-sass)), so "
-                 "this ratio may understate the loop's cost. Inside 03's aggregating kernel, stopped after its search, on "
-                 f"random keys in double (*d* ≈ 32), the loop takes {inside[0]:.4f} ms and "
-                 f"`__match_any_sync` {inside[1]:.4f} ms: {times(*inside)} times "
-                 f"({link('benchmark.csv')}).")
+    text += (" That is 01's kernel, which does nothing but search: there nvcc can prove which "
+             "lanes run each round and leaves out checks that the loop carries inside an "
+             "aggregating kernel ([RESULTS.md](RESULTS.md#the-peer-search-in-the-sass)), so this "
+             "ratio may understate the loop's cost (Try next measures it there).")
     return sentence(text)
+
+
+def search_inside():
+    """01's Try next: the loop inside an aggregating kernel, 03's search-only rows on random keys
+    in double, in ms (the section's one ratio is number-01's)."""
+    inside = search_ratio()
+    if not inside:
+        return missing("03's search-only rows", "benchmark.csv")
+    return sentence(
+        "Then the same search inside an aggregating kernel, whose loop carries those checks: "
+        "`build/bin/03_reduction_by_key_benchmark --order random --precision double` times it "
+        "in its rows \"get_peers search only\" and \"match_any search only\" (the aggregating "
+        "kernel stopped after its search). On random keys in double (*d* ≈ 32) the loop takes "
+        f"{inside[0]:.4f} ms and `__match_any_sync` {inside[1]:.4f} ms ({link('benchmark.csv')}): "
+        "a wider gap than in 01's kernel ([Which to use](#which-to-use) gives the ratio).\n")
 
 
 def number_02():
@@ -383,12 +395,12 @@ def number_02():
     if given is None or atomic is None:
         return missing("the reduction from given masks", "benchmark.csv")
     return sentence(
-        "**One number**, from 03, not 02 (02 times the search and the reduction together; 03's "
-        "row \"reduce_peers masks given\" times the reduction alone, and `build/bin/03_reduction_"
-        "by_key_benchmark --order sorted --precision double` prints it): the reduction from masks "
-        f"found beforehand (what the blog's figure timed) is **{times(atomic, given)} times as "
-        f"fast** as plain `atomicAdd` on sorted keys in double: {atomic:.4f} ms over {given:.4f} "
-        f"ms ({link('benchmark.csv')}).\n")
+        "**One number (from 03, not 02):** the reduction from masks found beforehand (what the "
+        f"blog's figure timed) is **{times(atomic, given)} times as fast** as plain `atomicAdd` "
+        f"on sorted keys in double: {atomic:.4f} ms over {given:.4f} ms "
+        f"({link('benchmark.csv')}). 02 times the search and the reduction together; 03's row "
+        "\"reduce_peers masks given\" times the reduction alone, and `build/bin/03_reduction_"
+        "by_key_benchmark --order sorted --precision double` prints it.\n")
 
 
 def number_03():
@@ -434,6 +446,24 @@ def number_scan():
         f"**One number:** on sorted keys in double, 4 values a lane, it is **{times(cub, scan)} "
         f"times as fast** as CUB's `ReduceByKey` on the same keys: {cub:.4f} ms over "
         f"{scan:.4f} ms ({link('benchmark.csv')}).\n")
+
+
+def prints_library():
+    """The library section's rows: 03's text for random keys in double is not among the data, so
+    the excerpt is benchmark.csv's rows for them (the run of every order), by a command that reads
+    the committed file."""
+    if not have("benchmark.csv"):
+        return missing("`CUB sort + ReduceByKey`", "benchmark.csv")
+    pattern = re.compile(r"^(precision,|double,random,(atomicAdd|CUB sort \+ ReduceByKey),)")
+    lines = [line.rstrip("\n") for line in open(path("benchmark.csv")) if pattern.match(line)]
+    if len(lines) < 3:
+        return missing("`CUB sort + ReduceByKey` on random keys in double", "benchmark.csv")
+    return (sentence("03's text for this order alone is not among the data; the run of every "
+                     "order, which the numbers quote, saved the same variants' rows in "
+                     f"{link('benchmark.csv')} (ms: the median; ms_min and ms_max: the fastest "
+                     "and slowest of its 20 runs), and this reads them without a GPU:")
+            + "\n```\n$ grep -E '^(precision,|double,random,(atomicAdd|CUB sort))' "
+            "warp_aggregation/data/benchmark.csv\n" + "\n".join(lines) + "\n```\n")
 
 
 def number_library():
@@ -882,15 +912,8 @@ def number_sweep():
     d_runs = plot_sweep.slower_from(rows, variant)
     d_scattered = plot_sweep.slower_from(scattered, variant) if scattered else None
     if d_runs and d_runs == d_scattered:
-        ds = sorted(scattered.get(variant, {}))
-        before = ds[ds.index(d_runs) - 1] if ds.index(d_runs) > 0 else None
         text += (f" It is slower than `atomicAdd` from *d* = {d_runs} on, in runs and scattered "
                  "alike")
-        even = plot_sweep.speedup(scattered, variant, before) if before else None
-        if even is not None and abs(even - 1.0) < 0.02:
-            text += (f"; at *d* = {before} the two about break even (scattered: "
-                     f"{float(scattered[variant][before]['ms']):.4f} ms against "
-                     f"{float(scattered['atomicAdd'][before]['ms']):.4f}, {even:.2f}×)")
         text += "."
     elif d_runs:
         text += f" It is slower than `atomicAdd` from *d* = {d_runs} on with the keys in runs."
@@ -917,6 +940,33 @@ def number_sweep():
     return sentence(text)
 
 
+def sweep_even():
+    """For the sweep's Try next: match_any aggregation and atomicAdd, scattered, at the d just
+    below the crossover, in ms (the section's one ratio is number-sweep's)."""
+    if not have("sweep.csv"):
+        return missing("the sweep", "sweep.csv")
+    scattered = plot_sweep.load(path("sweep.csv")).get("double", {}).get("scattered", {})
+    variant = "warp match_any"
+    d_from = plot_sweep.slower_from(scattered, variant) if scattered else None
+    ds = sorted(scattered.get(variant, {}))
+    if variant not in scattered or "atomicAdd" not in scattered:
+        return missing("the sweep, scattered", "sweep.csv")
+    if not d_from or d_from not in ds or ds.index(d_from) == 0:
+        return sentence(f"Scattered, `match_any` aggregation has no crossover from faster to "
+                        f"slower than `atomicAdd` among the *d* measured ({link('sweep.csv')}).")
+    before = ds[ds.index(d_from) - 1]
+    match, add = scattered[variant][before], scattered["atomicAdd"][before]
+    overlap = (float(match["ms_min"]) <= float(add["ms_max"])
+               and float(add["ms_min"]) <= float(match["ms_max"]))
+    return sentence(
+        f"Just below the crossover, scattered at *d* = {before}, `match_any` aggregation takes "
+        f"{float(match['ms']):.4f} ms (runs {float(match['ms_min']):.4f} to "
+        f"{float(match['ms_max']):.4f}) and `atomicAdd` {float(add['ms']):.4f} ms "
+        f"({float(add['ms_min']):.4f} to {float(add['ms_max']):.4f}; {link('sweep.csv')}): "
+        + ("their runs overlap, a tie rather than a win." if overlap else
+           "their runs do not overlap.") + "\n")
+
+
 def sweep_table():
     if not have("sweep.csv"):
         return missing("the sweep", "sweep.csv")
@@ -934,12 +984,13 @@ def provenance_block():
 
 
 BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_01,
+          "search-inside": search_inside,
           "prints-02": prints_02, "number-02": number_02, "orders": orders,
           "prints-03": prints_03, "number-03": number_03, "number-cg": number_cg,
           "sweep-bins": sweep_bins, "sweep-figure": sweep_figure, "sweep-table": sweep_table,
-          "number-sweep": number_sweep,
+          "number-sweep": number_sweep, "sweep-even": sweep_even,
           "prints-scan": prints_scan, "number-scan": number_scan,
-          "number-library": number_library, "determinism-table": determinism_table,
+          "prints-library": prints_library, "number-library": number_library, "determinism-table": determinism_table,
           "prints-04": prints_04, "number-04": number_04, "number-04-cub": number_04_cub,
           "provenance": provenance_block, "blog-table": blog_table,
           "which-to-use": which_to_use, "reuse-masks": reuse_masks}
