@@ -804,7 +804,7 @@ def reuse_masks():
 
 
 def cg_against_match(rows):
-    """'but costs more from *d* = 2 on; at *d* = 1 (one group: ...) it is 1.39× as fast': how
+    """'but costs more from *d* = 2 on; at *d* = 1, where ..., it is 1.39× as fast': how
     labeled_partition's medians compare with match_any's in one arrangement of the sweep."""
     cg, match = rows.get("cg labeled_partition", {}), rows.get("warp match_any", {})
     ds = sorted(set(cg) & set(match))
@@ -819,7 +819,7 @@ def cg_against_match(rows):
     gain = times(float(match[best]["ms"]), float(cg[best]["ms"]))
     if faster == ds[:len(faster)]:
         return (f"but costs more from *d* = {ds[len(faster)]} on; at *d* = {faster[-1]}"
-                + (" (one group: the whole warp)" if faster == [1] else " and below")
+                + (", where its one group is the whole warp," if faster == [1] else " and below,")
                 + f" it is {gain}× as fast" + ("" if best == faster[-1] or len(faster) == 1
                                               else f" at its best, *d* = {best}"))
     return (f"but costs more at most *d*; it is faster at *d* = "
