@@ -355,9 +355,9 @@ def prints_03():
     return missing("03_nested_reduce_nosync --faithful --stall-ns 200000", "printed_forms.txt")
 
 
-def correct_forms(program):
+def correct_forms(program, every=False):
     """The first run of each command of data/correct_forms.txt that starts with
-    build/bin/<program>, fenced, and every run's time below it."""
+    build/bin/<program>, fenced; with `every`, instead, every run's time (for RESULTS.md)."""
     path = data("correct_forms.txt")
     if not path:
         return missing(program, "correct_forms.txt")
@@ -368,13 +368,22 @@ def correct_forms(program):
     if not found:
         return missing(program, "correct_forms.txt")
     text = "```\n" + "\n\n".join(fence(c, l[0]).strip("`\n") for c, l in found.items()) + "\n```\n"
-    if max(len(l) for l in found.values()) < 2:
-        return text
+    if not every:
+        return Done(text)
     times = "; ".join(f"`{c.replace('build/bin/', '')}`: "
                       + ", ".join(f"{next(iter(results(x).values())):.4f}" for x in l) + " ms"
                       for c, l in found.items())
-    return Done(text + "\n" + wrap(f"Every run in [`{SHOWN}correct_forms.txt`]"
-                                   f"({SHOWN}correct_forms.txt), run by run: {times}."))
+    return times
+
+
+def correct_forms_runs():
+    """RESULTS.md: every run of 03's and 04's correct forms."""
+    parts = [correct_forms(p, every=True) for p in ("03_nested_reduce_nosync", "04_nested_reduce2")]
+    if all(isinstance(p, Missing) for p in parts):
+        return parts[0]
+    times = "; ".join(p for p in parts if not isinstance(p, Missing))
+    return (f"Every run in [`{SHOWN}correct_forms.txt`]({SHOWN}correct_forms.txt), run by run: "
+            f"{times}.\n")
 
 
 def prints_03_correct():
@@ -399,7 +408,9 @@ def number_03():
         return missing("03_nested_reduce_nosync [--tail]", "correct_forms.txt")
     return (f"**One number:** {tail[0] / barrier[0]:.1f}: the tail-launch form's time over the "
             f"barrier form's ({tail[0]:.2f} ms over {barrier[0]:.2f} ms, the middle of "
-            f"{min(tail[1], barrier[1])} runs each, above), for the same {tail[2]} launches and "
+            f"{min(tail[1], barrier[1])} runs each in [`{SHOWN}correct_forms.txt`]"
+            f"({SHOWN}correct_forms.txt); [RESULTS.md](RESULTS.md#the-correct-forms-run-by-run) "
+            f"has every run), for the same {tail[2]} launches and "
             f"the same sums.\n")
 
 
@@ -435,7 +446,8 @@ def number_04():
     return (f"**One number:** {us(ms, launches)} per device-side launch: the whole reduction, "
             f"{launches + 1} grids (the host's and {launches} launched from the device, each level "
             f"tail-launched by the one before, at the pending-launch limit 2048 it needs), took "
-            f"{ms:.4f} ms, the middle of the {count} runs above, over its {launches} launches.\n")
+            f"{ms:.4f} ms, the middle of {count} runs in [`{SHOWN}correct_forms.txt`]"
+            f"({SHOWN}correct_forms.txt) (the first is above), over its {launches} launches.\n")
 
 
 def launch_rows():
@@ -588,11 +600,18 @@ def prints_06():
     if not path:
         return missing("06_mandelbrot_mariani_silver", "mandelbrot_default.txt")
     command, lines, _ = runs(path)[0]
-    note = default_vs_sweep()
+    note = default_vs_sweep(short=True)
     return Done(fence(command, lines) + ("\n" + wrap(note) if note else ""))
 
 
-def default_vs_sweep():
+def default_vs_sweep_results():
+    """RESULTS.md: why 06's default run and the sweep disagree, where they do."""
+    note = default_vs_sweep()
+    return note + "\n" if note else missing("06_mandelbrot_mariani_silver",
+                                             "mandelbrot_default.txt")
+
+
+def default_vs_sweep(short=False):
     """Where 06's default run and the sweep, at the same size and other pending-launch limits,
     disagree on which form was faster: one sentence for under the default run's output (else
     None)."""
@@ -612,13 +631,20 @@ def default_vs_sweep():
     at_sweep = ms_of(row)[2] / ms_of(row)[1]
     if (float(ratio.group(1)) - 1) * (at_sweep - 1) >= 0:
         return None
-    return (f"The line `dynamic parallelism / host-driven: {ratio.group(1)}` says dynamic "
-            f"parallelism won at {side(row)}; the sweep below, at the same size, measured "
+    if short:
+        return (f"This single run's `dynamic parallelism / host-driven: {ratio.group(1)}` is not "
+                f"the lesson's verdict: the sweep below measured {at_sweep:.2f} at the same size, "
+                f"under another pending-launch limit ([RESULTS.md](RESULTS.md#06-the-sweeps-log) "
+                f"compares "
+                f"the two).")
+    return (f"The default run's line `dynamic parallelism / host-driven: {ratio.group(1)}` says "
+            f"dynamic parallelism won at {side(row)}; the sweep, at the same size, measured "
             f"{at_sweep:.2f}, dynamic parallelism slower. One run each, at different "
-            f"pending-launch limits ({limit.group(1)} here, {swept.group(1)} in the sweep, "
+            f"pending-launch limits ({limit.group(1)} in the default run, {swept.group(1)} in the "
+            f"sweep, "
             f"which sets the limit its largest image needs): the pool's size, which changed 02's "
-            f"time, is one difference between them. The lesson's verdict rests on the sweep, "
-            f"every size measured the same way (*The answer*, below).")
+            f"time, is one difference between them. The README's verdict rests on the sweep, "
+            f"every size measured the same way (its *The answer*, under 06).")
 
 
 def mandelbrot_rows():
@@ -952,17 +978,8 @@ def pool_trade():
         text += (f" At 2048 the run failed, {refused[0]} launches refused." if len(refused) == 1
                  else f" At 2048 every run failed: {', '.join(map(str, refused))} launches "
                       f"refused.")
-    older_runs = []
-    for folder in OLDER:
-        with older(folder):
-            t = limit_times()
-            if "4096" in t and "16384" in t:
-                older_runs.append(f"{OLDER[folder][0]}, [`{SHOWN}`]({SHOWN}): "
-                                  f"{statistics.median(t['4096']):.2f} and "
-                                  f"{statistics.median(t['16384']):.2f} ms")
-    if older_runs:
-        text += (" The older runs, one run per size, give other ratios ("
-                 + "; ".join(older_runs) + ").")
+    text += (" The older runs, one run per size, are in "
+             "[RESULTS.md](RESULTS.md#the-pending-launch-limit) with every run of this one.")
     return text + "\n"
 
 
@@ -1262,6 +1279,7 @@ RESULTS_BLOCKS = {name: (lambda make=make: both(make)) for name, make in {
     "launch-baseline": launch_baseline_runs,
     "printed-forms": printed_forms, "sanitizer": sanitizer, "mandelbrot-log": mandelbrot_log,
     "racing-ports": racing_ports, "runtime-limits": runtime_limits,
+    "correct-forms": correct_forms_runs, "default-vs-sweep": default_vs_sweep_results,
 }.items()}
 
 
