@@ -259,11 +259,13 @@ def conv2d(png):
                               label="ghost cells: outside N, 0"),
                         Patch(facecolor="#d4e6f4", label="block (1, 1): 16 threads, 16 outputs"),
                         Patch(fill=False, edgecolor=HALO, linestyle="--", linewidth=2,
-                              label="P[5][5]'s patch (in N, same coordinates)")],
-               loc="lower center", ncol=5, fontsize=9, frameon=False)
+                              label="P[5][5]'s patch (in N, same coordinates)"),
+                        Patch(facecolor="white", edgecolor="#999999", hatch="...",
+                              label="patch inputs outside the block (its halo, Fig 7.11)")],
+               loc="lower center", ncol=3, fontsize=9, frameon=False)
     fig.suptitle("Figs 7.4–7.6: a 5×5 filter (r = 2). Pairs in parentheses are (x, y) = "
                  "(column, row); indices in brackets are [row][column]", fontsize=12)
-    fig.tight_layout(rect=(0, 0.04, 1, 0.96))
+    fig.tight_layout(rect=(0, 0.08, 1, 0.96))
     fig.savefig(png, dpi=100)
     print(f"wrote {png}: P[2][2] = {p22}, P[1][0] = {p10}")
 

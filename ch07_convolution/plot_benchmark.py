@@ -197,7 +197,7 @@ def plot(rows, radii, kernels, png, env):
         ax.legend(fontsize=8)
     pct.axhline(100, color="gray", linestyle=":")
     pct.set_ylabel("% of the roofline floor (higher is better)")
-    pct.set_title("Distance from the roofline floor (dotted: the floor)")
+    pct.set_title("% of the roofline floor (dotted: the floor)")
     ms.set_yscale("log")
     ms.set_ylabel("ms (log scale)")
     ms.set_title("Time per 2D convolution")
