@@ -417,8 +417,10 @@ def number_03():
 def nosync_vs_nested():
     def make(rows, limit):
         nested, nosync = float(rows["gpu nested"]["ms"]), float(rows["gpu nestedNosync"]["ms"])
-        return (f"In 05's run the barrier form takes {nosync / nested:.2f} times 02's time: with "
-                f"the device-side wait gone, they are the same kernel.\n")
+        return (f"In 05's run that wrote `{SHOWN}comparison.csv` (the table under *Results*; the "
+                f"table printed under 05 is a second run) the barrier form takes "
+                f"{nosync / nested:.2f} times 02's time: with the device-side wait gone, they are "
+                f"the same kernel.\n")
     return from_05(make)
 
 
@@ -1292,6 +1294,36 @@ def wrap(text):
                          break_on_hyphens=False) + "\n"
 
 
+NOTE = re.compile(r"\A\*From (.*?)\.\*\n", re.S)  # the line either() puts over an older run
+
+
+def once_a_section(document, blocks):
+    """blocks ({name: text}) with an older run's line said once a ## section of document: where
+    every block of the section from one on carries the same line, the first keeps it, saying that it
+    covers the rest, and the others lose it."""
+    starts = [m.start() for m in re.finditer(r"^## ", document, re.M)]
+    sections = {}
+    for name in sorted(blocks, key=lambda name: document.index(f"<!-- {name}:begin -->")):
+        where = document.index(f"<!-- {name}:begin -->")
+        sections.setdefault(sum(1 for start in starts if start < where), []).append(name)
+    for names in sections.values():
+        found = NOTE.match(blocks[names[-1]])
+        tail = []
+        for name in reversed(names):
+            other = NOTE.match(blocks[name])
+            if not (found and other and other.group(1) == found.group(1)):
+                break
+            tail.insert(0, name)
+        if len(tail) < 2:
+            continue
+        line = wrap(f"*From {' '.join(found.group(1).split())}, as is every measured passage "
+                    f"below it in this section.*")
+        blocks[tail[0]] = Done(line + blocks[tail[0]][found.end():])
+        for name in tail[1:]:
+            blocks[name] = Done(blocks[name][found.end():].lstrip("\n"))
+    return blocks
+
+
 def main_or_second(make):
     return lambda: either(make)
 
@@ -1354,8 +1386,10 @@ def main():
             continue
         old = open(document).read()
         new = old
-        for name, make in blocks.items():
-            block = wrap(make())
+        made = {name: wrap(make()) for name, make in blocks.items()}
+        if blocks is BLOCKS:
+            made = once_a_section(old, made)
+        for name, block in made.items():
             new = replaced(new, name, block)
             if replaced(old, name, block) != old:
                 stale.append(f"{document}: {name}")
