@@ -213,12 +213,14 @@ def plot(data, png, title):
         first = next(iter(next(iter(rows.values())).values()))
         top.set_title(f"{precision}, {int(first['n']):,} values: the keys of a warp "
                       f"{ARRANGEMENTS.get(arrangement, arrangement)}", fontsize=10)
-    axes[0][0].legend(fontsize=8)
+    # Below the panels, not inside one: every panel's curves span its whole height somewhere.
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
     if any(doubtful(r) for p, a in panels for v in SHOWN for r in data[p][a].get(v, {}).values()):
         title += (f"\nringed: a point whose slowest run took more than {TAIL:g} times its median "
                   "(a disturbed sample)")
     fig.suptitle(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(png, dpi=110)
     print(f"wrote {png}")
 

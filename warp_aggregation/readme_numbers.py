@@ -281,8 +281,8 @@ def prints_03():
 
 
 # 03's text rows on sorted keys in double that the segmented scan's section shows.
-SCAN_ROWS = ["atomicAdd", "warp match_any", "warp segmented scan 4/lane",
-             "warp segmented scan 8/lane", "CUB ReduceByKey"]
+SCAN_ROWS = ["atomicAdd", "warp match_any", "reduce_peers masks given",
+             "warp segmented scan 4/lane", "warp segmented scan 8/lane", "CUB ReduceByKey"]
 ROW = re.compile(r"^(float|double)\s+(sorted)\s+(.+?)\s+(\d+\.\d+)\s+\d+\.\d+ \.\.")
 
 
@@ -370,7 +370,8 @@ def number_01():
     text += (" That is 01's kernel, which does nothing but search: there nvcc can prove which "
              "lanes run each round and leaves out checks that the loop carries inside an "
              "aggregating kernel ([RESULTS.md](RESULTS.md#the-peer-search-in-the-sass)), so this "
-             "ratio may understate the loop's cost (Try next measures it there).")
+             "ratio may understate the loop's cost (the paragraph after Try next measures it "
+             "there).")
     return sentence(text)
 
 
@@ -394,13 +395,18 @@ def number_02():
     atomic = bench("double", "sorted", "atomicAdd")
     if given is None or atomic is None:
         return missing("the reduction from given masks", "benchmark.csv")
+    shown = (scan_rows() or {}).get("reduce_peers masks given")
+    atomic_shown = (scan_rows() or {}).get("atomicAdd")
+    printed = ("" if not shown or not atomic_shown else
+               f" ([its output](#beyond-the-blog-the-warp-segmented-scan), from a separate run: "
+               f"{shown[0]:.4f} ms, {times(atomic_shown[0], shown[0])}×)")
     return sentence(
         "**One number (from 03, not 02):** the reduction from masks found beforehand (what the "
         f"blog's figure timed) is **{times(atomic, given)} times as fast** as plain `atomicAdd` "
         f"on sorted keys in double: {atomic:.4f} ms over {given:.4f} ms "
         f"({link('benchmark.csv')}). 02 times the search and the reduction together; 03's row "
         "\"reduce_peers masks given\" times the reduction alone, and `build/bin/03_reduction_"
-        "by_key_benchmark --order sorted --precision double` prints it.\n")
+        "by_key_benchmark --order sorted --precision double` prints it" + printed + ".\n")
 
 
 def number_03():
@@ -803,9 +809,10 @@ def reuse_masks():
     return sentence(text)
 
 
-def cg_against_match(rows):
-    """'but costs more from *d* = 2 on; at *d* = 1, where ..., it is 1.39× as fast': how
-    labeled_partition's medians compare with match_any's in one arrangement of the sweep."""
+def cg_against_match(rows, runs=None):
+    """'but costs more from *d* = 2 on; at *d* = 1, where ..., it is 1.39× as fast as ...
+    (scattered; 1.40 in runs)': how labeled_partition's medians compare with match_any's in the
+    scattered arrangement of the sweep (rows), and at the same d in runs (runs), if measured."""
     cg, match = rows.get("cg labeled_partition", {}), rows.get("warp match_any", {})
     ds = sorted(set(cg) & set(match))
     if not ds:
@@ -817,13 +824,20 @@ def cg_against_match(rows):
         return "and costs less at every *d* measured"
     best = max(faster, key=lambda d: float(match[d]["ms"]) / float(cg[d]["ms"]))
     gain = times(float(match[best]["ms"]), float(cg[best]["ms"]))
+    versus = " as `match_peers` + `reduce_peers`"
+    runs = runs or {}
+    in_runs = [runs.get(v, {}).get(best) for v in ("warp match_any", "cg labeled_partition")]
+    where = (f" (scattered; {times(float(in_runs[0]['ms']), float(in_runs[1]['ms']))} in runs)"
+             if all(in_runs) else " (scattered)")
     if faster == ds[:len(faster)]:
         return (f"but costs more from *d* = {ds[len(faster)]} on; at *d* = {faster[-1]}"
                 + (", where its one group is the whole warp," if faster == [1] else " and below,")
                 + f" it is {gain}× as fast" + ("" if best == faster[-1] or len(faster) == 1
-                                              else f" at its best, *d* = {best}"))
+                                              else f" at its best, *d* = {best},")
+                + versus + where)
     return (f"but costs more at most *d*; it is faster at *d* = "
-            + ", ".join(str(d) for d in faster) + f" ({gain}× as fast at *d* = {best})")
+            + ", ".join(str(d) for d in faster)
+            + f" ({gain}× as fast{versus} at *d* = {best}; {where[2:-1]})")
 
 
 def which_to_use():
@@ -850,7 +864,7 @@ def which_to_use():
                     d = plot_sweep.slower_from(rows, variant)
                     return (f"slower than `atomicAdd` from *d* = {d} on" if d else
                             "faster than `atomicAdd` at every *d*")
-                cg_cost = cg_against_match(rows)
+                cg_cost = cg_against_match(rows, arrangements.get("in runs"))
                 scattered = ("scattered sweep, double: `match_any` aggregation "
                              + verdict("warp match_any") + "; `labeled_partition` "
                              + verdict("cg labeled_partition"))
@@ -903,7 +917,8 @@ def which_to_use():
          "none", counter_cell),
         ("any of these, keys of 32 or 64 bits", "`__match_any_sync` (`match_peers`), not the "
          "blog's `get_peers` loop", "the same mask in one instruction since Volta; the loop is "
-         "left for keys wider than 64 bits", loop_cell),
+         "left for keys wider than 64 bits, written as your own (the header's refuses them)",
+         loop_cell),
     ]
     lines = ["| your keys | reach for | because | measured |", "| --- | --- | --- | --- |"]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
