@@ -855,7 +855,9 @@ def which_to_use():
                    "as fast as CUB")
     partial_cell = (NOT_YET if scan_partial is None else
                     f"partially sorted, double: the scan {scan_partial:.2f}× as fast as "
-                    "`match_any` aggregation")
+                    "`match_any` aggregation" if scan_partial >= 1 else
+                    "partially sorted, double: the scan slower than `match_any` aggregation "
+                    f"({scan_partial:.2f}×)")
     scattered = None
     cg_cost = "but costs more"
     if have("sweep.csv"):
