@@ -1,8 +1,10 @@
 cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the build
 # cmake -DNVCC=<nvcc> -DSOURCE=<file.cu> -DWORK_DIR=<dir> -DEXPECT=fail|warn|silent
-#       -DREGEX=<regex> [-DCCBIN=<host compiler>] -P CompileCheck.cmake
-# Compiles SOURCE alone, copied into an empty folder, as the chapter's programs are compiled
-# (relocatable device code for sm_90: nvcc -rdc=true -c), and checks what nvcc says:
+#       -DREGEX=<regex> [-DHEADER=<header>] [-DRDC=OFF] [-DCCBIN=<host compiler>]
+#       -P CompileCheck.cmake
+# Compiles SOURCE (with HEADER beside it, if given) alone, copied into an empty folder as a reader
+# copies them, for sm_90 (nvcc -c, with relocatable device code unless RDC is OFF), and checks what
+# nvcc says:
 #   fail    it does not compile, and nvcc's messages match REGEX (the error a misuse must give)
 #   warn    it compiles, and nvcc's messages match REGEX (the warning nvcc gives)
 #   silent  it compiles, and no message matches REGEX (what nvcc does not warn about)
@@ -19,7 +21,14 @@ file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 get_filename_component(source_name "${SOURCE}" NAME)
 file(COPY_FILE "${SOURCE}" "${WORK_DIR}/${source_name}")
-set(flags -std=c++17 -arch=sm_90 -rdc=true)
+if(HEADER)
+  get_filename_component(header_name "${HEADER}" NAME)
+  file(COPY_FILE "${HEADER}" "${WORK_DIR}/${header_name}")
+endif()
+set(flags -std=c++17 -arch=sm_90)
+if(NOT DEFINED RDC OR RDC)
+  list(APPEND flags -rdc=true)
+endif()
 if(CCBIN)
   list(APPEND flags -ccbin "${CCBIN}")
 endif()
