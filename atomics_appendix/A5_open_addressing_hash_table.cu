@@ -318,9 +318,13 @@ int main(int argc, char** argv) {
     const common::Device dev = common::require_gpu(report.text());
 
     const std::size_t n = static_cast<std::size_t>(opt.n);
+    std::fprintf(report.text(),
+                 "the host's reference: %zu keys drawn and sorted, as many absent keys drawn\n", n);
     const std::vector<unsigned int> keys = atomics::random_keys(n, opt.seed);
     const atomics::MapReference ref(keys);
-    std::vector<unsigned int> queries(keys);
+    std::vector<unsigned int> queries;
+    queries.reserve(2 * n);
+    queries.insert(queries.end(), keys.begin(), keys.end());
     const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys(), n, opt.seed);
     queries.insert(queries.end(), absent.begin(), absent.end());
     std::fprintf(report.text(), "%zu keys, %zu distinct; lookups: all %zu, then %zu absent keys\n",
@@ -329,15 +333,19 @@ int main(int argc, char** argv) {
     std::vector<std::int64_t> loads = {50, 80};
     if (load != 0) loads = {load};
     if (fixed_slots != 0) loads = {0};  // one table, of --slots slots
+    // Device memory, 4-byte elements: keys (n) and values (n) = 8n bytes, queries (n present, n
+    // absent) = 8n, lookup results (one per query) = 8n; 24n bytes, plus 8 bytes a slot.
+    std::size_t most_slots = 0;
+    for (std::int64_t lf : loads)
+        most_slots = std::max(most_slots, fixed_slots > 0 ? static_cast<std::size_t>(fixed_slots)
+                                                          : atomics::slots_for(n, lf));
+    common::require_device_bytes(24.0 * n + 8.0 * most_slots, "the keys, lookups and slots");
+    common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(atomics::key_indices(n));
+    common::DeviceBuffer<unsigned int> dev_queries(queries), dev_found(queries.size());
     common::Timer timer(dev, opt.reps);
     for (std::int64_t lf : loads) {
         const std::size_t slots =
             fixed_slots > 0 ? static_cast<std::size_t>(fixed_slots) : atomics::slots_for(n, lf);
-        // Device memory, 4-byte elements: keys (n) and values (n) = 8n bytes, queries (n present,
-        // n absent) = 8n, lookup results (one per query) = 8n; 24n bytes, plus 8 bytes a slot.
-        common::require_device_bytes(24.0 * n + 8.0 * slots, "the keys, lookups and slots");
-        common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(atomics::key_indices(n));
-        common::DeviceBuffer<unsigned int> dev_queries(queries), dev_found(queries.size());
         const atomics::OpenTable table(slots);
 
         table.insert(dev_keys.get(), dev_values.get(), n);

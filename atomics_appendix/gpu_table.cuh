@@ -95,13 +95,16 @@ inline void copy_table_to_host(const DeviceTable& table, Table& host_table, bool
                                          host_pool);
     };
     for (Entry*& head : host_table.entries) relocate(head);
-    for (Entry& e : host_table.pool) relocate(e.next);
+    parallel_for(host_table.pool.size(), [&](unsigned int, std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) relocate(host_table.pool[i].next);
+    });
 }
 
 // Every key inserted, then verify_table on the host copy (with `lost`, entries may be missing:
-// verify_table counts them). Prints why on failure.
+// verify_table counts them). Prints why on failure. The copy is left in host_table (A4 walks it).
 inline bool verify_device_table(const ChainedTable& owner, const std::vector<unsigned int>& keys,
-                                std::size_t* lost = nullptr, bool record = true) {
+                                Table& host_table, std::size_t* lost = nullptr,
+                                bool record = true) {
     const unsigned long long refused = owner.refused_count();
     if (refused > 0) {
         std::fprintf(stderr,
@@ -110,9 +113,13 @@ inline bool verify_device_table(const ChainedTable& owner, const std::vector<uns
                      owner.table().capacity, keys.size(), refused);
         return false;
     }
-    Table host_table;
     copy_table_to_host(owner.table(), host_table, record);
     return verify_table(host_table, keys, lost);
+}
+inline bool verify_device_table(const ChainedTable& owner, const std::vector<unsigned int>& keys,
+                                std::size_t* lost = nullptr, bool record = true) {
+    Table host_table;
+    return verify_device_table(owner, keys, host_table, lost, record);
 }
 
 }  // namespace atomics

@@ -90,7 +90,7 @@ inline unsigned int lists_parts(const Table& table) {
 // the book's size, seconds): each list is a chain of dependent loads. Here the buckets are split
 // among the host's cores, and each core walks its buckets' lists side by side, one entry of every
 // list per step, so that hundreds of independent loads are in flight at once. The values are then
-// checked in one pass over the pool in order.
+// checked in one pass over the pool in order, split among the cores too.
 inline bool verify_table(const Table& table, const std::vector<unsigned int>& keys,
                          std::size_t* lost = nullptr) {
     const std::size_t n = keys.size(), capacity = table.pool.size();
@@ -160,21 +160,34 @@ inline bool verify_table(const Table& table, const std::vector<unsigned int>& ke
         counts[part] = count;
     });
     if (!report_first(problems)) return false;
-    // The values, in pool order: entry i of a table built from the input holds value i.
-    std::vector<std::uint8_t> value_seen(n, 0);
+    // The values, in pool order, split among the host's cores: entry i of a table built from the
+    // input holds value i, so each core reads its own piece of the keys. value_seen as `reached`:
+    // a value in two entries may be met by two cores.
+    std::unique_ptr<std::atomic<std::uint8_t>[]> value_seen(new std::atomic<std::uint8_t>[n]());
+    const unsigned int value_parts = parallel_parts(capacity);
+    std::vector<Problem> wrong(value_parts);
+    std::vector<std::size_t> found(value_parts, 0);
+    parallel_for(capacity, value_parts,
+                 [&](unsigned int part, std::size_t first, std::size_t last) {
+                     std::size_t count = 0;
+                     for (std::size_t slot = first; slot < last; ++slot) {
+                         if (reached[slot].load(std::memory_order_relaxed) == 0) continue;
+                         const Entry& e = table.pool[slot];
+                         if (e.value >= n || keys[e.value] != e.key ||
+                             value_seen[e.value].exchange(1, std::memory_order_relaxed) != 0) {
+                             wrong[part] = "verify_table: entry (key " + std::to_string(e.key) +
+                                           ", value " + std::to_string(e.value) + ") in bucket " +
+                                           std::to_string(hash(e.key, table.count)) +
+                                           " is not an input pair, or is there twice";
+                             return;
+                         }
+                         ++count;
+                     }
+                     found[part] = count;
+                 });
+    if (!report_first(wrong)) return false;
     std::size_t count = 0;
-    for (std::size_t slot = 0; slot < capacity; ++slot) {
-        if (reached[slot].load(std::memory_order_relaxed) == 0) continue;
-        const Entry& e = table.pool[slot];
-        if (e.value >= n || keys[e.value] != e.key || value_seen[e.value]++) {
-            std::fprintf(stderr,
-                         "FAIL verify_table: entry (key %u, value %u) in bucket %zu is not an "
-                         "input pair, or is there twice\n",
-                         e.key, e.value, hash(e.key, table.count));
-            return false;
-        }
-        ++count;
-    }
+    for (std::size_t c : found) count += c;
     if (count == n || (lost != nullptr && count < n)) {
         if (lost != nullptr) *lost = n - count;
         return true;

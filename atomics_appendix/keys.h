@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "common.h"
@@ -77,77 +80,200 @@ inline std::vector<unsigned int> sorted_copy(const std::vector<unsigned int>& ke
     return sorted;
 }
 
-// Keys of the same generator that are not among `sorted_keys`: the misses of a lookup test. Each
-// round's candidates are sorted (with their place in the round) and merged with the sorted keys
-// in one pass, then taken in the generator's order.
-inline std::vector<unsigned int> absent_keys(const std::vector<unsigned int>& sorted_keys,
-                                             std::size_t count, std::uint64_t seed) {
+// A set of few keys (open addressing) behind a filter of 16 bits a key: the lookups of these
+// programs ask mostly for keys that are not in the set (26 million keys against 65,536 or 80,000),
+// and the filter, small enough for a core's cache, turns away 15 of 16 of them without a look into
+// the set. slot(key): where the key is in the set (a number below size()), or kNone.
+class FewKeys {
+  public:
+    static constexpr std::size_t kNone = ~std::size_t{0};
+    explicit FewKeys(const std::vector<unsigned int>& keys) {
+        while (size_ < 2 * keys.size()) size_ *= 2;
+        slots_.assign(size_, kFree);
+        filter_.assign(size_ / 8, 0);  // 8 size_ bits: 16 a key at least
+        for (unsigned int key : keys) {
+            slots_[find(key)] = key;
+            filter_[bit(key) / 64] |= std::uint64_t{1} << (bit(key) % 64);
+        }
+    }
+    std::size_t size() const { return size_; }
+    std::size_t slot(unsigned int key) const {
+        if (!((filter_[bit(key) / 64] >> (bit(key) % 64)) & 1)) return kNone;
+        const std::size_t s = find(key);
+        return slots_[s] == kFree ? kNone : s;
+    }
+
+  private:
+    static constexpr std::uint64_t kFree = ~0ull;  // no 32-bit key
+    // The high halves of two 64-bit products, in which every bit of the key counts.
+    std::size_t find(unsigned int key) const {
+        std::size_t s = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (size_ - 1);
+        while (slots_[s] != kFree && slots_[s] != key) s = (s + 1) & (size_ - 1);
+        return s;
+    }
+    std::size_t bit(unsigned int key) const {
+        return static_cast<std::size_t>((key * 0xD6E8FEB86659FD93ull) >> 32) & (8 * size_ - 1);
+    }
+    std::size_t size_ = 16;
+    std::vector<std::uint64_t> slots_, filter_;
+};
+
+// `count` keys of the same generator that are not among the programs' keys: the misses of a
+// lookup test. Round r draws as many candidates as are still missing (a later round has few to
+// find: n / 2^32 of a round's candidates are keys) and keeps, in the generator's order, those that
+// absent_in_round(candidates) flags absent (1), on the host's cores.
+template <class FlagAbsent>
+std::vector<unsigned int> absent_keys_by(std::size_t count, std::uint64_t seed,
+                                         FlagAbsent absent_in_round) {
     std::vector<unsigned int> absent;
     absent.reserve(count);
     for (std::uint64_t round = 1; absent.size() < count; ++round) {
-        // As many candidates as keys are still missing: a later round has few to find.
         const std::vector<unsigned int> candidates =
             random_keys(count - absent.size(), seed + 0x9e3779b9ull * round);
-        std::vector<std::uint64_t> sorted(candidates.size());
-        for (std::size_t j = 0; j < candidates.size(); ++j)
-            sorted[j] = std::uint64_t{candidates[j]} << 32 | j;
-        radix_sort(sorted, [](std::uint64_t p) { return static_cast<unsigned int>(p >> 32); });
-        // Few candidates are present (n / 2^32 of them): their places, in the generator's order.
-        std::vector<std::uint32_t> present;
-        std::size_t k = 0;  // sorted_keys[k] is the first key not below the last candidate's
-        for (std::uint64_t p : sorted) {
-            const unsigned int key = static_cast<unsigned int>(p >> 32);
-            // Galloping: steps of 1, 2, 4, ..., then a binary search in the last one. As cheap as
-            // a merge where candidates are as many as the keys, and log(n / count) a candidate
-            // where they are few (a later round's).
-            std::size_t step = 1;
-            while (k + step < sorted_keys.size() && sorted_keys[k + step] < key) step *= 2;
-            k = static_cast<std::size_t>(
-                std::lower_bound(sorted_keys.begin() + k,
-                                 sorted_keys.begin() + std::min(k + step, sorted_keys.size()),
-                                 key) -
-                sorted_keys.begin());
-            if (k < sorted_keys.size() && sorted_keys[k] == key)
-                present.push_back(static_cast<std::uint32_t>(p));
-        }
-        std::sort(present.begin(), present.end());
-        std::size_t next_present = 0;
-        for (std::size_t j = 0; j < candidates.size(); ++j) {
-            if (next_present < present.size() && present[next_present] == j) {
-                ++next_present;
-                continue;
-            }
-            absent.push_back(candidates[j]);
-        }
+        const std::vector<std::uint8_t> keep = absent_in_round(candidates);
+        const unsigned int parts = parallel_parts(candidates.size());
+        std::vector<std::size_t> kept(parts + 1, 0);
+        parallel_for(candidates.size(), parts,
+                     [&](unsigned int part, std::size_t first, std::size_t last) {
+                         std::size_t count = 0;  // here: parts that share a line of `kept` wait
+                         for (std::size_t j = first; j < last; ++j) count += keep[j];
+                         kept[part + 1] = count;
+                     });
+        for (unsigned int p = 0; p < parts; ++p) kept[p + 1] += kept[p];
+        const std::size_t before = absent.size();
+        absent.resize(before + kept[parts]);
+        parallel_for(candidates.size(), parts,
+                     [&](unsigned int part, std::size_t first, std::size_t last) {
+                         std::size_t at = before + kept[part];
+                         for (std::size_t j = first; j < last; ++j)
+                             if (keep[j]) absent[at++] = candidates[j];
+                     });
     }
     return absent;
 }
 
+// The misses where the keys are sorted already (A5, A6, A99: MapReference's distinct keys): each
+// round's candidates are sorted and merged with the keys, in pieces on the host's cores, which
+// finds the few candidates that are keys; one more pass flags them, in the generator's order.
+inline std::vector<unsigned int> absent_keys(const std::vector<unsigned int>& sorted_keys,
+                                             std::size_t count, std::uint64_t seed) {
+    return absent_keys_by(count, seed, [&](const std::vector<unsigned int>& candidates) {
+        const std::vector<unsigned int> sorted = sorted_copy(candidates);
+        const unsigned int parts = parallel_parts(sorted.size());
+        std::vector<std::vector<unsigned int>> present(parts);
+        parallel_for(
+            sorted.size(), parts, [&](unsigned int part, std::size_t first, std::size_t last) {
+                if (first == last) return;
+                std::size_t k = static_cast<std::size_t>(
+                    std::lower_bound(sorted_keys.begin(), sorted_keys.end(), sorted[first]) -
+                    sorted_keys.begin());
+                for (std::size_t j = first; j < last; ++j) {
+                    // Galloping: steps of 1, 2, 4, ..., then a binary search in the
+                    // last one: a merge where candidates are as many as the keys, and
+                    // log(n / count) a candidate where they are few (a later round's).
+                    std::size_t step = 1;
+                    while (k + step < sorted_keys.size() && sorted_keys[k + step] < sorted[j])
+                        step *= 2;
+                    k = static_cast<std::size_t>(
+                        std::lower_bound(
+                            sorted_keys.begin() + k,
+                            sorted_keys.begin() + std::min(k + step, sorted_keys.size()),
+                            sorted[j]) -
+                        sorted_keys.begin());
+                    if (k < sorted_keys.size() && sorted_keys[k] == sorted[j])
+                        present[part].push_back(sorted[j]);
+                }
+            });
+        std::vector<unsigned int> all_present;
+        for (const std::vector<unsigned int>& p : present)
+            all_present.insert(all_present.end(), p.begin(), p.end());
+        const FewKeys set(all_present);
+        std::vector<std::uint8_t> keep(candidates.size());
+        parallel_for(candidates.size(), [&](unsigned int, std::size_t first, std::size_t last) {
+            for (std::size_t j = first; j < last; ++j)
+                keep[j] = set.slot(candidates[j]) == FewKeys::kNone;
+        });
+        return keep;
+    });
+}
+
+// The same keys (absent_keys' rounds and order) where they are few and the keys are not sorted
+// (A4's sample): the candidates go into a FewKeys, and one pass over the keys, split among the
+// host's cores, marks those it meets. Linear in the keys: no sort of 26 million keys for 65,536
+// misses.
+inline std::vector<unsigned int> few_absent_keys(const std::vector<unsigned int>& keys,
+                                                 std::size_t count, std::uint64_t seed) {
+    return absent_keys_by(count, seed, [&](const std::vector<unsigned int>& candidates) {
+        const FewKeys set(candidates);
+        // found[s]: the candidate in slot s is a key. Relaxed atomics: two cores may meet it.
+        std::unique_ptr<std::atomic<std::uint8_t>[]> found(
+            new std::atomic<std::uint8_t>[set.size()]());
+        parallel_for(keys.size(), [&](unsigned int, std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) {
+                const std::size_t s = set.slot(keys[i]);
+                if (s != FewKeys::kNone) found[s].store(1, std::memory_order_relaxed);
+            }
+        });
+        std::vector<std::uint8_t> keep(candidates.size());
+        for (std::size_t j = 0; j < candidates.size(); ++j)
+            keep[j] = found[set.slot(candidates[j])].load(std::memory_order_relaxed) == 0;
+        return keep;
+    });
+}
+
 // What a map of the keys (A5, A6: each distinct key once) must hold: every distinct key, with the
-// index of its first occurrence in the input. From one sort of the (key, index) pairs, which keeps
-// a key's occurrences in input order, so the first of each run of equal keys is its first
-// occurrence.
+// index of its first occurrence in the input. One sort of the keys gives the distinct keys and
+// those that occur more than once (about n^2 / 2^33 of them); one pass over the input, in order,
+// finds where each of those occurs, so the first of its occurrences is its first occurrence.
 class MapReference {
   public:
     explicit MapReference(const std::vector<unsigned int>& keys)
         : later_bits_((keys.size() + 63) / 64, 0) {
-        std::vector<std::uint64_t> pairs(keys.size());
-        parallel_for(keys.size(), [&](unsigned int, std::size_t first, std::size_t last) {
-            for (std::size_t i = first; i < last; ++i) pairs[i] = std::uint64_t{keys[i]} << 32 | i;
-        });
-        radix_sort(pairs, [](std::uint64_t p) { return static_cast<unsigned int>(p >> 32); });
-        sorted_keys_.reserve(keys.size());
-        for (std::size_t i = 0; i < pairs.size(); ++i) {
-            const unsigned int key = static_cast<unsigned int>(pairs[i] >> 32);
-            if (i == 0 || key != sorted_keys_.back()) {
-                sorted_keys_.push_back(key);
-                continue;
+        const std::size_t n = keys.size();
+        const std::vector<unsigned int> sorted = sorted_copy(keys);
+        // The distinct keys (the first of each run of equal keys) and the repeated ones (the
+        // second of each run), counted, then written, by the parts in order.
+        const unsigned int parts = parallel_parts(n);
+        const auto run_start = [&](std::size_t i) { return i == 0 || sorted[i] != sorted[i - 1]; };
+        std::vector<std::size_t> distinct(parts + 1, 0);
+        std::vector<std::vector<unsigned int>> repeated(parts);
+        parallel_for(n, parts, [&](unsigned int part, std::size_t first, std::size_t last) {
+            std::size_t count = 0;
+            for (std::size_t i = first; i < last; ++i) {
+                count += run_start(i);
+                if (!run_start(i) && run_start(i - 1)) repeated[part].push_back(sorted[i]);
             }
-            // A later occurrence: few (about n^2 / 2^33), so the bits are set here, not all of
-            // them.
-            const std::uint32_t index = static_cast<std::uint32_t>(pairs[i]);
-            later_bits_[index / 64] |= std::uint64_t{1} << (index % 64);
-        }
+            distinct[part + 1] = count;
+        });
+        for (unsigned int p = 0; p < parts; ++p) distinct[p + 1] += distinct[p];
+        sorted_keys_.resize(distinct[parts]);
+        parallel_for(n, parts, [&](unsigned int part, std::size_t first, std::size_t last) {
+            std::size_t at = distinct[part];
+            for (std::size_t i = first; i < last; ++i)
+                if (run_start(i)) sorted_keys_[at++] = sorted[i];
+        });
+        // The repeated keys in a FewKeys; each part lists, in input order, the indices in its
+        // piece of the input that hold one of them (few: most keys occur once).
+        std::vector<unsigned int> all_repeated;
+        for (const std::vector<unsigned int>& r : repeated)
+            all_repeated.insert(all_repeated.end(), r.begin(), r.end());
+        const FewKeys set(all_repeated);
+        std::vector<std::vector<std::pair<std::size_t, std::uint32_t>>> occurrences(parts);
+        parallel_for(n, parts, [&](unsigned int part, std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) {
+                const std::size_t s = set.slot(keys[i]);
+                if (s != FewKeys::kNone)
+                    occurrences[part].push_back({s, static_cast<std::uint32_t>(i)});
+            }
+        });
+        // In input order: a repeated key's first occurrence is its first; the others are later.
+        std::vector<std::uint8_t> met(set.size(), 0);
+        for (const auto& part : occurrences)
+            for (const auto& [slot, index] : part)
+                if (met[slot] != 0)
+                    later_bits_[index / 64] |= std::uint64_t{1} << (index % 64);
+                else
+                    met[slot] = 1;
     }
     std::size_t distinct() const { return sorted_keys_.size(); }
     // Whether keys[i] occurs nowhere before i: the value the map must hold for that key is i.
@@ -165,7 +291,9 @@ class MapReference {
 // The values the book never initialised: each key's index in the input.
 inline std::vector<unsigned int> key_indices(std::size_t n) {
     std::vector<unsigned int> values(n);
-    for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<unsigned int>(i);
+    parallel_for(n, [&](unsigned int, std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) values[i] = static_cast<unsigned int>(i);
+    });
     return values;
 }
 
