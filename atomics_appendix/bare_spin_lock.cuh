@@ -3,8 +3,8 @@
 // 0 for free), the same orderings (the CAS that takes the mutex an acquire, the exchange that frees
 // it a release, at device scope), but every waiter retries the CAS itself, at once: no
 // test-and-test-and-set, no back-off. It is what lock.cuh was before it waited so, and
-// A99_benchmark puts it on A3's table beside lock.cuh's Lock, where it inserted faster (each
-// bucket's lock wanted by a few threads at a time). For one lock that many threads want at once,
+// A99_benchmark puts it on A3's table beside lock.cuh's Lock, where it inserted faster (a lock a
+// bucket, each wanted by few threads at once). For one lock that many threads want at once,
 // lock.cuh's waiting may pay: A0_lock_litmus puts 264 blocks on one mutex, the place to time both.
 //
 // What lock.cuh's comment says a copier must know holds here too: lock() an acquire and unlock() a
