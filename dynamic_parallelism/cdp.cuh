@@ -1,6 +1,7 @@
 // cdp.cuh: what the chapter's kernels use besides CUDA's own headers. A kernel and its launcher,
 // copied into another project with this one header, compile as they are (the chapter's
-// `compile_alone` tests check it; build with -rdc=true and link cudadevrt).
+// `compile_alone` tests compile them so, its `copy_nvcc` tests link them as the README says; build
+// with -rdc=true and link cudadevrt).
 //   count_block()    the first line of a nested kernel: counts the blocks that ran, by size
 //   log_launch()     after each device-side launch: counts it, or records why it failed
 //   stall_unless()   in the kernels that race (03's and 04's printed forms, 07's racing ports):
