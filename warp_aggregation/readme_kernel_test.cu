@@ -292,6 +292,10 @@ int main(int argc, char** argv) {
         (!parse_dims(block_text, &block) || block.x * block.y * block.z > 1024 || block.z > 64))
         cli.usage_error("--block needs XxYxZ of at most 1024 threads (z at most 64), got '" +
                         block_text + "'");
+    if (cli.given("--grid") && kernels == static_cast<std::int64_t>(Kernel::kReadme))
+        cli.usage_error(
+            "--grid sets the blocks of the grid-stride loop, which --kernel readme "
+            "does not run");
     common::require_gpu();
 
     std::vector<KeyType> types = {KeyType::kInt, KeyType::kFloat, KeyType::kDouble,
