@@ -98,6 +98,37 @@ say.lock = threading.Lock()
 say.started = time.time()
 
 
+class Ledger:
+    """Where the grading's time goes, summed over its threads: builds (wall seconds of each
+    submission's build), students' runs and the checks of their records (seconds each process
+    ran), waits for the GPU (a run's seconds before its turn), and the timed runs tried again
+    alone. One line of summary.txt, so that a class's pace can be explained, not only read."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.seconds = {"build": 0.0, "run": 0.0, "check": 0.0, "wait": 0.0}
+        self.counts = {"build": 0, "run": 0, "check": 0, "wait": 0, "again": 0}
+        self.exercises = {}  # exercise -> seconds of its runs and checks
+
+    def add(self, what, seconds=0.0, exercise=None):
+        with self.lock:
+            self.seconds[what] = self.seconds.get(what, 0.0) + seconds
+            self.counts[what] += 1
+            if exercise:
+                self.exercises[exercise] = self.exercises.get(exercise, 0.0) + seconds
+
+    def line(self):
+        with self.lock:
+            s, n = dict(self.seconds), dict(self.counts)
+        return ("time spent (summed over parallel work): builds %.0f s (%d), students' runs %.0f "
+                "s (%d), checks of their records %.0f s (%d), waiting for the GPU %.0f s; %d "
+                "timed run(s) tried again alone" % (s["build"], n["build"], s["run"], n["run"],
+                                                   s["check"], n["check"], s["wait"], n["again"]) +
+                "; the runs and checks of the costliest exercises: " +
+                ", ".join("%s %.0f s" % (k, v) for k, v in sorted(
+                    self.exercises.items(), key=lambda kv: -kv[1])[:5]))
+
+
 class RWLock:
     """Many shared holders (runs that may share the GPU) or one exclusive (a timed run)."""
 
@@ -318,6 +349,7 @@ class Grader:
         self.not_graded = ""
         self.probe_lock = threading.Lock()
         self.sandbox = None
+        self.ledger = Ledger()
         with open(os.path.join(tree, "grader", "regions.json"), encoding="utf-8") as f:
             self.regions = json.load(f)["files"]
         # The tree must be the one handed out: its marked files as the export wrote them.
@@ -638,8 +670,10 @@ class Grader:
                 f.write(text.encode("utf-8"))
         say("%s: building %s" % (name, " ".join(e.name for e in exercises)), clock=True)
         # The worked examples build alone, before any submission: every core is theirs.
+        started = time.monotonic()
         built = self.build_targets(worker.build, [e.name for e in exercises], log,
                                    os.cpu_count() if name == BASELINE else None)
+        self.ledger.add("build", time.monotonic() - started)
         for e in exercises:
             if e.name not in built:
                 results_[e.name] = self.not_built(e, log)
@@ -674,6 +708,7 @@ class Grader:
                     # A run sharing the GPU is only ever slower: a budget missed is tried again,
                     # with the GPU to itself, twice at most, so that no noise costs a point.
                     for _ in range(2 if problem and not baseline else 0):
+                        self.ledger.add("again")
                         again = self.run_test(name, e, run, program, baseline, exclusive=True)
                         if again.status != "pass":
                             test, problem = again, None
@@ -729,9 +764,12 @@ class Grader:
             env = self.sandbox.environment(rundir, {})
             hold = self.gpu.exclusive() if exclusive or (baseline and run["label"] == "timed") \
                 else self.gpu.shared()
+            asked = time.monotonic()
             with self.gpu_slots, hold:
+                self.ledger.add("wait", time.monotonic() - asked)
                 mine = self.sandbox.run([program] + args, rundir, env, e.timeout,
                                         record_limit=self.record_limit(e, run, baseline))
+            self.ledger.add("run", mine.seconds, e.name)
             own = mine.stdout + mine.stderr
             status = mine.describe(e.timeout)
             if mine.timed_out:
@@ -756,10 +794,13 @@ class Grader:
             if baseline:
                 self.record_sizes[(e.name, run["test"])] = len(mine.record)
             # The record is checked by the program as handed out.
+            asked = time.monotonic()
             with self.gpu_slots, self.gpu.shared():
+                self.ledger.add("wait", time.monotonic() - asked)
                 check = self.sandbox.run([self.clean[e.name]] + args, rundir,
                                          self.sandbox.environment(rundir, {}), e.timeout + 60,
                                          replay=mine.record, trusted=True)
+            self.ledger.add("check", check.seconds, e.name)
             verdict = check.stdout + check.stderr
             seconds = mine.seconds
             if check.returncode == 0:
@@ -1167,6 +1208,7 @@ def run(grader, submissions, options):
                            "are the budgets' measure)")
         students = [None] * len(submissions)
         class_started = time.time()
+        grader.ledger = Ledger()  # the class's time, not the worked examples'
 
         def one(i):
             name, folder = submissions[i]
@@ -1226,6 +1268,7 @@ def run(grader, submissions, options):
                    "%.0f s, %.2f s per (student, exercise))"
                    % (len(students), time.time() - started, class_seconds,
                       class_seconds / pairs if pairs else 0.0))
+    summary.append(grader.ledger.line())
     summary += ["%s: %s/%s; %s" % (s.name, results.fmt(s.points), results.fmt(s.max_points),
                                    s.verdict()) for s in students]
     with open(os.path.join(out, "summary.txt"), "w", encoding="utf-8") as f:
