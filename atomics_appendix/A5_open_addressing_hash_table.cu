@@ -54,7 +54,9 @@
 //    and value arrive in one word).
 //  - Size the table for the keys: each probe sequence is bounded by the table's size, so a full
 //    or nearly full table is never an endless loop, but an insert or a miss then walks a long run
-//    of occupied slots, up to all of them: n keys cost up to n x slots probes, not n.
+//    of occupied slots, up to all of them: n keys cost up to n x slots probes, not n. At most 2^32
+//    slots (A6: buckets): the home slot is a 32-bit hash modulo the table's size, so in a larger
+//    table no key would have its home past 2^32 (the programs cap --slots there).
 //
 // Build: cmake --build build --target A5_open_addressing_hash_table
 // Run:   build/bin/A5_open_addressing_hash_table [--n 26214400] [--load 50|80|both | --slots S]
@@ -118,7 +120,9 @@ __global__ void open_lookup(const unsigned int* queries, std::size_t n,
 }
 
 // Empties every slot (all bits set: kEmptySlot), then inserts; each launcher returns the first
-// error (a fault inside the kernel shows at the next synchronising call).
+// error (a fault inside the kernel shows at the next synchronising call). num_slots: at most 2^32.
+// The lookup reads the slots with plain loads: launch it behind the build on the same stream, or
+// after an event recorded behind it, or after a synchronise, never while the build may still run.
 cudaError_t build_open_table(unsigned long long* slots, std::size_t num_slots,
                              const unsigned int* keys, const unsigned int* values, std::size_t n,
                              unsigned long long* refused) {

@@ -145,13 +145,18 @@ __global__ void bucketed_lookup(const unsigned int* queries, std::size_t n,
     values[i] = found;
 }
 
-// The number of buckets for at least `num_slots` slots.
+// The number of buckets for at least `num_slots` slots, rounded up. The slot array must then hold
+// buckets_for(num_slots) * kBucketSlots slots, not num_slots: the launchers clear and probe every
+// slot of every bucket (1001 slots make 251 buckets, 1004 slots; an array of 1001 would be written
+// three slots past its end). BucketedTable allocates so.
 inline std::size_t buckets_for(std::size_t num_slots) {
     return (num_slots + kBucketSlots - 1) / kBucketSlots;
 }
 
 // Empties every slot, then inserts; each launcher returns the first error (a fault inside the
-// kernel shows at the next synchronising call). `slots`: 32-byte aligned (cudaMalloc gives 256).
+// kernel shows at the next synchronising call). `buckets`: a count of buckets, not slots, at most
+// 2^32 (the home bucket is a 32-bit hash modulo it: in more, no key's home would lie past 2^32);
+// `slots`: buckets * kBucketSlots of them, 32-byte aligned (cudaMalloc gives 256).
 cudaError_t build_bucketed_table(unsigned long long* slots, std::size_t buckets,
                                  const unsigned int* keys, const unsigned int* values,
                                  std::size_t n, unsigned long long* refused) {
@@ -164,6 +169,9 @@ cudaError_t build_bucketed_table(unsigned long long* slots, std::size_t buckets,
     return cudaGetLastError();
 }
 
+// The lookup reads the slots with plain loads: it must be ordered after the build, launched behind
+// it on the same stream, or after an event recorded behind it, or after a synchronise. A lookup
+// during the inserts would race with them (use load_bucket_relaxed in bucketed_lookup for that).
 cudaError_t lookup_bucketed_table(const unsigned long long* slots, std::size_t buckets,
                                   const unsigned int* queries, std::size_t n,
                                   unsigned int* values) {

@@ -9,8 +9,8 @@
 //   A3 locks (no lane turns)  the same kernel without the lane loop: what sm_70's independent
 //                             thread scheduling allows
 //   A3 locks (bare acquire spin)  the same kernel with lock.cuh's acquire and release but a bare
-//                             spin on the CAS (no test-and-test-and-set, no back-off), as lock.cuh
-//                             was before it waited so: beside `A3 locks`, the waiting alone
+//                             spin on the CAS (no test-and-test-and-set, no back-off;
+//                             bare_spin_lock.cuh): beside `A3 locks`, the waiting alone
 //   A3 locks (fenced lock)    the same kernel with the lock of the book's code download (a bare
 //                             spin on atomicCAS, __threadfence after it and before atomicExch;
 //                             book_locks.cuh): beside the bare acquire spin, the orderings'
@@ -64,29 +64,13 @@
 #include "A3_gpu_hash_table.cu"  // brings A2's CPU table too
 #include "A4_lock_free_hash_table.cu"
 #include "A6_bucketed_hash_table.cu"  // brings A5's table too
+#include "bare_spin_lock.cuh"
 #include "book_locks.cuh"
 #ifdef ATOMICS_HAVE_CUCO
 #include "cuco_static_map.h"
 #endif
 
 namespace atomics {
-
-// lock.cuh's lock before it waited by test-and-test-and-set with back-off: the same acquire and
-// release, every waiter retrying the CAS itself, at once.
-struct BareSpinLock {
-    int* mutex;
-    __device__ void lock() const {
-        cuda::atomic_ref<int, cuda::thread_scope_device> m(*mutex);
-        int expected = 0;
-        while (!m.compare_exchange_strong(expected, 1, cuda::memory_order_acquire,
-                                          cuda::memory_order_relaxed))
-            expected = 0;  // compare_exchange wrote the value it found (1) into `expected`
-    }
-    __device__ void unlock() const {
-        cuda::atomic_ref<int, cuda::thread_scope_device> m(*mutex);
-        m.exchange(0, cuda::memory_order_release);
-    }
-};
 
 // A3's kernel with another lock L (lock.cuh's Lock, BareSpinLock, the download's FenceLock), with
 // or without its lane turns. Without them every lane of a warp spins on its bucket's lock at once:

@@ -3,14 +3,25 @@
 //  - A1: the dot product's check fails when one product is lost: the lock kernel run over one
 //    element fewer (the last product dropped), and over inputs with one product zeroed;
 //  - A4: walk_chains run while add_to_table_cas inserts, in two streams at once: every lookup
-//    returns "not found" or a right value, never a half-made entry;
+//    returns "not found" or a right value, never a half-made entry; and some walk really ran
+//    mid-build, seeing the table part-built (some sampled keys found, others not yet);
 //  - A5, A6: the reserved key 0xffffffff is refused (counted in *refused), never stored; a key
 //    given twice keeps the smaller of its two values, whichever came first (fetch_min: the first
-//    occurrence's value only where values are input indices, as in the programs).
+//    occurrence's value only where values are input indices, as in the programs);
+//  - A4, A5, A6: the value 0xffffffff (kNotFound) is stored, not refused, and its key then reads
+//    back as "not found": why a copy's values must avoid it;
+//  - A6's raw launchers on a slot array of buckets_for(num_slots) * 4 slots for a num_slots that is
+//    no multiple of 4 (1001: 1004 slots), filled to the last slot: every key found.
+// --serialized: kernels may run one at a time (compute-sanitizer's runs pass it), so the walk
+// during the build is checked for right answers only, not for having overlapped the build.
 // Label gpu: skipped without a GPU, like the programs.
 //
 // Build: cmake --build build --target atomics_copy_test
-// Run:   build/bin/atomics_copy_test
+// Run:   build/bin/atomics_copy_test [--serialized]
+#include <algorithm>
+#include <set>
+#include <string>
+
 #define ATOMICS_KERNELS_ONLY  // the kernels and launchers, as a reader copies them
 #include "A4_lock_free_hash_table.cu"
 #include "A5_open_addressing_hash_table.cu"
@@ -23,6 +34,7 @@
 namespace {
 
 int failures = 0;
+bool serialized = false;  // --serialized
 
 void expect(const char* what, bool ok) {
     if (ok) {
@@ -61,7 +73,11 @@ void lost_product() {
 }
 
 // A4: lookups while the cas push inserts. The pool is poisoned first: a walk that reached an
-// entry before its `next` was stored would follow 0xff... and fault.
+// entry before its `next` was stored would follow 0xff... and fault. That the walks ran during the
+// build, and not only before or after it, the walks' own answers show: every query is a key of the
+// build, so a walk that found some of them and missed others saw the table part-built. The walk's
+// stream has the highest priority, so that its blocks start as soon as some of the build's finish
+// rather than after the build's last block has started.
 void walk_during_cas_build() {
     const std::size_t n = 2000000;
     const std::vector<unsigned int> keys = atomics::random_keys(n, 99);
@@ -69,9 +85,11 @@ void walk_during_cas_build() {
     atomics::ChainedTable table(atomics::kBuckets, n);
     const std::vector<unsigned int> queries = atomics::walk_sample(keys, 65536);
     common::DeviceBuffer<unsigned int> dev_queries(queries), found(queries.size());
+    int least_priority = 0, greatest_priority = 0;
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least_priority, &greatest_priority));
     cudaStream_t build, walk;
     CUDA_CHECK(cudaStreamCreateWithFlags(&build, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamCreateWithFlags(&walk, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&walk, cudaStreamNonBlocking, greatest_priority));
     table.poison_pool();
     table.clear();
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -79,7 +97,7 @@ void walk_during_cas_build() {
     atomics::add_to_table_cas<<<common::ceil_div(n, kThreads), kThreads, 0, build>>>(
         dev_keys.get(), values.get(), table.table(), n, table.refused());
     CUDA_CHECK_LAUNCH();
-    std::size_t walks = 0, found_during = 0;
+    std::size_t walks = 0, found_during = 0, part_built = 0;
     bool right = true;
     // Walk until the build is done (at least once): each walk's answers must be right.
     bool building = true;
@@ -89,19 +107,30 @@ void walk_during_cas_build() {
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaStreamSynchronize(walk));
         const std::vector<unsigned int> got = found.to_host();
+        std::size_t hits = 0;
         for (std::size_t i = 0; i < got.size(); ++i) {
             if (got[i] == atomics::kNotFound) continue;
             right = right && got[i] < n && keys[got[i]] == queries[i];
-            ++found_during;
+            ++hits;
         }
+        if (hits > 0 && hits < got.size()) ++part_built;
+        found_during += hits;
         ++walks;
         building = cudaStreamQuery(build) == cudaErrorNotReady;
         (void)cudaGetLastError();  // "not ready" is no error; a fault shows at the synchronise
     }
     CUDA_CHECK(cudaStreamSynchronize(build));
-    std::printf("     %zu walks during the build, %zu of their lookups found their key\n", walks,
-                found_during);
+    std::printf(
+        "     %zu walks during the build, %zu of them saw it part-built; %zu of their "
+        "lookups found their key\n",
+        walks, part_built, found_during);
     expect("A4: lookups during a cas build return a right value or not found", right);
+    if (serialized)
+        std::printf(
+            "     (--serialized: the walks may not have overlapped the build, and need not)\n");
+    else
+        expect("A4: a walk overlapped the build (found some sampled keys, missed others)",
+               part_built > 0);
     atomics::walk_chains<<<common::ceil_div(queries.size(), kThreads), kThreads, 0, walk>>>(
         dev_queries.get(), queries.size(), table.table(), found.get());
     CUDA_CHECK_LAUNCH();
@@ -154,16 +183,114 @@ void reserved_key() {
     }
 }
 
+// A4, A5, A6: the value kNotFound (0xffffffff) is a value like any other to the inserts, which
+// store it, but a lookup's answer for its key cannot be told from "not found". Key 3 is given that
+// value; keys 8 and 12 ordinary ones.
+void reserved_value() {
+    const unsigned int kReserved = atomics::kNotFound;
+    const std::vector<unsigned int> keys = {3, 8, 12};
+    const std::vector<unsigned int> values = {kReserved, 1, 2};
+    const std::vector<unsigned int> want = {atomics::kNotFound, 1, 2};
+    common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(values), found(keys.size());
+    const auto note = [](const char* table, const char* what) {
+        return std::string(table) + ": " + what;
+    };
+
+    atomics::ChainedTable chained(atomics::kBuckets, keys.size());
+    CUDA_CHECK(atomics::build_lock_free_table(atomics::Push::kCas, chained.table(), dev_keys.get(),
+                                              dev_values.get(), keys.size(), chained.refused()));
+    CUDA_CHECK(atomics::lookup_chained(chained.table(), dev_keys.get(), keys.size(), found.get()));
+    atomics::Table host_table;
+    atomics::copy_table_to_host(chained.table(), host_table, false);
+    bool stored = false;
+    for (const atomics::Entry* e = host_table.entries[atomics::hash(3, atomics::kBuckets)];
+         e != nullptr; e = e->next)
+        stored = stored || (e->key == 3 && e->value == kReserved);
+    expect("A4: the value 0xffffffff is stored, not refused",
+           chained.refused_count() == 0 && stored);
+    expect("A4: its key reads back as not found, the other keys with their values",
+           found.to_host() == want);
+
+    common::DeviceBuffer<unsigned long long> refused(1);
+    constexpr std::size_t kSlots = 64;
+    common::DeviceBuffer<unsigned long long> slots(kSlots);
+    for (const bool bucketed : {false, true}) {
+        const char* table = bucketed ? "A6" : "A5";
+        if (bucketed) {
+            CUDA_CHECK(atomics::build_bucketed_table(slots.get(), kSlots / 4, dev_keys.get(),
+                                                     dev_values.get(), keys.size(), refused.get()));
+            CUDA_CHECK(atomics::lookup_bucketed_table(slots.get(), kSlots / 4, dev_keys.get(),
+                                                      keys.size(), found.get()));
+        } else {
+            CUDA_CHECK(atomics::build_open_table(slots.get(), kSlots, dev_keys.get(),
+                                                 dev_values.get(), keys.size(), refused.get()));
+            CUDA_CHECK(atomics::lookup_open_table(slots.get(), kSlots, dev_keys.get(), keys.size(),
+                                                  found.get()));
+        }
+        const std::vector<unsigned long long> held = slots.to_host();
+        const bool in_a_slot =
+            std::find(held.begin(), held.end(), atomics::pack(3, kReserved)) != held.end();
+        expect(note(table, "the value 0xffffffff is stored, not refused").c_str(),
+               refused.to_host()[0] == 0 && in_a_slot);
+        expect(note(table, "its key reads back as not found, the other keys with their values")
+                   .c_str(),
+               found.to_host() == want);
+    }
+}
+
+// A6's raw launchers, as the README says to call them for a slot count that is no multiple of 4:
+// buckets_for(1001) = 251 buckets, an array of exactly 251 * 4 = 1004 slots, and 1004 distinct keys
+// in it, so that the three slots past 1001 are used too (an array of 1001 would be overrun, which
+// compute-sanitizer's memcheck run reports). Every key must be stored and found with its value,
+// and absent keys not found (a miss in a full table probes every bucket and stops).
+void bucketed_unrounded() {
+    constexpr std::size_t kAsked = 1001;
+    const std::size_t buckets = atomics::buckets_for(kAsked);
+    const std::size_t num_slots = buckets * atomics::kBucketSlots;
+    std::vector<unsigned int> keys;
+    std::set<unsigned int> seen;
+    for (unsigned int key : atomics::random_keys(2 * num_slots, 31))
+        if (keys.size() < num_slots && seen.insert(key).second) keys.push_back(key);
+    const std::vector<unsigned int> absent =
+        atomics::absent_keys(atomics::sorted_copy(keys), 100, 31);
+    std::vector<unsigned int> queries(keys);
+    queries.insert(queries.end(), absent.begin(), absent.end());
+    std::vector<unsigned int> want = atomics::key_indices(keys.size());
+    want.resize(queries.size(), atomics::kNotFound);
+
+    common::DeviceBuffer<unsigned int> dev_keys(keys),
+        dev_values(atomics::key_indices(keys.size()));
+    common::DeviceBuffer<unsigned int> dev_queries(queries), found(queries.size());
+    common::DeviceBuffer<unsigned long long> slots(num_slots), refused(1);
+    CUDA_CHECK(atomics::build_bucketed_table(slots.get(), buckets, dev_keys.get(), dev_values.get(),
+                                             keys.size(), refused.get()));
+    CUDA_CHECK(atomics::lookup_bucketed_table(slots.get(), buckets, dev_queries.get(),
+                                              queries.size(), found.get()));
+    const std::vector<unsigned long long> held = slots.to_host();
+    const bool full = refused.to_host()[0] == 0 &&
+                      std::find(held.begin(), held.end(), atomics::kEmptySlot) == held.end();
+    expect(
+        "A6: buckets_for(1001) * 4 = 1004 slots take 1004 keys, none refused, the last slot used",
+        keys.size() == num_slots && full);
+    expect("A6: in that table every key is found with its value, every absent key not found",
+           found.to_host() == want);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     common::Cli cli("atomics_copy_test",
                     "the appendix's kernels, copied and used as a reader would");
+    cli.add_flag("--serialized", &serialized,
+                 "kernels may run one at a time (compute-sanitizer): do not require the walk to "
+                 "overlap the build");
     cli.parse_or_exit(argc, argv);
     common::require_gpu();
     lost_product();
     walk_during_cas_build();
     reserved_key();
+    reserved_value();
+    bucketed_unrounded();
     if (failures > 0) return common::kExitWrong;
     std::printf("every copied kernel keeps its README's promise\n");
     return common::kExitOk;

@@ -29,6 +29,11 @@
 //    loads and stores between them are ordered: each holder sees every write of the holders
 //    before it. A value read before lock() is not (read it again inside), and a holder on the host
 //    or on another GPU is not covered (that needs thread_scope_system).
+//  - Not re-entrant: the mutex records no owner, so a holder that calls lock() again, on the lock
+//    it holds, waits for itself forever.
+//  - Lock order: code that holds two locks at once must take them in one fixed order everywhere
+//    (the lower address first, say). Otherwise one thread can hold A and wait for B while another
+//    holds B and waits for A, and neither ever unlocks.
 //  - Not fair: no queue, no order. A waiter can lose every race for as long as others keep
 //    arriving (a ticket lock, two counters, serves in order). The back-off changes nothing here.
 //  - Lanes of one warp that contend for the same mutex: correct only since Volta (sm_70), whose

@@ -4,7 +4,9 @@
 // A slot is 8 bytes, the key in the high half and the value in the low half, so one 64-bit CAS
 // claims the slot for its key and writes the value with it. kEmptySlot (all bits set: key
 // kEmptyKey) marks an empty slot. The home slot of a key is MurmurHash3's 32-bit finaliser of it,
-// modulo the slots (cuco offers the same hash as cuco::murmurhash3_fmix_32).
+// modulo the slots (cuco offers the same hash as cuco::murmurhash3_fmix_32). The hash has 32 bits,
+// so a table holds at most 2^32 slots (A6: buckets): in a larger one no key's home would lie past
+// 2^32, and the slots beyond would be reached only by probing.
 //
 // A duplicate key: the inserts keep the smaller packed word, fetch_min on the slot. Both words hold
 // the same key, so that keeps the *smallest value* among the key's occurrences. The programs store

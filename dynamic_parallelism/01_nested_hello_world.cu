@@ -29,7 +29,14 @@
 
 #include "cdp.cuh"
 
-constexpr int kMaxDepth = 24;  // the device runtime's nesting limit
+// The deepest depth counted (the counters below hold depths 0 to kMaxDepth), not a limit of the
+// device runtime. A block of at most 1024 threads halves down to one thread by depth 10 (this
+// program's 64 by depth 6), so any value from 10 up would do; 24 leaves room to spare and is the
+// one launch depth the toolkit's text names, "the maximum launch depth of 24" of
+// cudaLimitDevRuntimeSyncDepth, CDP1's depth of device-side waiting. CDP2 does not stop there:
+// on sm_90 a chain of 32 grids ran (device_runtime_limits).
+constexpr int kMaxDepth = 24;
+static_assert(kMaxDepth >= 10, "a block of 1024 threads reaches depth 10");
 
 // Threads that printed at each depth, counted on the device.
 __device__ unsigned int g_threads_at_depth[kMaxDepth + 1];

@@ -1,9 +1,11 @@
 // cdp.cuh: what the chapter's kernels use besides CUDA's own headers. A kernel and its launcher,
 // copied into another project with this one header, compile as they are (the chapter's
-// `compile_alone` tests check it; build with -rdc=true and link cudadevrt).
+// `compile_alone` tests compile them so, its `copy_nvcc` tests link them as the README says; build
+// with -rdc=true and link cudadevrt).
 //   count_block()    the first line of a nested kernel: counts the blocks that ran, by size
 //   log_launch()     after each device-side launch: counts it, or records why it failed
-//   stall_unless()   used only by the printed kernels that race: makes warps late, to expose it
+//   stall_unless()   in the kernels that race (03's and 04's printed forms, 07's racing ports):
+//                    makes warps late, to expose it; a no-op unless the host sets g_stall_ns
 // The host reads the log with cdp_host.cuh.
 //
 // A device-side launch that fails does not stop the parent grid or raise an error on the host: the
@@ -74,9 +76,14 @@ __device__ inline void log_launch() {
 // host sets it with --stall-ns).
 CDP_DEVICE_VARIABLE unsigned int g_stall_ns;
 
-// For the printed kernels that race, and only them: a late warp is legal at any time
-// (preemption, a cache miss, a block scheduled later); this makes one certain, so that code that
-// is correct only because the other warps happen to be quick fails.
+// For the kernels that race: a late warp is legal at any time (preemption, a cache miss, a block
+// scheduled later); this makes one certain, so that code that is correct only because the other
+// warps happen to be quick fails. The callers are 03's and 04's printed kernels and 07's racing
+// ports, one of them a branch of block_segments, which 07's safe per_block(..., false) also runs:
+// so a copy of 07 keeps this function, and with g_stall_ns at zero (the host sets it only for
+// --stall-ns) it returns at once. __nanosleep() needs compute capability 7.0 (crt/sm_70_rt.h
+// declares it only from __CUDA_ARCH__ 700 on): the floor of every program that includes this
+// header.
 __device__ inline void stall_unless(bool spared) {
     if (spared) return;
     for (unsigned int slept = 0; slept < g_stall_ns; slept += 1000) __nanosleep(1000);

@@ -14,7 +14,10 @@
 //                             (CUDA only) the flat kernel, one thread per pixel: 06's first form,
 //                             and the compute-bound kernel relocatable_overhead times
 // It compiles as CUDA (06's kernels call the __host__ __device__ functions) and as plain C++
-// (mariani_silver_test, which checks the rectangles and the subdivision without a GPU).
+// (mariani_silver_test, which checks the rectangles and the subdivision without a GPU). Any number
+// of .cu files of one program may include it, with relocatable device code too: every function is
+// inline, and the one kernel and its launcher are static (nvcc ignores inline on a __global__
+// function, and two external definitions of a kernel would collide at the device link).
 #pragma once
 
 #include <algorithm>
@@ -307,13 +310,15 @@ inline std::vector<int> mariani_silver_image(const std::vector<int>& escape, int
 #ifdef __CUDACC__
 constexpr int kBlockX = 32, kBlockY = 8;  // a warp per row segment: the fills write whole rows
 
-// One thread per pixel: every pixel's escape time, dwells[y * n + x].
-__global__ void escape_time(int* dwells, int n, Params p) {
+// One thread per pixel: every pixel's escape time, dwells[y * n + x]. Static: a copy per .cu file
+// that includes this header (see the top).
+static __global__ void escape_time(int* dwells, int n, Params p) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x < n && y < n) dwells[static_cast<std::size_t>(y) * n + x] = pixel_dwell(x, y, p);
 }
-inline cudaError_t launch_escape_time(int* dwells, int n, Params p, cudaStream_t stream = 0) {
+static inline cudaError_t launch_escape_time(int* dwells, int n, Params p,
+                                             cudaStream_t stream = 0) {
     const dim3 block(kBlockX, kBlockY);
     const dim3 grid((n + kBlockX - 1) / kBlockX, (n + kBlockY - 1) / kBlockY);
     escape_time<<<grid, block, 0, stream>>>(dwells, n, p);

@@ -1,0 +1,239 @@
+cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the build
+# cmake -DREADME=<README.md> -DSOURCE=<program.cu> -DROW=<the program's row, e.g. 02>
+#       -DHEADERS=<header>|<header>... -DNVCC=<nvcc> -DWORK_DIR=<dir> -DMODE=nvcc|cmake|split|twice
+#       -DLAUNCH=<statement>|<statement>... [-DLAUNCHES=<expression>] [-DDECLARE=<decl>|<decl>...]
+#       [-DREGEX=<regex>] [-DCCBIN=<host compiler>]
+#       [-DGENERATOR=<generator> -DMAKE_PROGRAM=<path> -DCXX=<C++ compiler>] -P CopyBuild.cmake
+#
+# Builds a copy of one program's kernels into a program of its own, as the README's section
+# "Copying a kernel into your own build" tells a reader to, and from that section's text, so that
+# an edit of it that breaks the copy fails here. No GPU is needed: the program is compiled and
+# linked, never run.
+#
+# The copy: SOURCE's part above `#ifndef DP_KERNELS_ONLY`, less the definitions that the table
+# under "What to copy" names in ROW's "delete" column (the names before the column's first
+# parenthesis; each definition from the comment above it to its closing brace), in which every name
+# of the "copy" column must still be found. HEADERS are copied beside it. Its main(): the README's
+# two C++ blocks (set the pending-launch limit to `launches`, LAUNCHES or 2048; read the launch
+# log), with the log zeroed as the README says between them, and LAUNCH's statements (the launch)
+# before the second. MODE:
+#   nvcc   app.cu (the copy and main) built by the README's nvcc line, run as written
+#   cmake  the same app.cu beside the README's CMake file, configured and built as a project
+#   split  the copy in app.cu, main in main.cu (which includes the headers and declares DECLARE's
+#          declarations), built by the nvcc line with both files in place of app.cu: the README's
+#          way to split a copy
+#   twice  the copy in app.cu and again in app2.cu, main in main.cu: the link must fail, and
+#          nvcc's messages match REGEX (why the README keeps a copy in one file)
+foreach(var README SOURCE ROW HEADERS NVCC WORK_DIR MODE LAUNCH)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "CopyBuild.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+if(NOT MODE MATCHES "^(nvcc|cmake|split|twice)$")
+  message(FATAL_ERROR "CopyBuild.cmake: -DMODE=${MODE}: give nvcc, cmake, split or twice")
+endif()
+set(ENV{LC_ALL} C)
+
+# The README's section, from its heading to the next.
+file(READ "${README}" readme)
+set(heading "## Copying a kernel into your own build\n")
+string(FIND "${readme}" "${heading}" begin)
+if(begin EQUAL -1)
+  message(FATAL_ERROR "${README} has no section '${heading}'")
+endif()
+string(SUBSTRING "${readme}" ${begin} -1 section)
+string(LENGTH "${heading}" skip)
+string(SUBSTRING "${section}" ${skip} -1 rest)
+string(FIND "${rest}" "\n## " end)
+if(NOT end EQUAL -1)
+  math(EXPR end "${end} + ${skip}")
+  string(SUBSTRING "${section}" 0 ${end} section)
+endif()
+
+# The fenced block that starts at or after `from` with ```<lang>: into out_var, its end into
+# next_var. (string(REGEX MATCHALL) would split C++ at its semicolons.)
+function(fenced_block text lang from out_var next_var)
+  string(SUBSTRING "${text}" ${from} -1 tail)
+  string(FIND "${tail}" "```${lang}\n" open)
+  if(open EQUAL -1)
+    message(FATAL_ERROR "the README's section has no ```${lang} block (past the ones used)")
+  endif()
+  string(LENGTH "```${lang}\n" fence)
+  math(EXPR open "${open} + ${fence}")
+  string(SUBSTRING "${tail}" ${open} -1 tail)
+  string(FIND "${tail}" "```" close)
+  string(SUBSTRING "${tail}" 0 ${close} block)
+  math(EXPR next "${from} + ${open} + ${close} + 3")
+  set(${out_var} "${block}" PARENT_SCOPE)
+  set(${next_var} ${next} PARENT_SCOPE)
+endfunction()
+
+# The inline code span that matches regex (its text, without the backticks).
+function(inline_code text regex out_var)
+  if(NOT text MATCHES "`(${regex})`")
+    message(FATAL_ERROR "the README's section has no `${regex}`")
+  endif()
+  set(${out_var} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+endfunction()
+
+fenced_block("${section}" cpp 0 set_limit after)
+fenced_block("${section}" cpp ${after} read_log after)
+inline_code("${section}" "cdp::LaunchLog zero{}" zero_declared)
+inline_code("${section}" "cudaMemcpyToSymbol\\(cdp::g_launch_log[^`]*" zero_copied)
+inline_code("${section}" "nvcc [^`]* app\\.cu[^`]*" nvcc_line)
+
+# The program's row of the table: | ROW | copy | delete |.
+if(NOT section MATCHES "\n\\| ${ROW} \\| ([^|\n]*) \\| ([^|\n]*) \\|")
+  message(FATAL_ERROR "the README's table under 'What to copy' has no row '| ${ROW} |'")
+endif()
+set(copy_cell "${CMAKE_MATCH_1}")
+set(delete_cell "${CMAKE_MATCH_2}")
+string(FIND "${delete_cell}" "(" paren)
+if(NOT paren EQUAL -1)
+  string(SUBSTRING "${delete_cell}" 0 ${paren} delete_cell)
+endif()
+string(REGEX MATCHALL "`[A-Za-z_][A-Za-z0-9_]*" copy_names "${copy_cell}")
+string(REGEX MATCHALL "`[A-Za-z_][A-Za-z0-9_]*" delete_names "${delete_cell}")
+list(TRANSFORM copy_names REPLACE "^`" "")
+list(TRANSFORM delete_names REPLACE "^`" "")
+
+# The copy: the part above DP_KERNELS_ONLY, the delete column's definitions cut out.
+file(READ "${SOURCE}" source)
+string(FIND "${source}" "\n#ifndef DP_KERNELS_ONLY" part_end)
+if(part_end EQUAL -1)
+  message(FATAL_ERROR "${SOURCE} has no #ifndef DP_KERNELS_ONLY")
+endif()
+string(SUBSTRING "${source}" 0 ${part_end} copy)
+foreach(name IN LISTS delete_names)
+  # The definition's first line: at the margin, no semicolon before `name(`.
+  if(NOT copy MATCHES "\n[A-Za-z_][^\n;]*[ *&]${name}\\(")
+    message(FATAL_ERROR "the README says to delete '${name}', which ${SOURCE} does not define")
+  endif()
+  string(FIND "${copy}" "${CMAKE_MATCH_0}" start)
+  string(SUBSTRING "${copy}" 0 ${start} before)
+  string(SUBSTRING "${copy}" ${start} -1 after)
+  string(FIND "${after}" "\n}\n" close)
+  math(EXPR close "${close} + 2")
+  string(SUBSTRING "${after}" ${close} -1 after)
+  string(REGEX REPLACE "(\n//[^\n]*)+$" "" before "${before}")
+  set(copy "${before}${after}")
+endforeach()
+foreach(name IN LISTS copy_names)
+  if(NOT copy MATCHES "[^A-Za-z0-9_]${name}[^A-Za-z0-9_]")
+    message(FATAL_ERROR "the README says to copy '${name}', which the copy of ${SOURCE} lacks")
+  endif()
+endforeach()
+list(JOIN delete_names ", " deleted)
+if(deleted STREQUAL "")
+  set(deleted "nothing")
+endif()
+list(JOIN copy_names ", " copied)
+message(STATUS "the copy of ${SOURCE}: ${copied} kept; ${deleted} deleted")
+
+# main(), around the README's two host blocks.
+if(NOT DEFINED LAUNCHES)
+  set(LAUNCHES 2048)
+endif()
+string(REPLACE "|" ";\n    " launch "${LAUNCH}")
+string(CONCAT main
+       "// Compiled and linked by the test, never run: the pointers are null.\n"
+       "int main() {\n"
+       "    const size_t launches = ${LAUNCHES};\n"
+       "${set_limit}"
+       "    ${zero_declared};\n"
+       "    ${zero_copied};\n"
+       "    ${launch};\n"
+       "${read_log}"
+       "    return 0;\n"
+       "}\n")
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+get_filename_component(source_dir "${SOURCE}" DIRECTORY)
+string(REPLACE "|" ";" headers "${HEADERS}")
+set(includes "")
+foreach(header IN LISTS headers)
+  get_filename_component(header_name "${header}" NAME)
+  file(COPY_FILE "${header}" "${WORK_DIR}/${header_name}")
+  string(APPEND includes "#include \"${header_name}\"\n")
+endforeach()
+set(declarations "")
+if(DEFINED DECLARE)
+  string(REPLACE "|" ";\n" declarations "${DECLARE};\n")
+endif()
+
+set(files app.cu)
+if(MODE STREQUAL "nvcc" OR MODE STREQUAL "cmake")
+  file(WRITE "${WORK_DIR}/app.cu" "${copy}\n\n${main}")
+else()
+  file(WRITE "${WORK_DIR}/app.cu" "${copy}\n")
+  file(WRITE "${WORK_DIR}/main.cu" "${includes}\n${declarations}\n${main}")
+  list(APPEND files main.cu)
+  if(MODE STREQUAL "twice")
+    file(WRITE "${WORK_DIR}/app2.cu" "${copy}\n")
+    list(APPEND files app2.cu)
+  endif()
+endif()
+
+if(MODE STREQUAL "cmake")
+  fenced_block("${section}" cmake 0 cmake_lists after)
+  file(WRITE "${WORK_DIR}/CMakeLists.txt" "${cmake_lists}")
+  set(configure "${CMAKE_COMMAND}" -S . -B build "-DCMAKE_CUDA_COMPILER=${NVCC}")
+  foreach(pair GENERATOR:-G MAKE_PROGRAM:-DCMAKE_MAKE_PROGRAM= CXX:-DCMAKE_CXX_COMPILER=
+          CCBIN:-DCMAKE_CUDA_HOST_COMPILER=)
+    string(REPLACE ":" ";" pair "${pair}")
+    list(GET pair 0 var)
+    list(GET pair 1 option)
+    if(${var})
+      if(option STREQUAL "-G")
+        list(APPEND configure -G "${${var}}")
+      else()
+        list(APPEND configure "${option}${${var}}")
+      endif()
+    endif()
+  endforeach()
+  foreach(step configure build)
+    if(step STREQUAL "build")
+      set(command "${CMAKE_COMMAND}" --build build)
+    else()
+      set(command ${configure})
+    endif()
+    execute_process(COMMAND ${command} WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE code
+                    OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 600)
+    if(NOT code STREQUAL "0")
+      message(FATAL_ERROR "the README's CMake file: the ${step} failed (${code}):\n${out}${err}")
+    endif()
+  endforeach()
+  if(NOT EXISTS "${WORK_DIR}/build/app" AND NOT EXISTS "${WORK_DIR}/build/app.exe")
+    message(FATAL_ERROR "the README's CMake file built no program 'app'")
+  endif()
+  message(STATUS "the README's CMake file builds the copy of ${SOURCE}")
+  return()
+endif()
+
+# The README's nvcc line, word for word, but the compiler's path and the files.
+separate_arguments(words UNIX_COMMAND "${nvcc_line}")
+list(POP_FRONT words)
+list(FIND words app.cu at)
+list(REMOVE_AT words ${at})
+list(INSERT words ${at} ${files})
+if(CCBIN)
+  list(PREPEND words -ccbin "${CCBIN}")
+endif()
+execute_process(COMMAND "${NVCC}" ${words} WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE code
+                OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 600)
+list(JOIN words " " shown)
+if(MODE STREQUAL "twice")
+  if(code STREQUAL "0")
+    message(FATAL_ERROR "nvcc ${shown} linked; the copy in two files must not")
+  endif()
+  if(NOT "${out}${err}" MATCHES "${REGEX}")
+    message(FATAL_ERROR "nvcc ${shown} failed without saying '${REGEX}':\n${out}${err}")
+  endif()
+  message(STATUS "the copy in two files: nvcc says, as it must: ${CMAKE_MATCH_0}")
+  return()
+endif()
+if(NOT code STREQUAL "0")
+  message(FATAL_ERROR "the README's nvcc line failed (${code}): nvcc ${shown}\n${out}${err}")
+endif()
+message(STATUS "the README's nvcc line builds the copy of ${SOURCE}: nvcc ${shown}")
