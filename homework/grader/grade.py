@@ -27,7 +27,9 @@ What it does, per submission:
      share one process (a CUDA context costs more than most runs: common/grading.cpp's batch),
      each with its own output, record and time limit; a run that ends that process ends the
      batch, and the runs after it (and it, unless it was the first) are made one process each.
-     The timed run always has a process of its own;
+     The timed run always has a process of its own, so that nothing an earlier run left behind
+     (an answer kept for the same seed and size) can make it fast. Untimed runs are made with
+     `--reps 1` where their arguments give no --reps (their times count for nothing);
   4. the verdict of each test comes from the same program built from the homework tree alone
      (never compiled with student code), fed the record: it regenerates the input from the seed
      and checks the recorded outputs with the program's own checks. A missing, short or
@@ -706,6 +708,8 @@ class Grader:
         tests = []
         zero_note = ""
         try:
+            # The timed run has a process of its own: nothing an earlier run left (an answer
+            # kept in device memory for the same seed and size) can make it fast.
             untimed = [run for run in e.runs if run["label"] != "timed"]
             batched = self.run_batch(name, e, untimed, program, baseline) \
                 if self.options.batch and len(untimed) > 1 else {}
@@ -756,6 +760,10 @@ class Grader:
             args += ["--seed", str(self.seed)]
         if run["label"] == "timed":
             args.append("--csv")
+        elif "--reps" not in args:
+            # An untimed run's times count for nothing, and in a graded run every timed launch
+            # is checked: one repetition checks what twenty would, twenty times faster.
+            args += ["--reps", "1"]
         return args
 
     def record_limit(self, e, run, baseline):
@@ -1163,8 +1171,7 @@ def main(argv=None):
                              "misses its budget is run again with the GPU to itself")
     parser.add_argument("--one-process-a-run", dest="batch", action="store_false",
                         help="run each test in a process of its own (default: an exercise's "
-                             "untimed runs share one process, and their checks another; the "
-                             "timed run is always alone)")
+                             "untimed runs share one process, and their checks another)")
     parser.add_argument("--run-as", metavar="USER",
                         help="as root: the user student code runs as (default nobody)")
     parser.add_argument("--cmake-arg", action="append", default=[], metavar="ARG",
