@@ -114,27 +114,60 @@ def older(folder):
         DATA, SHOWN, FOLDER = saved
 
 
-def gpu():
-    """The short name of the GPU whose folder is read ('H200' of 'NVIDIA H200'), from its
-    env.txt."""
-    path = data("env.txt")
+# This run's data/ holds two calls of scripts/gpu_check.sh's dp stage, each with its env.txt: the
+# `reduce` part (01 to 05) in env.txt, the other parts in PARTS_ENV. An older run's folder, or a
+# folder given with --data that has no PARTS_ENV, is one call: env.txt.
+PARTS_ENV = "env_06_07_limits_tools.txt"
+REDUCE_FILES = {"hello_world.txt", "pending_limit.txt", "printed_forms.txt", "correct_forms.txt",
+                "comparison.csv", "comparison_log.txt", "comparison.txt", "comparison_no_rdc.csv",
+                "comparison_no_rdc_log.txt", "tail_vs_printed.txt", "launch_baseline.txt"}
+
+
+def env(name=None):
+    """The env.txt of the call that wrote data file `name` in the folder being read (without a
+    name, of the reduce part), or None."""
+    if name and name not in REDUCE_FILES and data(PARTS_ENV):
+        return data(PARTS_ENV)
+    return data("env.txt")
+
+
+def gpu(name=None):
+    """The short name of the GPU that wrote `name` in the folder being read ('H200' of 'NVIDIA
+    H200'), from its env.txt."""
+    path = env(name)
     found = re.search(r"^NVIDIA ([^\s,]+)", open(path).read(), re.M) if path else None
     return found.group(1) if found else "GPU"
 
 
-def day():
-    """The date of the run whose folder is read, from its env.txt, or None."""
-    path = data("env.txt")
+def day(name=None):
+    """The date of the call that wrote `name` in the folder being read, from its env.txt, or
+    None."""
+    path = env(name)
     found = re.search(r"^date: (\S+)", open(path).read(), re.M) if path else None
     return found.group(1) if found else None
 
 
-def run_name():
-    """The run whose folder is read, in a few words, in bold, with a link to its folder."""
-    when = f" of {day()}" if day() else ""
+def run_name(name=None):
+    """The run that wrote `name` in the folder being read, in a few words, in bold, with a link to
+    its folder."""
+    when = f" of {day(name)}" if day(name) else ""
     if FOLDER is None:
-        return f"**This run** ({gpu()}{when}, [`{SHOWN}`]({SHOWN}))"
+        return f"**This run** ({gpu(name)}{when}, [`{SHOWN}`]({SHOWN}))"
     return f"**An older run** ([`{SHOWN}`]({SHOWN}), {OLDER[FOLDER][0]})"
+
+
+def provenance(document):
+    """The provenance line of this run: one GPU per call of the dp stage whose env.txt data/
+    holds."""
+    line = report.provenance(data("env.txt"), DATA, document)
+    if not data(PARTS_ENV):
+        return line
+    reduce_env = report.describe_env(data("env.txt"))
+    parts_env = report.describe_env(data(PARTS_ENV))
+    where = line[line.index("; data: "):]
+    return (f"01 to 05 measured on {reduce_env} ([`env.txt`]({SHOWN}env.txt)); 06, 07, "
+            f"`device_runtime_limits`, `relocatable_overhead` and the compute-sanitizer tools on "
+            f"{parts_env} ([`{PARTS_ENV}`]({SHOWN}{PARTS_ENV})){where}")
 
 
 def either(make):
@@ -155,11 +188,12 @@ def either(make):
     return first
 
 
-def both(make):
-    """make() on every run's data, each labelled (RESULTS.md keeps every record); an older run
-    that lacks the file is left out."""
-    parts = [wrap(run_name() + ":") + "\n" + wrap(make()) if not isinstance(make(), Missing)
-             else wrap(run_name() + ": " + make().strip())]
+def both(make, name=None):
+    """make() on every run's data, each labelled (RESULTS.md keeps every record; `name`, the data
+    file make() reads, says which GPU of this run wrote it); an older run that lacks the file is
+    left out."""
+    parts = [wrap(run_name(name) + ":") + "\n" + wrap(make()) if not isinstance(make(), Missing)
+             else wrap(run_name(name) + ": " + make().strip())]
     for folder in OLDER:
         with older(folder):
             if not data("env.txt"):
@@ -752,6 +786,146 @@ def mandelbrot_table():
     return plot_mandelbrot.table(rows) + figure
 
 
+def pool_rows():
+    """06 at each size at the largest image's pending-launch limit (mandelbrot_pool.csv), one row
+    per size as mandelbrot_rows(); None without the file."""
+    path = data("mandelbrot_pool.csv")
+    return plot_mandelbrot.load(path) if path else None
+
+
+def forms_by_pool():
+    """{size: {form: (ms at the size's own limit, ms at the largest image's limit)}} for the sizes
+    both CSVs have, and the two limits of each size."""
+    own, pool = mandelbrot_rows(), pool_rows()
+    if not (own and pool):
+        return None
+    pooled = {r["n"]: r for r in pool}
+    found = {}
+    for row in own:
+        other = pooled.get(row["n"])
+        if other:
+            found[row["n"]] = ({form: (float(row[f"{form}_ms"]), float(other[f"{form}_ms"]))
+                                for form in ("host_driven", "mariani_silver", "tail_levels")},
+                               row["pending_limit"], other["pending_limit"], row)
+    return found
+
+
+def mandelbrot_pool():
+    """Under 06: what the pending-launch pool's size alone did to each form, size by size."""
+    found = forms_by_pool()
+    if not found:
+        return missing("06_mandelbrot_mariani_silver --n N --pending-limit 69888 --csv",
+                       "mandelbrot_pool.csv")
+    changed = {n: v for n, v in found.items() if v[1] != v[2]}
+    if not changed:
+        return missing("06_mandelbrot_mariani_silver --n N --pending-limit 69888 --csv",
+                       "mandelbrot_pool.csv")
+    big = next(iter(changed.values()))[2]
+    first = next(n for n in changed if int(changed[n][3]["launches"]) > 0)
+    dp_own, dp_big = changed[first][0]["mariani_silver"]
+    def ratios(form, only=None):
+        return span([v[0][form][1] / v[0][form][0] for n, v in changed.items()
+                     if only is None or only(v[3])])
+    counts = [int(v[3]["tail_level_launches"]) for v in changed.values()]
+    tails = f"{min(counts)} to {max(counts)}" if min(counts) != max(counts) else str(counts[0])
+    return (f"**One number:** {dp_big / dp_own:.2f}: at {first} × {first}, the time of "
+            f"Mariani–Silver with dynamic parallelism at the pending-launch limit {big} over its "
+            f"time at the limit {changed[first][1]} that the image needs ({dp_big:.4f} ms over "
+            f"{dp_own:.4f} ms, each the middle of 3 runs, "
+            f"[`{SHOWN}mandelbrot_pool.csv`]({SHOWN}mandelbrot_pool.csv) over "
+            f"[`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)). At every size below 16384 × "
+            f"16384, where the two limits differ, the larger pool made the device-launched form "
+            f"{ratios('mariani_silver', lambda r: int(r['launches']) > 0)} times slower where it "
+            f"launched from the device, and "
+            f"{ratios('mariani_silver', lambda r: int(r['launches']) == 0)} where it did not; the "
+            f"tail-launched levels, {tails} launches from the device, {ratios('tail_levels')} "
+            f"times; the host-driven form, which launches nothing from the device, "
+            f"{ratios('host_driven')} times.\n")
+
+
+def depth_rows():
+    """mandelbrot_depth.csv by max depth: {depth: {column: the middle of its runs}}; None without
+    the file."""
+    path = data("mandelbrot_depth.csv")
+    if not path:
+        return None
+    by_depth = {}
+    for r in plot_mandelbrot.csv.DictReader(open(path, newline="")):
+        by_depth.setdefault(int(r["max_depth"]), []).append(r)
+    found = {}
+    for depth, rows in sorted(by_depth.items()):
+        row = dict(rows[0], runs=len(rows))
+        for form in ("flat", "host_driven", "mariani_silver", "tail_levels"):
+            row[form] = statistics.median(float(r[f"{form}_ms"]) for r in rows)
+        found[depth] = row
+    return found
+
+
+def mandelbrot_depth():
+    """Under 06: a deeper tree, where launches from the device are many more."""
+    rows = depth_rows()
+    if not rows or len(rows) < 2:
+        return missing("06_mandelbrot_mariani_silver --n 4096 --min-size 1 --max-depth 4|5 --csv",
+                       "mandelbrot_depth.csv")
+    lines = ["| max depth | launches: from the device, from the host | flat: ms | "
+             "host-driven: ms | dynamic parallelism: ms | tail-launched levels: ms | "
+             "dynamic parallelism ÷ host-driven |", "|---|---|---|---|---|---|---|"]
+    for depth, r in rows.items():
+        lines.append(f"| {depth} | {r['launches']}, {r['host_levels']} | {r['flat']:.4f} | "
+                     f"{r['host_driven']:.4f} | {r['mariani_silver']:.4f} | "
+                     f"{r['tail_levels']:.4f} | {r['mariani_silver'] / r['host_driven']:.1f} |")
+    deep = rows[max(rows)]
+    n = deep["n"]
+    text = (f"**One number:** {deep['mariani_silver'] / deep['host_driven']:.1f}: at {n} × {n} "
+            f"with parts down to 1 pixel and {max(rows)} levels, the time of Mariani–Silver with "
+            f"dynamic parallelism over the same algorithm driven from the host "
+            f"({deep['mariani_silver']:.2f} ms over {deep['host_driven']:.2f} ms, the middle of "
+            f"{deep['runs']} runs, [`{SHOWN}mandelbrot_depth.csv`]({SHOWN}mandelbrot_depth.csv); "
+            f"every time in the table is such a middle run).")
+    return Done(wrap(text) + "\n" + "\n".join(lines) + "\n")
+
+
+def mandelbrot_pool_results():
+    """RESULTS.md: the sweep at the largest image's limit, and the deeper trees' log."""
+    rows = pool_rows()
+    if not rows:
+        return missing("06_mandelbrot_mariani_silver --n N --pending-limit 69888 --csv",
+                       "mandelbrot_pool.csv")
+    return Done(plot_mandelbrot.table(rows) + "\n" + wrap(
+        f"Every size at the pending-launch limit {rows[-1]['pending_limit']}, "
+        f"[`{SHOWN}mandelbrot_pool.csv`]({SHOWN}mandelbrot_pool.csv); what each run printed "
+        f"besides is in [`{SHOWN}mandelbrot_pool_log.txt`]({SHOWN}mandelbrot_pool_log.txt)."))
+
+
+def mandelbrot_depth_results():
+    rows = depth_rows()
+    if not rows:
+        return missing("06_mandelbrot_mariani_silver --max-depth 4|5", "mandelbrot_depth.csv")
+    lines = ["| max depth | pending-launch limit (the bound) | rectangles | pixels filled | "
+             "filled pixels off their escape time | host-driven, ms | dynamic parallelism, ms, "
+             "run by run | tail-launched levels, ms, run by run |", "|---|---|---|---|---|---|---|---|"]
+    path = data("mandelbrot_depth.csv")
+    every = list(plot_mandelbrot.csv.DictReader(open(path, newline="")))
+    dp, tail = "mariani_silver_ms", "tail_levels_ms"
+    for depth, r in rows.items():
+        mine = [x for x in every if int(x["max_depth"]) == depth]
+        lines.append(f"| {depth} | {r['pending_limit']} ({r['launch_bound']}) | {r['rectangles']} | "
+                     f"{100 * int(r['filled_pixels']) / int(r['pixels']):.1f}% | "
+                     f"{r['fill_mismatches']} | {r['host_driven']:.4f} | "
+                     f"{', '.join(f'{float(x[dp]):.2f}' for x in mine)} | "
+                     f"{', '.join(f'{float(x[tail]):.2f}' for x in mine)} |")
+    short = [r for r in rows.values() if int(r["pending_limit"]) < int(r["launch_bound"])]
+    if not short:
+        return "\n".join(lines) + "\n"
+    r = short[0]
+    return Done("\n".join(lines) + "\n\n" + wrap(
+        f"At {r['max_depth']} levels the program asked for the bound, {r['launch_bound']} slots, "
+        f"and `cudaDeviceGetLimit()` read back {r['pending_limit']}: the device runtime granted "
+        f"less than was asked, without an error (the log, "
+        f"[`{SHOWN}mandelbrot_depth_log.txt`]({SHOWN}mandelbrot_depth_log.txt), prints both). "
+        f"The tree made {r['launches']} launches, fewer than that, and every run verified."))
+
+
 # --- 07 ----------------------------------------------------------------------------------------
 
 def racing(command):
@@ -861,10 +1035,10 @@ def nesting():
 
 def runtime_limits_rows(eager=False):
     """device_runtime_limits' runs, with modules loaded lazily (the default) or, with `eager`,
-    eagerly (CUDA_MODULE_LOADING=EAGER, which the run prints): (limit, MiB held by setting it, MiB
-    taken by the first device-side launch, the run's lines), smallest limit first. Of a newer
-    run's line, which also gives what a host launch took before it, only the device-side launch's
-    share is read."""
+    eagerly (CUDA_MODULE_LOADING=EAGER, which the run prints): (limit, free MiB before the limit
+    was set, MiB held by setting it, MiB taken by a host launch of a kernel that launches nothing
+    (None in an older run's line, which has no such launch), MiB taken by the first device-side
+    launch, the run's lines), smallest limit first."""
     path = data("runtime_limits.txt")
     if not path:
         return []
@@ -873,36 +1047,52 @@ def runtime_limits_rows(eager=False):
         text = "\n".join(out)
         if ("module loading: EAGER" in text) != eager:
             continue
-        m = re.search(r"pending-launch limit (\d+): .*?\(([0-9.]+) MiB held\).*?after the first "
-                      r"device-side launch \(([0-9.]+) MiB more\)", text)
+        m = re.search(r"pending-launch limit (\d+): free device memory ([0-9.]+) MiB before it was "
+                      r"set, .*?\(([0-9.]+) MiB held\)(?:.*?after a host launch of a kernel that "
+                      r"launches nothing \(([0-9.]+) MiB more\))?.*?after the first device-side "
+                      r"launch \(([0-9.]+) MiB more\)", text)
         if status == 0 and m:
-            found.append((m.group(1), float(m.group(2)), float(m.group(3)), out))
+            host = float(m.group(4)) if m.group(4) is not None else None
+            found.append((m.group(1), float(m.group(2)), float(m.group(3)), host,
+                          float(m.group(5)), out))
     return sorted(found, key=lambda row: int(row[0]))
 
 
+def listed(values, unit=""):
+    """'1, 2 and 3' (each value as it is given), with `unit` after the last."""
+    values = list(values)
+    text = ", ".join(values[:-1]) + " and " + values[-1] if len(values) > 1 else values[0]
+    return text + unit
+
+
 def pool_memory():
-    """What the pool held in device memory, by limit, in a sentence; None without a run."""
+    """What the pool took of the free device memory, by limit, and at which step, in a sentence;
+    None without a run."""
     rows = runtime_limits_rows()
     if not rows:
         return None
-    limits = [r[0] for r in rows]
-    held = {f"{r[1]:.1f}" for r in rows}
-    taken = [f"{r[2]:.0f}" for r in rows]
-    named = ", ".join(limits[:-1]) + f" and {limits[-1]}" if len(limits) > 1 else limits[0]
-    text = (f"setting the limit held {'none' if held == {'0.0'} else 'some'} "
-            f"({' / '.join(sorted(held))} MiB at {named} slots), and the first device-side "
-            f"launch then took {', '.join(taken[:-1])} and {taken[-1]} MiB"
-            if len(rows) > 1 else f"the first device-side launch took {taken[0]} MiB")
+    total = [r[2] + (r[3] or 0) + r[4] for r in rows]
+    text = (f"from before the limit was set to after the first device-side launch, the free device "
+            f"memory fell by {listed([f'{t:.0f}' for t in total], ' MiB')} at "
+            f"{listed([r[0] for r in rows])} slots")
     if len(rows) > 1:
-        (low, _, low_mib, _), (high, _, high_mib, _) = rows[0], rows[-1]
-        slots, mib = int(high) - int(low), high_mib - low_mib
+        slots, mib = int(rows[-1][0]) - int(rows[0][0]), total[-1] - total[0]
         text += (f": {mib:.0f} MiB more for {slots} more slots, about "
-                 f"{1024 * mib / slots:.1f} KiB a slot, on top of what the first launch takes "
-                 f"whatever the pool")
+                 f"{1024 * mib / slots:.1f} KiB a slot")
+    steps = [("setting the limit took", [r[2] for r in rows])]
+    if all(r[3] is not None for r in rows):
+        steps.append(("a host launch of a kernel that launches nothing", [r[3] for r in rows]))
+    steps.append(("the first device-side launch", [r[4] for r in rows]))
+    text += "; of that, " + ", ".join(f"{step} {listed([f'{v:.0f}' for v in values], ' MiB')}"
+                                      for step, values in steps)
     eager = runtime_limits_rows(eager=True)
     if eager:
-        text += (f" (with modules loaded eagerly, at {', '.join(r[0] for r in eager)} slots: "
-                 f"{', '.join(f'{r[2]:.0f}' for r in eager)} MiB)")
+        gone = rows[0][1] - eager[0][1]
+        text += (f" (with modules loaded eagerly, at {listed([r[0] for r in eager])} slots: "
+                 f"setting the limit took {listed([f'{r[2]:.0f}' for r in eager], ' MiB')}, the "
+                 f"launches "
+                 f"{listed([f'{(r[3] or 0) + r[4]:.0f}' for r in eager], ' MiB')}, and "
+                 f"{gone:.0f} MiB less was free before the limit was set than with lazy loading)")
     return text
 
 
@@ -1280,12 +1470,16 @@ def runtime_limits():
     return Done(text + "\n" + wrap(" ".join(said)))
 
 
-RESULTS_BLOCKS = {name: (lambda make=make: both(make)) for name, make in {
-    "pending-limits": pending_limits, "tail-vs-printed": tail_vs_printed,
-    "launch-baseline": launch_baseline_runs,
-    "printed-forms": printed_forms, "sanitizer": sanitizer, "mandelbrot-log": mandelbrot_log,
-    "racing-ports": racing_ports, "runtime-limits": runtime_limits,
-    "correct-forms": correct_forms_runs, "default-vs-sweep": default_vs_sweep_results,
+RESULTS_BLOCKS = {name: (lambda make=make, file=file: both(make, file)) for name, (make, file) in {
+    "pending-limits": (pending_limits, "pending_limit.txt"),
+    "tail-vs-printed": (tail_vs_printed, "tail_vs_printed.txt"),
+    "launch-baseline": (launch_baseline_runs, "launch_baseline.txt"),
+    "printed-forms": (printed_forms, "printed_forms.txt"), "sanitizer": (sanitizer, "sanitizer.txt"),
+    "mandelbrot-log": (mandelbrot_log, "mandelbrot_log.txt"),
+    "racing-ports": (racing_ports, "continuation.txt"),
+    "runtime-limits": (runtime_limits, "runtime_limits.txt"),
+    "correct-forms": (correct_forms_runs, "correct_forms.txt"),
+    "default-vs-sweep": (default_vs_sweep_results, "mandelbrot_default.txt"),
 }.items()}
 
 
@@ -1398,7 +1592,7 @@ def main():
             if replaced(old, name, block) != old:
                 stale.append(f"{document}: {name}")
         if blocks is BLOCKS and data("env.txt"):
-            line = report.provenance(data("env.txt"), DATA, document) + "\n"
+            line = wrap(provenance(document))
             new = replaced(new, "provenance", line)
             if replaced(old, "provenance", line) != old:
                 stale.append(f"{document}: provenance")
