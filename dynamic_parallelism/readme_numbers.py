@@ -903,13 +903,15 @@ def mandelbrot_depth_results():
         return missing("06_mandelbrot_mariani_silver --max-depth 4|5", "mandelbrot_depth.csv")
     lines = ["| max depth | pending-launch limit (the bound) | rectangles | pixels filled | "
              "filled pixels off their escape time | host-driven, ms | dynamic parallelism, ms, "
-             "run by run | tail-launched levels, ms, run by run |", "|---|---|---|---|---|---|---|---|"]
+             "run by run | tail-launched levels, ms, run by run |",
+             "|---|---|---|---|---|---|---|---|"]
     path = data("mandelbrot_depth.csv")
     every = list(plot_mandelbrot.csv.DictReader(open(path, newline="")))
     dp, tail = "mariani_silver_ms", "tail_levels_ms"
     for depth, r in rows.items():
         mine = [x for x in every if int(x["max_depth"]) == depth]
-        lines.append(f"| {depth} | {r['pending_limit']} ({r['launch_bound']}) | {r['rectangles']} | "
+        lines.append(f"| {depth} | {r['pending_limit']} ({r['launch_bound']}) | "
+                     f"{r['rectangles']} | "
                      f"{100 * int(r['filled_pixels']) / int(r['pixels']):.1f}% | "
                      f"{r['fill_mismatches']} | {r['host_driven']:.4f} | "
                      f"{', '.join(f'{float(x[dp]):.2f}' for x in mine)} | "
@@ -1094,6 +1096,117 @@ def pool_memory():
                  f"{listed([f'{(r[3] or 0) + r[4]:.0f}' for r in eager], ' MiB')}, and "
                  f"{gone:.0f} MiB less was free before the limit was set than with lazy loading)")
     return text
+
+
+def chain_times():
+    """Under 04's per-launch question: a launch's latency alone, the slope of device_runtime_limits
+    --chain-times."""
+    run = run_of("chain_times.txt", "--chain-times")
+    if not run:
+        return missing("device_runtime_limits --chain-times", "chain_times.txt")
+    text = "\n".join(run[1])
+    slope = re.search(r"least squares, (\d+) lengths\): ([0-9.]+) us per grid, ([-0-9.]+) us "
+                      r"besides", text)
+    chains = re.findall(r"chain of\s+(\d+) grids:\s+([0-9.]+) ms", text)
+    if not (slope and chains):
+        return missing("device_runtime_limits --chain-times", "chain_times.txt")
+    lengths, per_grid, besides = slope.groups()
+    (short, short_ms), (long, long_ms) = chains[0], chains[-1]
+    return (f"**A launch's latency on its own** (`device_runtime_limits --chain-times`, on the "
+            f"{gpu('chain_times.txt')}, [`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)): "
+            f"chains of one-thread grids, each launching the next, from {short} grids "
+            f"({float(short_ms):.4f} ms) to {long} ({float(long_ms):.4f} ms), each the median of "
+            f"20 runs. The line through "
+            f"the {lengths} medians rises by {float(per_grid):.2f} µs per grid: a dependent "
+            f"device-side launch's latency, without the host's launch and the timing that 01's "
+            f"per-launch time includes.\n")
+
+
+def relocatable_runs():
+    """relocatable_overhead.txt: {build: [ms, run by run]}, in the order of the file."""
+    path = data("relocatable_overhead.txt")
+    found = {}
+    for command, out, status in runs(path) if path else []:
+        if status == 0:
+            for name, ms in results(out).items():
+                found.setdefault(name.split("4096x4096, ")[-1], []).append(ms)
+    return found
+
+
+def relocatable_overhead():
+    """The cost of relocatable code and the device runtime to a kernel of milliseconds."""
+    found = relocatable_runs()
+    plain, rdc = found.get("not relocatable"), found.get("relocatable")
+    if not (plain and rdc):
+        return missing("relocatable_overhead[_no_rdc]", "relocatable_overhead.txt")
+    p, r = statistics.median(plain), statistics.median(rdc)
+    text = (f"**One number:** {r / p:.2f}: 06's flat kernel, a 4096 × 4096 image of milliseconds "
+            f"of arithmetic, built with `-rdc=true` and the device runtime over the same kernel "
+            f"built without ({r:.4f} ms over {p:.4f} ms, the middle of {len(rdc)} runs each, "
+            f"alternating, on the {gpu('relocatable_overhead.txt')}, "
+            f"[`{SHOWN}relocatable_overhead.txt`]({SHOWN}relocatable_overhead.txt)); the runs "
+            f"of the two builds spanned {min(plain + rdc):.4f} to {max(plain + rdc):.4f} ms")
+    busy = found.get("relocatable, launches in flight")
+    if busy:
+        text += (f"; with the device runtime at work beside it (`--in-flight`: a chain of "
+                 f"one-thread grids, each launching the next, running in a stream of its own "
+                 f"during every timed run) the relocatable build took "
+                 f"{statistics.median(busy):.4f} ms")
+    return text + ".\n"
+
+
+def relocatable_results():
+    found = relocatable_runs()
+    if not found:
+        return missing("relocatable_overhead[_no_rdc]", "relocatable_overhead.txt")
+    lines = ["| build | ms, run by run (each the median of 20 reps) |", "|---|---|"]
+    lines += [f"| {name} | {', '.join(f'{ms:.4f}' for ms in times)} |"
+              for name, times in found.items()]
+    return "\n".join(lines) + "\n"
+
+
+def pool_taken_first():
+    """pool_memory.txt: whether the first device-side launch still ran with almost no free memory
+    left after the first host launch."""
+    path = data("pool_memory.txt")
+    if not path:
+        return missing("device_runtime_limits --leave-free-mib N", "pool_memory.txt")
+    said = []
+    for command, out, status in runs(path):
+        text = "\n".join(out)
+        limit = re.search(r"pending-launch limit (\d+):", text)
+        left = re.search(r"allocated all but ([0-9.]+) MiB", text)
+        ran = re.search(r"the first device-side launch: (.*)", text)
+        if limit and left and ran:
+            said.append(f"at {limit.group(1)} slots with {left.group(1)} MiB left, "
+                        f"{ran.group(1)}{'' if status == 0 else f' (exit {status})'}")
+    if not said:
+        return missing("device_runtime_limits --leave-free-mib N", "pool_memory.txt")
+    return (f"With all the free device memory but a few MiB allocated after that host launch and "
+            f"before the first device-side launch (`device_runtime_limits --leave-free-mib`, "
+            f"[`{SHOWN}pool_memory.txt`]({SHOWN}pool_memory.txt)): " + "; ".join(said) + ".\n")
+
+
+def pool_memory_results():
+    path = data("pool_memory.txt")
+    if not path:
+        return missing("device_runtime_limits --leave-free-mib N", "pool_memory.txt")
+    shown = []
+    for command, out, status in runs(path):
+        shown += ["$ " + command] + [l for l in out if not l.startswith(("device ", "cudaLimit"))]
+        shown.append(f"[exit {status}]")
+    return "```\n" + "\n".join(shown) + "\n```\n"
+
+
+def chain_times_results():
+    path = data("chain_times.txt")
+    if not path:
+        return missing("device_runtime_limits --chain-times", "chain_times.txt")
+    shown = []
+    for command, out, status in runs(path):
+        shown += ["$ " + command] + [l for l in out if l.startswith(("chain of", "the line"))]
+        shown.append(f"[exit {status}]")
+    return "```\n" + "\n".join(shown) + "\n```\n"
 
 
 def limit_times():
@@ -1470,16 +1583,23 @@ def runtime_limits():
     return Done(text + "\n" + wrap(" ".join(said)))
 
 
-RESULTS_BLOCKS = {name: (lambda make=make, file=file: both(make, file)) for name, (make, file) in {
+RESULTS_BLOCKS = {name: (lambda make=make, file=file: both(make, file))
+                  for name, (make, file) in {
     "pending-limits": (pending_limits, "pending_limit.txt"),
     "tail-vs-printed": (tail_vs_printed, "tail_vs_printed.txt"),
     "launch-baseline": (launch_baseline_runs, "launch_baseline.txt"),
-    "printed-forms": (printed_forms, "printed_forms.txt"), "sanitizer": (sanitizer, "sanitizer.txt"),
+    "printed-forms": (printed_forms, "printed_forms.txt"),
+    "sanitizer": (sanitizer, "sanitizer.txt"),
     "mandelbrot-log": (mandelbrot_log, "mandelbrot_log.txt"),
     "racing-ports": (racing_ports, "continuation.txt"),
     "runtime-limits": (runtime_limits, "runtime_limits.txt"),
     "correct-forms": (correct_forms_runs, "correct_forms.txt"),
     "default-vs-sweep": (default_vs_sweep_results, "mandelbrot_default.txt"),
+    "mandelbrot-pool-runs": (mandelbrot_pool_results, "mandelbrot_pool.csv"),
+    "mandelbrot-depth-runs": (mandelbrot_depth_results, "mandelbrot_depth.csv"),
+    "pool-memory-runs": (pool_memory_results, "pool_memory.txt"),
+    "chain-times-runs": (chain_times_results, "chain_times.txt"),
+    "relocatable-overhead-runs": (relocatable_results, "relocatable_overhead.txt"),
 }.items()}
 
 
@@ -1543,6 +1663,9 @@ BLOCKS = {
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),
     "racing-summary": main_or_second(racing_summary),
     "pool-costs": pool_costs, "pool-trade": pool_trade,
+    "mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": mandelbrot_depth,
+    "chain-times": chain_times, "relocatable-overhead": relocatable_overhead,
+    "pool-memory": pool_taken_first,
 }
 
 
