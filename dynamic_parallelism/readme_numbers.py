@@ -11,19 +11,23 @@ of a number, and so does a block of 05's table when that run is not one of today
 (comparison_log.txt) must say that one pending-launch limit was set for every row, and every GPU
 row of its CSV must give that limit (a warning on stderr says which file is stale).
 
-Three runs. data/ is this run, the one the README quotes: at present it holds only the `reduce` part
-of scripts/gpu_check.sh's dp stage (01 to 05: DP_PARTS=reduce), on an H100 after the L2 flush became
-a read. Two older runs sit inside it, with the same file names and each its own env.txt (OLDER,
-below, says what each is): data/h100/, an earlier H100 run of every part with the programs before
-their latest changes, and data/h200/, the H200's run of 2026-11-23, before the flush fix. Where this
-run lacks a file (or its 05 is stale), a README block gives the first older run's numbers that has
-it, under one line that names that run (what no run has measured yet is listed in RESULTS.md);
-RESULTS.md gives every run's record, each labelled. The older runs' provenance lines go between the
-provenance-older markers, and the programs' costs come from the repository's timing of every default
-run (../timings/default_runs_h100.csv).
+Three runs. data/ is this run, the one the README quotes, written by two calls of
+scripts/gpu_check.sh's dp stage after the L2 flush became a read: its `reduce` part (01 to 05,
+DP_PARTS=reduce) on an H100 on 2026-11-25, described by env.txt, and its other parts (06, 07, the
+device runtime's limits, relocatable_overhead, the compute-sanitizer tools) on an H200 on
+2026-11-26, described by env_06_07_limits_tools.txt (PARTS_ENV): each block names the GPU of the
+file it reads. Two older runs sit inside it, with the same file names and each its own env.txt
+(OLDER, below, says what each is): data/h100/, an earlier H100 run of every part with the programs
+before their latest changes, and data/h200/, the H200's run of 2026-11-23, before the flush fix.
+Where this run lacks a file (or its 05 is stale), a README block gives the first older run's numbers
+that has it, under one line that names that run; RESULTS.md gives every run's record, each
+labelled. The older runs' provenance lines go between the provenance-older markers, and the
+programs' costs come from the repository's timing of every default run
+(../timings/default_runs_h100.csv).
 The files (scripts/gpu_check.sh writes them on a GPU machine):
   env.txt               the GPU, driver and toolkit of the run (and, from the runs that record
-                        them, the commit and a hash of every source file)
+                        them, the commit and a hash of every source file); in data/, of the
+                        reduce part, and env_06_07_limits_tools.txt of the others
   hello_world.txt       01 with 1 parent block (three times) and 2
   pending_limit.txt     02 at pending-launch limits from 16 to 32768 (those that pass, 3 times)
   printed_forms.txt     03 and 04 as printed, and stalled
@@ -736,7 +740,8 @@ def number_06():
     _, host, dp = ms_of(large)
     return (f"**One number:** {dp / host:.2f}: at {side(large)}, the time of Mariani–Silver with "
             f"dynamic parallelism over the same algorithm driven from the host ({dp:.2f} ms over "
-            f"{host:.2f} ms, {runs_said(large)}, [`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)).\n")
+            f"{host:.2f} ms, {runs_said(large)}, "
+            f"[`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)).\n")
 
 
 def runs_said(row):
@@ -1045,7 +1050,8 @@ def nesting():
     ran = [re.match(r"nesting: all (\d+) grids ran \(depths 0 to (\d+)\)", l) for l in said]
     both_ways = (", each with modules loaded lazily and eagerly"
                  if runtime_limits_rows(eager=True) else "")
-    runs_named = (f"each of its {len(said)} runs (pending-launch limits "
+    runs_named = (f"each of its {len(said)} runs on the {gpu('runtime_limits.txt')} "
+                  f"(pending-launch limits "
                   f"{', '.join(limits[:-1])} and {limits[-1]}{both_ways})" if len(limits) > 1
                   else "its run")
     if all(ran) and len({m.groups() for m in ran}) == 1:
@@ -1247,13 +1253,18 @@ def pool_costs():
     times = limit_times()
     if "4096" in times and "16384" in times:
         small, large = times["4096"], times["16384"]
-        parts.append(f"02's 16384 launches took {statistics.median(small):.2f} ms with a pool of "
+        on = ("" if gpu("runtime_limits.txt") == gpu("pending_limit.txt") or not data(
+            "runtime_limits.txt") else f" on the {gpu('pending_limit.txt')}")
+        parts.append(f"02's 16384 launches{on} took {statistics.median(small):.2f} ms with a pool "
+                     f"of "
                      f"4096 slots and {statistics.median(large):.2f} ms with 16384, the one size "
                      f"enough in any order (the middle of {len(small)} runs each; RESULTS.md has "
                      f"every run and the other sizes).")
     memory = pool_memory()
     if memory:
-        parts.append(f"In device memory (`device_runtime_limits`, RESULTS.md): {memory}.")
+        where = ("" if gpu("runtime_limits.txt") == gpu("pending_limit.txt")
+                 else f", on the {gpu('runtime_limits.txt')}")
+        parts.append(f"In device memory (`device_runtime_limits`{where}, RESULTS.md): {memory}.")
     else:
         for folder in OLDER:
             with older(folder):
