@@ -1209,8 +1209,9 @@ def pool_taken_first():
                         f"{ran.group(1)}{'' if status == 0 else f' (exit {status})'}")
     if not said:
         return missing("device_runtime_limits --leave-free-mib N", "pool_memory.txt")
-    return (f"With all the free device memory but a few MiB allocated after that host launch and "
-            f"before the first device-side launch (`device_runtime_limits --leave-free-mib`, "
+    return (f"With the free device memory allocated, after that host launch and before the first "
+            f"device-side launch, down to what each run left (`device_runtime_limits "
+            f"--leave-free-mib`, "
             f"[`{SHOWN}pool_memory.txt`]({SHOWN}pool_memory.txt)): " + "; ".join(said) + ".\n")
 
 
