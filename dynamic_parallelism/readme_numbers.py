@@ -35,8 +35,8 @@ The files (scripts/gpu_check.sh writes them on a GPU machine):
   comparison.csv, comparison_log.txt, comparison.txt
                         05 --csv, its log, and 05's printed table from a second run
   comparison_no_rdc.csv 05_reduction_comparison_no_rdc --csv
-  comparison.png, mandelbrot.png (in data/h100/ only: this run's are beside this script)
-                        the plots of 05's table and of 06's sizes
+  comparison.png (in data/h100/ only: this run's plots, of 05's table and of 06's sizes,
+                        are beside this script)
   mandelbrot_default.txt 06's default run
   mandelbrot.csv, mandelbrot_log.txt
                         06 at each size in its own process at its own pending-launch limit
