@@ -1583,7 +1583,21 @@ def mandelbrot_log():
     path = data("mandelbrot_log.txt")
     if not path:
         return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot_log.txt")
-    return "```\n" + open(path).read().strip() + "\n```\n"
+    every = runs(path)
+    if not every:  # a --sweep's log: one process, no command lines
+        return "```\n" + open(path).read().strip() + "\n```\n"
+    first = {}
+    for command, lines, status in every:
+        first.setdefault(command, (lines, status))
+    shown = []
+    for command, (lines, status) in first.items():
+        shown += ["$ " + command] + lines + [f"[exit {status}]"]
+    text = "```\n" + "\n".join(shown) + "\n```\n"
+    if len(first) < len(every):
+        text += "\n" + wrap(f"The first run of each command of the {len(every)} in "
+                             f"[`{SHOWN}mandelbrot_log.txt`]({SHOWN}mandelbrot_log.txt); the others "
+                             f"printed the same trees and counts.")
+    return Done(text)
 
 
 def racing_ports():
