@@ -11,19 +11,23 @@ of a number, and so does a block of 05's table when that run is not one of today
 (comparison_log.txt) must say that one pending-launch limit was set for every row, and every GPU
 row of its CSV must give that limit (a warning on stderr says which file is stale).
 
-Three runs. data/ is this run, the one the README quotes: at present it holds only the `reduce` part
-of scripts/gpu_check.sh's dp stage (01 to 05: DP_PARTS=reduce), on an H100 after the L2 flush became
-a read. Two older runs sit inside it, with the same file names and each its own env.txt (OLDER,
-below, says what each is): data/h100/, an earlier H100 run of every part with the programs before
-their latest changes, and data/h200/, the H200's run of 2026-11-23, before the flush fix. Where this
-run lacks a file (or its 05 is stale), a README block gives the first older run's numbers that has
-it, under one line that names that run (what no run has measured yet is listed in RESULTS.md);
-RESULTS.md gives every run's record, each labelled. The older runs' provenance lines go between the
-provenance-older markers, and the programs' costs come from the repository's timing of every default
-run (../timings/default_runs_h100.csv).
+Three runs. data/ is this run, the one the README quotes, written by two calls of
+scripts/gpu_check.sh's dp stage after the L2 flush became a read: its `reduce` part (01 to 05,
+DP_PARTS=reduce) on an H100 on 2026-11-25, described by env.txt, and its other parts (06, 07, the
+device runtime's limits, relocatable_overhead, the compute-sanitizer tools) on an H200 on
+2026-11-26, described by env_06_07_limits_tools.txt (PARTS_ENV): each block names the GPU of the
+file it reads. Two older runs sit inside it, with the same file names and each its own env.txt
+(OLDER, below, says what each is): data/h100/, an earlier H100 run of every part with the programs
+before their latest changes, and data/h200/, the H200's run of 2026-11-23, before the flush fix.
+Where this run lacks a file (or its 05 is stale), a README block gives the first older run's numbers
+that has it, under one line that names that run; RESULTS.md gives every run's record, each
+labelled. The older runs' provenance lines go between the provenance-older markers, and the
+programs' costs come from the repository's timing of every default run
+(../timings/default_runs_h100.csv).
 The files (scripts/gpu_check.sh writes them on a GPU machine):
   env.txt               the GPU, driver and toolkit of the run (and, from the runs that record
-                        them, the commit and a hash of every source file)
+                        them, the commit and a hash of every source file); in data/, of the
+                        reduce part, and env_06_07_limits_tools.txt of the others
   hello_world.txt       01 with 1 parent block (three times) and 2
   pending_limit.txt     02 at pending-launch limits from 16 to 32768 (those that pass, 3 times)
   printed_forms.txt     03 and 04 as printed, and stalled
@@ -31,8 +35,8 @@ The files (scripts/gpu_check.sh writes them on a GPU machine):
   comparison.csv, comparison_log.txt, comparison.txt
                         05 --csv, its log, and 05's printed table from a second run
   comparison_no_rdc.csv 05_reduction_comparison_no_rdc --csv
-  comparison.png, mandelbrot.png (in data/h100/ only: this run's are beside this script)
-                        the plots of 05's table and of 06's sizes
+  comparison.png (in data/h100/ only: this run's plots, of 05's table and of 06's sizes,
+                        are beside this script)
   mandelbrot_default.txt 06's default run
   mandelbrot.csv, mandelbrot_log.txt
                         06 at each size in its own process at its own pending-launch limit
@@ -114,27 +118,60 @@ def older(folder):
         DATA, SHOWN, FOLDER = saved
 
 
-def gpu():
-    """The short name of the GPU whose folder is read ('H200' of 'NVIDIA H200'), from its
-    env.txt."""
-    path = data("env.txt")
+# This run's data/ holds two calls of scripts/gpu_check.sh's dp stage, each with its env.txt: the
+# `reduce` part (01 to 05) in env.txt, the other parts in PARTS_ENV. An older run's folder, or a
+# folder given with --data that has no PARTS_ENV, is one call: env.txt.
+PARTS_ENV = "env_06_07_limits_tools.txt"
+REDUCE_FILES = {"hello_world.txt", "pending_limit.txt", "printed_forms.txt", "correct_forms.txt",
+                "comparison.csv", "comparison_log.txt", "comparison.txt", "comparison_no_rdc.csv",
+                "comparison_no_rdc_log.txt", "tail_vs_printed.txt", "launch_baseline.txt"}
+
+
+def env(name=None):
+    """The env.txt of the call that wrote data file `name` in the folder being read (without a
+    name, of the reduce part), or None."""
+    if name and name not in REDUCE_FILES and data(PARTS_ENV):
+        return data(PARTS_ENV)
+    return data("env.txt")
+
+
+def gpu(name=None):
+    """The short name of the GPU that wrote `name` in the folder being read ('H200' of 'NVIDIA
+    H200'), from its env.txt."""
+    path = env(name)
     found = re.search(r"^NVIDIA ([^\s,]+)", open(path).read(), re.M) if path else None
     return found.group(1) if found else "GPU"
 
 
-def day():
-    """The date of the run whose folder is read, from its env.txt, or None."""
-    path = data("env.txt")
+def day(name=None):
+    """The date of the call that wrote `name` in the folder being read, from its env.txt, or
+    None."""
+    path = env(name)
     found = re.search(r"^date: (\S+)", open(path).read(), re.M) if path else None
     return found.group(1) if found else None
 
 
-def run_name():
-    """The run whose folder is read, in a few words, in bold, with a link to its folder."""
-    when = f" of {day()}" if day() else ""
+def run_name(name=None):
+    """The run that wrote `name` in the folder being read, in a few words, in bold, with a link to
+    its folder."""
+    when = f" of {day(name)}" if day(name) else ""
     if FOLDER is None:
-        return f"**This run** ({gpu()}{when}, [`{SHOWN}`]({SHOWN}))"
+        return f"**This run** ({gpu(name)}{when}, [`{SHOWN}`]({SHOWN}))"
     return f"**An older run** ([`{SHOWN}`]({SHOWN}), {OLDER[FOLDER][0]})"
+
+
+def provenance(document):
+    """The provenance line of this run: one GPU per call of the dp stage whose env.txt data/
+    holds."""
+    line = report.provenance(data("env.txt"), DATA, document)
+    if not data(PARTS_ENV):
+        return line
+    reduce_env = report.describe_env(data("env.txt"))
+    parts_env = report.describe_env(data(PARTS_ENV))
+    where = line[line.index("; data: "):]
+    return (f"01 to 05 measured on {reduce_env} ([`env.txt`]({SHOWN}env.txt)); 06, 07, "
+            f"`device_runtime_limits`, `relocatable_overhead` and the compute-sanitizer tools on "
+            f"{parts_env} ([`{PARTS_ENV}`]({SHOWN}{PARTS_ENV})){where}")
 
 
 def either(make):
@@ -155,11 +192,12 @@ def either(make):
     return first
 
 
-def both(make):
-    """make() on every run's data, each labelled (RESULTS.md keeps every record); an older run
-    that lacks the file is left out."""
-    parts = [wrap(run_name() + ":") + "\n" + wrap(make()) if not isinstance(make(), Missing)
-             else wrap(run_name() + ": " + make().strip())]
+def both(make, name=None):
+    """make() on every run's data, each labelled (RESULTS.md keeps every record; `name`, the data
+    file make() reads, says which GPU of this run wrote it); an older run that lacks the file is
+    left out."""
+    parts = [wrap(run_name(name) + ":") + "\n" + wrap(make()) if not isinstance(make(), Missing)
+             else wrap(run_name(name) + ": " + make().strip())]
     for folder in OLDER:
         with older(folder):
             if not data("env.txt"):
@@ -609,8 +647,23 @@ def prints_06():
 def default_vs_sweep_results():
     """RESULTS.md: why 06's default run and the sweep disagree, where they do."""
     note = default_vs_sweep()
-    return note + "\n" if note else missing("06_mandelbrot_mariani_silver",
-                                             "mandelbrot_default.txt")
+    if note:
+        return note + "\n"
+    rows, default = mandelbrot_rows(), data("mandelbrot_default.txt")
+    if not (rows and default):
+        return missing("06_mandelbrot_mariani_silver", "mandelbrot_default.txt")
+    said = re.findall(r"dynamic parallelism / host-driven: ([0-9.]+)", open(default).read())
+    out = "\n".join(runs(default)[0][1])
+    n = re.search(r"image (\d+)x", out)
+    row = next((r for r in rows if n and r["n"] == n.group(1)), None)
+    if not (said and row):
+        return missing("06_mandelbrot_mariani_silver", "mandelbrot_default.txt")
+    at_size = ms_of(row)[2] / ms_of(row)[1]
+    return (f"The default runs' lines `dynamic parallelism / host-driven` say "
+            f"{', '.join(said)} at {side(row)}; the runs of that size in "
+            f"`{SHOWN}mandelbrot.csv`, at the same pending-launch limit "
+            f"({row['pending_limit']}), {at_size:.2f} between their middle runs: no "
+            f"disagreement to explain.\n")
 
 
 def default_vs_sweep(short=False):
@@ -687,7 +740,14 @@ def number_06():
     _, host, dp = ms_of(large)
     return (f"**One number:** {dp / host:.2f}: at {side(large)}, the time of Mariani–Silver with "
             f"dynamic parallelism over the same algorithm driven from the host ({dp:.2f} ms over "
-            f"{host:.2f} ms, one run, [`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)).\n")
+            f"{host:.2f} ms, {runs_said(large)}, "
+            f"[`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)).\n")
+
+
+def runs_said(row):
+    """'one run', or 'each the middle of 3 runs' where the CSV held several of the size."""
+    count = int(row.get("runs", 1))
+    return "one run" if count == 1 else f"each the middle of {count} runs"
 
 
 def mandelbrot_verdict():
@@ -750,6 +810,148 @@ def mandelbrot_table():
     figure = (f"\n![Time by image size: flat, host-driven and dynamic parallelism]({shown})\n"
               if png and os.path.exists(png) else "")
     return plot_mandelbrot.table(rows) + figure
+
+
+def pool_rows():
+    """06 at each size at the largest image's pending-launch limit (mandelbrot_pool.csv), one row
+    per size as mandelbrot_rows(); None without the file."""
+    path = data("mandelbrot_pool.csv")
+    return plot_mandelbrot.load(path) if path else None
+
+
+def forms_by_pool():
+    """{size: {form: (ms at the size's own limit, ms at the largest image's limit)}} for the sizes
+    both CSVs have, and the two limits of each size."""
+    own, pool = mandelbrot_rows(), pool_rows()
+    if not (own and pool):
+        return None
+    pooled = {r["n"]: r for r in pool}
+    found = {}
+    for row in own:
+        other = pooled.get(row["n"])
+        if other:
+            found[row["n"]] = ({form: (float(row[f"{form}_ms"]), float(other[f"{form}_ms"]))
+                                for form in ("host_driven", "mariani_silver", "tail_levels")},
+                               row["pending_limit"], other["pending_limit"], row)
+    return found
+
+
+def mandelbrot_pool():
+    """Under 06: what the pending-launch pool's size alone did to each form, size by size."""
+    found = forms_by_pool()
+    if not found:
+        return missing("06_mandelbrot_mariani_silver --n N --pending-limit 69888 --csv",
+                       "mandelbrot_pool.csv")
+    changed = {n: v for n, v in found.items() if v[1] != v[2]}
+    if not changed:
+        return missing("06_mandelbrot_mariani_silver --n N --pending-limit 69888 --csv",
+                       "mandelbrot_pool.csv")
+    big = next(iter(changed.values()))[2]
+    first = next(n for n in changed if int(changed[n][3]["launches"]) > 0)
+    dp_own, dp_big = changed[first][0]["mariani_silver"]
+    def ratios(form, only=None):
+        return span([v[0][form][1] / v[0][form][0] for n, v in changed.items()
+                     if only is None or only(v[3])])
+    counts = [int(v[3]["tail_level_launches"]) for v in changed.values()]
+    tails = f"{min(counts)} to {max(counts)}" if min(counts) != max(counts) else str(counts[0])
+    return (f"**One number:** {dp_big / dp_own:.2f}: at {first} × {first}, the time of "
+            f"Mariani–Silver with dynamic parallelism at the pending-launch limit {big} over its "
+            f"time at the limit {changed[first][1]} that the image needs ({dp_big:.4f} ms over "
+            f"{dp_own:.4f} ms, each the middle of 3 runs, "
+            f"[`{SHOWN}mandelbrot_pool.csv`]({SHOWN}mandelbrot_pool.csv) over "
+            f"[`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)). At every size below 16384 × "
+            f"16384, where the two limits differ, the larger pool made the device-launched form "
+            f"{ratios('mariani_silver', lambda r: int(r['launches']) > 0)} times slower where it "
+            f"launched from the device, and "
+            f"{ratios('mariani_silver', lambda r: int(r['launches']) == 0)} where it did not; the "
+            f"tail-launched levels, {tails} launches from the device, {ratios('tail_levels')} "
+            f"times; the host-driven form, which launches nothing from the device, "
+            f"{ratios('host_driven')} times.\n")
+
+
+def depth_rows():
+    """mandelbrot_depth.csv by max depth: {depth: {column: the middle of its runs}}; None without
+    the file."""
+    path = data("mandelbrot_depth.csv")
+    if not path:
+        return None
+    by_depth = {}
+    for r in plot_mandelbrot.csv.DictReader(open(path, newline="")):
+        by_depth.setdefault(int(r["max_depth"]), []).append(r)
+    found = {}
+    for depth, rows in sorted(by_depth.items()):
+        row = dict(rows[0], runs=len(rows))
+        for form in ("flat", "host_driven", "mariani_silver", "tail_levels"):
+            row[form] = statistics.median(float(r[f"{form}_ms"]) for r in rows)
+        found[depth] = row
+    return found
+
+
+def mandelbrot_depth():
+    """Under 06: a deeper tree, where launches from the device are many more."""
+    rows = depth_rows()
+    if not rows or len(rows) < 2:
+        return missing("06_mandelbrot_mariani_silver --n 4096 --min-size 1 --max-depth 4|5 --csv",
+                       "mandelbrot_depth.csv")
+    lines = ["| max depth | launches: from the device, from the host | flat: ms | "
+             "host-driven: ms | dynamic parallelism: ms | tail-launched levels: ms | "
+             "dynamic parallelism ÷ host-driven |", "|---|---|---|---|---|---|---|"]
+    for depth, r in rows.items():
+        lines.append(f"| {depth} | {r['launches']}, {r['host_levels']} | {r['flat']:.4f} | "
+                     f"{r['host_driven']:.4f} | {r['mariani_silver']:.4f} | "
+                     f"{r['tail_levels']:.4f} | {r['mariani_silver'] / r['host_driven']:.1f} |")
+    deep = rows[max(rows)]
+    n = deep["n"]
+    text = (f"**One number:** {deep['mariani_silver'] / deep['host_driven']:.1f}: at {n} × {n} "
+            f"with parts down to 1 pixel and {max(rows)} levels, the time of Mariani–Silver with "
+            f"dynamic parallelism over the same algorithm driven from the host "
+            f"({deep['mariani_silver']:.2f} ms over {deep['host_driven']:.2f} ms, the middle of "
+            f"{deep['runs']} runs, [`{SHOWN}mandelbrot_depth.csv`]({SHOWN}mandelbrot_depth.csv); "
+            f"every time in the table is such a middle run).")
+    return Done(wrap(text) + "\n" + "\n".join(lines) + "\n")
+
+
+def mandelbrot_pool_results():
+    """RESULTS.md: the sweep at the largest image's limit, and the deeper trees' log."""
+    rows = pool_rows()
+    if not rows:
+        return missing("06_mandelbrot_mariani_silver --n N --pending-limit 69888 --csv",
+                       "mandelbrot_pool.csv")
+    return Done(plot_mandelbrot.table(rows) + "\n" + wrap(
+        f"Every size at the pending-launch limit {rows[-1]['pending_limit']}, "
+        f"[`{SHOWN}mandelbrot_pool.csv`]({SHOWN}mandelbrot_pool.csv); what each run printed "
+        f"besides is in [`{SHOWN}mandelbrot_pool_log.txt`]({SHOWN}mandelbrot_pool_log.txt)."))
+
+
+def mandelbrot_depth_results():
+    rows = depth_rows()
+    if not rows:
+        return missing("06_mandelbrot_mariani_silver --max-depth 4|5", "mandelbrot_depth.csv")
+    lines = ["| max depth | pending-launch limit (the bound) | rectangles | pixels filled | "
+             "filled pixels off their escape time | host-driven, ms | dynamic parallelism, ms, "
+             "run by run | tail-launched levels, ms, run by run |",
+             "|---|---|---|---|---|---|---|---|"]
+    path = data("mandelbrot_depth.csv")
+    every = list(plot_mandelbrot.csv.DictReader(open(path, newline="")))
+    dp, tail = "mariani_silver_ms", "tail_levels_ms"
+    for depth, r in rows.items():
+        mine = [x for x in every if int(x["max_depth"]) == depth]
+        lines.append(f"| {depth} | {r['pending_limit']} ({r['launch_bound']}) | "
+                     f"{r['rectangles']} | "
+                     f"{100 * int(r['filled_pixels']) / int(r['pixels']):.1f}% | "
+                     f"{r['fill_mismatches']} | {r['host_driven']:.4f} | "
+                     f"{', '.join(f'{float(x[dp]):.2f}' for x in mine)} | "
+                     f"{', '.join(f'{float(x[tail]):.2f}' for x in mine)} |")
+    short = [r for r in rows.values() if int(r["pending_limit"]) < int(r["launch_bound"])]
+    if not short:
+        return "\n".join(lines) + "\n"
+    r = short[0]
+    return Done("\n".join(lines) + "\n\n" + wrap(
+        f"At {r['max_depth']} levels the program asked for the bound, {r['launch_bound']} slots, "
+        f"and `cudaDeviceGetLimit()` read back {r['pending_limit']}: the device runtime granted "
+        f"less than was asked, without an error (the log, "
+        f"[`{SHOWN}mandelbrot_depth_log.txt`]({SHOWN}mandelbrot_depth_log.txt), prints both). "
+        f"The tree made {r['launches']} launches, fewer than that, and every run verified."))
 
 
 # --- 07 ----------------------------------------------------------------------------------------
@@ -848,7 +1050,8 @@ def nesting():
     ran = [re.match(r"nesting: all (\d+) grids ran \(depths 0 to (\d+)\)", l) for l in said]
     both_ways = (", each with modules loaded lazily and eagerly"
                  if runtime_limits_rows(eager=True) else "")
-    runs_named = (f"each of its {len(said)} runs (pending-launch limits "
+    runs_named = (f"each of its {len(said)} runs on the {gpu('runtime_limits.txt')} "
+                  f"(pending-launch limits "
                   f"{', '.join(limits[:-1])} and {limits[-1]}{both_ways})" if len(limits) > 1
                   else "its run")
     if all(ran) and len({m.groups() for m in ran}) == 1:
@@ -861,10 +1064,10 @@ def nesting():
 
 def runtime_limits_rows(eager=False):
     """device_runtime_limits' runs, with modules loaded lazily (the default) or, with `eager`,
-    eagerly (CUDA_MODULE_LOADING=EAGER, which the run prints): (limit, MiB held by setting it, MiB
-    taken by the first device-side launch, the run's lines), smallest limit first. Of a newer
-    run's line, which also gives what a host launch took before it, only the device-side launch's
-    share is read."""
+    eagerly (CUDA_MODULE_LOADING=EAGER, which the run prints): (limit, free MiB before the limit
+    was set, MiB held by setting it, MiB taken by a host launch of a kernel that launches nothing
+    (None in an older run's line, which has no such launch), MiB taken by the first device-side
+    launch, the run's lines), smallest limit first."""
     path = data("runtime_limits.txt")
     if not path:
         return []
@@ -873,37 +1076,165 @@ def runtime_limits_rows(eager=False):
         text = "\n".join(out)
         if ("module loading: EAGER" in text) != eager:
             continue
-        m = re.search(r"pending-launch limit (\d+): .*?\(([0-9.]+) MiB held\).*?after the first "
-                      r"device-side launch \(([0-9.]+) MiB more\)", text)
+        m = re.search(r"pending-launch limit (\d+): free device memory ([0-9.]+) MiB before it was "
+                      r"set, .*?\(([0-9.]+) MiB held\)(?:.*?after a host launch of a kernel that "
+                      r"launches nothing \(([0-9.]+) MiB more\))?.*?after the first device-side "
+                      r"launch \(([0-9.]+) MiB more\)", text)
         if status == 0 and m:
-            found.append((m.group(1), float(m.group(2)), float(m.group(3)), out))
+            host = float(m.group(4)) if m.group(4) is not None else None
+            found.append((m.group(1), float(m.group(2)), float(m.group(3)), host,
+                          float(m.group(5)), out))
     return sorted(found, key=lambda row: int(row[0]))
 
 
+def listed(values, unit=""):
+    """'1, 2 and 3' (each value as it is given), with `unit` after the last."""
+    values = list(values)
+    text = ", ".join(values[:-1]) + " and " + values[-1] if len(values) > 1 else values[0]
+    return text + unit
+
+
 def pool_memory():
-    """What the pool held in device memory, by limit, in a sentence; None without a run."""
+    """What the pool took of the free device memory, by limit, and at which step, in a sentence;
+    None without a run."""
     rows = runtime_limits_rows()
     if not rows:
         return None
-    limits = [r[0] for r in rows]
-    held = {f"{r[1]:.1f}" for r in rows}
-    taken = [f"{r[2]:.0f}" for r in rows]
-    named = ", ".join(limits[:-1]) + f" and {limits[-1]}" if len(limits) > 1 else limits[0]
-    text = (f"setting the limit held {'none' if held == {'0.0'} else 'some'} "
-            f"({' / '.join(sorted(held))} MiB at {named} slots), and the first device-side "
-            f"launch then took {', '.join(taken[:-1])} and {taken[-1]} MiB"
-            if len(rows) > 1 else f"the first device-side launch took {taken[0]} MiB")
+    total = [r[2] + (r[3] or 0) + r[4] for r in rows]
+    text = (f"from before the limit was set to after the first device-side launch, the free device "
+            f"memory fell by {listed([f'{t:.0f}' for t in total], ' MiB')} at "
+            f"{listed([r[0] for r in rows])} slots")
     if len(rows) > 1:
-        (low, _, low_mib, _), (high, _, high_mib, _) = rows[0], rows[-1]
-        slots, mib = int(high) - int(low), high_mib - low_mib
+        slots, mib = int(rows[-1][0]) - int(rows[0][0]), total[-1] - total[0]
         text += (f": {mib:.0f} MiB more for {slots} more slots, about "
-                 f"{1024 * mib / slots:.1f} KiB a slot, on top of what the first launch takes "
-                 f"whatever the pool")
+                 f"{1024 * mib / slots:.1f} KiB a slot")
+    steps = [("setting the limit took", [r[2] for r in rows])]
+    if all(r[3] is not None for r in rows):
+        steps.append(("a host launch of a kernel that launches nothing", [r[3] for r in rows]))
+    steps.append(("the first device-side launch", [r[4] for r in rows]))
+    text += "; of that, " + ", ".join(f"{step} {listed([f'{v:.0f}' for v in values], ' MiB')}"
+                                      for step, values in steps)
     eager = runtime_limits_rows(eager=True)
     if eager:
-        text += (f" (with modules loaded eagerly, at {', '.join(r[0] for r in eager)} slots: "
-                 f"{', '.join(f'{r[2]:.0f}' for r in eager)} MiB)")
+        gone = rows[0][1] - eager[0][1]
+        text += (f" (with modules loaded eagerly, at {listed([r[0] for r in eager])} slots: "
+                 f"setting the limit took {listed([f'{r[2]:.0f}' for r in eager], ' MiB')}, the "
+                 f"launches "
+                 f"{listed([f'{(r[3] or 0) + r[4]:.0f}' for r in eager], ' MiB')}, and "
+                 f"{gone:.0f} MiB less was free before the limit was set than with lazy loading)")
     return text
+
+
+def chain_times():
+    """Under 04's per-launch question: a launch's latency alone, the slope of device_runtime_limits
+    --chain-times."""
+    run = run_of("chain_times.txt", "--chain-times")
+    if not run:
+        return missing("device_runtime_limits --chain-times", "chain_times.txt")
+    text = "\n".join(run[1])
+    slope = re.search(r"least squares, (\d+) lengths\): ([0-9.]+) us per grid, ([-0-9.]+) us "
+                      r"besides", text)
+    chains = re.findall(r"chain of\s+(\d+) grids:\s+([0-9.]+) ms", text)
+    if not (slope and chains):
+        return missing("device_runtime_limits --chain-times", "chain_times.txt")
+    lengths, per_grid, besides = slope.groups()
+    (short, short_ms), (long, long_ms) = chains[0], chains[-1]
+    return (f"**A launch's latency on its own** (`device_runtime_limits --chain-times`, on the "
+            f"{gpu('chain_times.txt')}, [`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)): "
+            f"chains of one-thread grids, each launching the next, from {short} grids "
+            f"({float(short_ms):.4f} ms) to {long} ({float(long_ms):.4f} ms), each the median of "
+            f"20 runs. The line through "
+            f"the {lengths} medians rises by {float(per_grid):.2f} µs per grid: a dependent "
+            f"device-side launch's latency, without the host's launch and the timing that 01's "
+            f"per-launch time includes.\n")
+
+
+def relocatable_runs():
+    """relocatable_overhead.txt: {build: [ms, run by run]}, in the order of the file."""
+    path = data("relocatable_overhead.txt")
+    found = {}
+    for command, out, status in runs(path) if path else []:
+        if status == 0:
+            for name, ms in results(out).items():
+                found.setdefault(name.split("4096x4096, ")[-1], []).append(ms)
+    return found
+
+
+def relocatable_overhead():
+    """The cost of relocatable code and the device runtime to a kernel of milliseconds."""
+    found = relocatable_runs()
+    plain, rdc = found.get("not relocatable"), found.get("relocatable")
+    if not (plain and rdc):
+        return missing("relocatable_overhead[_no_rdc]", "relocatable_overhead.txt")
+    p, r = statistics.median(plain), statistics.median(rdc)
+    text = (f"**One number:** {r / p:.2f}: 06's flat kernel, a 4096 × 4096 image of milliseconds "
+            f"of arithmetic, built with `-rdc=true` and the device runtime over the same kernel "
+            f"built without ({r:.4f} ms over {p:.4f} ms, the middle of {len(rdc)} runs each, "
+            f"alternating, on the {gpu('relocatable_overhead.txt')}, "
+            f"[`{SHOWN}relocatable_overhead.txt`]({SHOWN}relocatable_overhead.txt)); the runs "
+            f"of the two builds spanned {min(plain + rdc):.4f} to {max(plain + rdc):.4f} ms")
+    busy = found.get("relocatable, launches in flight")
+    if busy:
+        text += (f"; with the device runtime at work beside it (`--in-flight`: a chain of "
+                 f"one-thread grids, each launching the next, running in a stream of its own "
+                 f"during every timed run) the relocatable build took "
+                 f"{statistics.median(busy):.4f} ms")
+    return text + ".\n"
+
+
+def relocatable_results():
+    found = relocatable_runs()
+    if not found:
+        return missing("relocatable_overhead[_no_rdc]", "relocatable_overhead.txt")
+    lines = ["| build | ms, run by run (each the median of 20 reps) |", "|---|---|"]
+    lines += [f"| {name} | {', '.join(f'{ms:.4f}' for ms in times)} |"
+              for name, times in found.items()]
+    return "\n".join(lines) + "\n"
+
+
+def pool_taken_first():
+    """pool_memory.txt: whether the first device-side launch still ran with almost no free memory
+    left after the first host launch."""
+    path = data("pool_memory.txt")
+    if not path:
+        return missing("device_runtime_limits --leave-free-mib N", "pool_memory.txt")
+    said = []
+    for command, out, status in runs(path):
+        text = "\n".join(out)
+        limit = re.search(r"pending-launch limit (\d+):", text)
+        left = re.search(r"allocated all but ([0-9.]+) MiB", text)
+        ran = re.search(r"the first device-side launch: (.*)", text)
+        if limit and left and ran:
+            said.append(f"at {limit.group(1)} slots with {left.group(1)} MiB left, "
+                        f"{ran.group(1)}{'' if status == 0 else f' (exit {status})'}")
+    if not said:
+        return missing("device_runtime_limits --leave-free-mib N", "pool_memory.txt")
+    return (f"With the free device memory allocated, after that host launch and before the first "
+            f"device-side launch, down to what each run left (`device_runtime_limits "
+            f"--leave-free-mib`, "
+            f"[`{SHOWN}pool_memory.txt`]({SHOWN}pool_memory.txt)): " + "; ".join(said) + ".\n")
+
+
+def pool_memory_results():
+    path = data("pool_memory.txt")
+    if not path:
+        return missing("device_runtime_limits --leave-free-mib N", "pool_memory.txt")
+    shown = []
+    for command, out, status in runs(path):
+        shown += ["$ " + command] + [l for l in out if not l.startswith(("device ", "cudaLimit"))]
+        shown.append(f"[exit {status}]")
+    return "```\n" + "\n".join(shown) + "\n```\n"
+
+
+def chain_times_results():
+    path = data("chain_times.txt")
+    if not path:
+        return missing("device_runtime_limits --chain-times", "chain_times.txt")
+    shown = []
+    for command, out, status in runs(path):
+        shown += ["$ " + command] + [l for l in out if l.startswith(("chain of", "the line"))]
+        shown.append(f"[exit {status}]")
+    return "```\n" + "\n".join(shown) + "\n```\n"
 
 
 def limit_times():
@@ -923,13 +1254,18 @@ def pool_costs():
     times = limit_times()
     if "4096" in times and "16384" in times:
         small, large = times["4096"], times["16384"]
-        parts.append(f"02's 16384 launches took {statistics.median(small):.2f} ms with a pool of "
+        on = ("" if gpu("runtime_limits.txt") == gpu("pending_limit.txt") or not data(
+            "runtime_limits.txt") else f" on the {gpu('pending_limit.txt')}")
+        parts.append(f"02's 16384 launches{on} took {statistics.median(small):.2f} ms with a pool "
+                     f"of "
                      f"4096 slots and {statistics.median(large):.2f} ms with 16384, the one size "
                      f"enough in any order (the middle of {len(small)} runs each; RESULTS.md has "
                      f"every run and the other sizes).")
     memory = pool_memory()
     if memory:
-        parts.append(f"In device memory (`device_runtime_limits`, RESULTS.md): {memory}.")
+        where = ("" if gpu("runtime_limits.txt") == gpu("pending_limit.txt")
+                 else f", on the {gpu('runtime_limits.txt')}")
+        parts.append(f"In device memory (`device_runtime_limits`{where}, RESULTS.md): {memory}.")
     else:
         for folder in OLDER:
             with older(folder):
@@ -1247,7 +1583,21 @@ def mandelbrot_log():
     path = data("mandelbrot_log.txt")
     if not path:
         return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot_log.txt")
-    return "```\n" + open(path).read().strip() + "\n```\n"
+    every = runs(path)
+    if not every:  # a --sweep's log: one process, no command lines
+        return "```\n" + open(path).read().strip() + "\n```\n"
+    first = {}
+    for command, lines, status in every:
+        first.setdefault(command, (lines, status))
+    shown = []
+    for command, (lines, status) in first.items():
+        shown += ["$ " + command] + lines + [f"[exit {status}]"]
+    text = "```\n" + "\n".join(shown) + "\n```\n"
+    if len(first) < len(every):
+        text += "\n" + wrap(f"The first run of each command of the {len(every)} in "
+                             f"[`{SHOWN}mandelbrot_log.txt`]({SHOWN}mandelbrot_log.txt); the others "
+                             f"printed the same trees and counts.")
+    return Done(text)
 
 
 def racing_ports():
@@ -1280,12 +1630,23 @@ def runtime_limits():
     return Done(text + "\n" + wrap(" ".join(said)))
 
 
-RESULTS_BLOCKS = {name: (lambda make=make: both(make)) for name, make in {
-    "pending-limits": pending_limits, "tail-vs-printed": tail_vs_printed,
-    "launch-baseline": launch_baseline_runs,
-    "printed-forms": printed_forms, "sanitizer": sanitizer, "mandelbrot-log": mandelbrot_log,
-    "racing-ports": racing_ports, "runtime-limits": runtime_limits,
-    "correct-forms": correct_forms_runs, "default-vs-sweep": default_vs_sweep_results,
+RESULTS_BLOCKS = {name: (lambda make=make, file=file: both(make, file))
+                  for name, (make, file) in {
+    "pending-limits": (pending_limits, "pending_limit.txt"),
+    "tail-vs-printed": (tail_vs_printed, "tail_vs_printed.txt"),
+    "launch-baseline": (launch_baseline_runs, "launch_baseline.txt"),
+    "printed-forms": (printed_forms, "printed_forms.txt"),
+    "sanitizer": (sanitizer, "sanitizer.txt"),
+    "mandelbrot-log": (mandelbrot_log, "mandelbrot_log.txt"),
+    "racing-ports": (racing_ports, "continuation.txt"),
+    "runtime-limits": (runtime_limits, "runtime_limits.txt"),
+    "correct-forms": (correct_forms_runs, "correct_forms.txt"),
+    "default-vs-sweep": (default_vs_sweep_results, "mandelbrot_default.txt"),
+    "mandelbrot-pool-runs": (mandelbrot_pool_results, "mandelbrot_pool.csv"),
+    "mandelbrot-depth-runs": (mandelbrot_depth_results, "mandelbrot_depth.csv"),
+    "pool-memory-runs": (pool_memory_results, "pool_memory.txt"),
+    "chain-times-runs": (chain_times_results, "chain_times.txt"),
+    "relocatable-overhead-runs": (relocatable_results, "relocatable_overhead.txt"),
 }.items()}
 
 
@@ -1349,6 +1710,9 @@ BLOCKS = {
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),
     "racing-summary": main_or_second(racing_summary),
     "pool-costs": pool_costs, "pool-trade": pool_trade,
+    "mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": mandelbrot_depth,
+    "chain-times": chain_times, "relocatable-overhead": relocatable_overhead,
+    "pool-memory": pool_taken_first,
 }
 
 
@@ -1398,7 +1762,7 @@ def main():
             if replaced(old, name, block) != old:
                 stale.append(f"{document}: {name}")
         if blocks is BLOCKS and data("env.txt"):
-            line = report.provenance(data("env.txt"), DATA, document) + "\n"
+            line = wrap(provenance(document))
             new = replaced(new, "provenance", line)
             if replaced(old, "provenance", line) != old:
                 stale.append(f"{document}: provenance")

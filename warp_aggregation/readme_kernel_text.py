@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""Checks, without a GPU, that the kernel the README prints for copying is the one that
+"""Checks, without a GPU, that the kernels the README prints for copying are the ones that
 readme_kernel_test.cu compiles and runs.
 
     python3 warp_aggregation/readme_kernel_text.py [--readme README.md] [--source FILE.cu]
 
-The README's kernel is its one ```cuda block that defines `__global__ void copied_kernel(`; the
-test's is the lines between `// readme-kernel:begin` and `// readme-kernel:end`. They must be the
-same lines, spaces included (an edit on either side is made on both, the test's with clang-format).
-On a difference: the first line that differs, from both files, and exit 1. Before that the check
-is run on a copy of the README with one character changed, which it must refuse: a check that
-cannot fail is not one. Exit 0 when both hold, 2 on a bad flag.
+Two kernels. The README's `copied_kernel` is its one ```cuda block that defines `__global__ void
+copied_kernel(`; the test's is the lines between `// readme-kernel:begin` and
+`// readme-kernel:end`. The README's `grid_stride_kernel` is its one ```cuda block that defines
+`__global__ void grid_stride_kernel(`; the test's runs from the `template` line above that
+definition to the first line after it that is `}` alone. Each pair must be the same lines, spaces
+included (an edit on either side is made on both, the test's with clang-format). On a difference:
+the first line that differs, from both files, and exit 1. Before that each check is run on a copy
+of the README with one character of that kernel changed, which it must refuse: a check that
+cannot fail is not one. Exit 0 when all hold, 2 on a bad flag.
 """
 import argparse
 import os
@@ -17,25 +20,27 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFINITION = "__global__ void copied_kernel("
+COPIED = "__global__ void copied_kernel("
+GRID_STRIDE = "__global__ void grid_stride_kernel("
 BEGIN, END = "// readme-kernel:begin", "// readme-kernel:end"
 
 
-def readme_kernel(text):
-    """The lines of the README's cuda block that defines copied_kernel, and its first line's
-    number; exactly one block must."""
+def readme_kernel(text, definition):
+    """The lines of the README's cuda block that holds `definition`, and its first line's number;
+    exactly one block must."""
     blocks = []
     for match in re.finditer(r"^```cuda\n(.*?)^```$", text, re.M | re.S):
-        if DEFINITION in match.group(1):
+        if definition in match.group(1):
             first = text.count("\n", 0, match.start(1)) + 1
             blocks.append((match.group(1).splitlines(), first))
     if len(blocks) != 1:
-        raise ValueError(f"{len(blocks)} cuda blocks define copied_kernel, not one")
+        raise ValueError(f"{len(blocks)} cuda blocks define `{definition}`, not one")
     return blocks[0]
 
 
-def source_kernel(text):
-    """The lines between the marker comments, and the first one's number."""
+def marked_kernel(text):
+    """copied_kernel in the source: the lines between the marker comments, and the first one's
+    number."""
     lines = text.splitlines()
     begins = [n for n, line in enumerate(lines) if line.strip() == BEGIN]
     ends = [n for n, line in enumerate(lines) if line.strip() == END]
@@ -44,12 +49,32 @@ def source_kernel(text):
     return lines[begins[0] + 1:ends[0]], begins[0] + 2
 
 
-def differences(readme_text, source_text):
-    """An empty string where the two kernels are the same lines, else what differs."""
-    (want, want_at), (got, got_at) = readme_kernel(readme_text), source_kernel(source_text)
+def defined_kernel(text):
+    """grid_stride_kernel in the source: from the `template` line above its definition to the
+    first `}` alone at the start of a line after it, and the first line's number."""
+    lines = text.splitlines()
+    found = [n for n, line in enumerate(lines) if line.startswith(GRID_STRIDE)]
+    if len(found) != 1 or found[0] == 0 or not lines[found[0] - 1].startswith("template <"):
+        raise ValueError(f"not one `{GRID_STRIDE}` after a `template <` line")
+    start = found[0] - 1
+    ends = [n for n in range(found[0], len(lines)) if lines[n] == "}"]
+    if not ends:
+        raise ValueError(f"`{GRID_STRIDE}` has no closing `}}` alone on a line")
+    return lines[start:ends[0] + 1], start + 1
+
+
+# (the kernel's name, the README's definition line, how to find it in the source)
+KERNELS = [("copied_kernel", COPIED, marked_kernel),
+           ("grid_stride_kernel", GRID_STRIDE, defined_kernel)]
+
+
+def differences(readme_text, source_text, definition, find):
+    """An empty string where the README's kernel and the source's are the same lines, else what
+    differs."""
+    (want, want_at), (got, got_at) = readme_kernel(readme_text, definition), find(source_text)
     for k in range(max(len(want), len(got))):
         a = want[k] if k < len(want) else "(the block has ended)"
-        b = got[k] if k < len(got) else "(the markers' lines have ended)"
+        b = got[k] if k < len(got) else "(the source's kernel has ended)"
         if a != b:
             return (f"README line {want_at + k}: {a}\n"
                     f"source line {got_at + k}: {b}")
@@ -65,24 +90,25 @@ def main():
         readme = f.read()
     with open(args.source, encoding="utf-8") as f:
         source = f.read()
-    try:
-        # The check must see a change: the README's kernel with one character replaced (the first
-        # one after the kernel's name and parenthesis: the `c` of `const`).
-        at = readme.index(DEFINITION) + len(DEFINITION)
-        changed = readme[:at] + "C" + readme[at + 1:]
-        if not differences(changed, source):
-            print("FAILED: a README kernel with one character changed passes the check")
+    for name, definition, find in KERNELS:
+        try:
+            # The check must see a change: the README's kernel with one character replaced (the
+            # first one after the kernel's name and parenthesis: the `c` of `const`).
+            at = readme.index(definition) + len(definition)
+            changed = readme[:at] + "C" + readme[at + 1:]
+            if not differences(changed, source, definition, find):
+                print(f"FAILED: a README {name} with one character changed passes the check")
+                return 1
+            found = differences(readme, source, definition, find)
+        except ValueError as error:
+            print(f"FAILED: {error}")
             return 1
-        found = differences(readme, source)
-    except ValueError as error:
-        print(f"FAILED: {error}")
-        return 1
-    if found:
-        print("FAILED: the README's copied_kernel is not the one readme_kernel_test.cu runs:\n"
-              + found)
-        return 1
-    lines = len(readme_kernel(readme)[0])
-    print(f"ok: the README's copied_kernel, {lines} lines, is readme_kernel_test.cu's")
+        if found:
+            print(f"FAILED: the README's {name} is not the one readme_kernel_test.cu runs:\n"
+                  + found)
+            return 1
+        lines = len(readme_kernel(readme, definition)[0])
+        print(f"ok: the README's {name}, {lines} lines, is readme_kernel_test.cu's")
     return 0
 
 

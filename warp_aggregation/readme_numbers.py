@@ -367,11 +367,11 @@ def number_01():
     text = (f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
             f"{n:,} keys), the blog's loop takes **{times(loop, match)} times** as long as "
             f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}).")
-    text += (" That is 01's kernel, which does nothing but search: there nvcc can prove which "
-             "lanes run each round and leaves out checks that the loop carries inside an "
-             "aggregating kernel ([RESULTS.md](RESULTS.md#the-peer-search-in-the-sass)), so this "
-             "ratio may understate the loop's cost (the paragraph after Try next measures it "
-             "there).")
+    text += (" That is 01's kernel, which does nothing but search. There nvcc can prove which "
+             "lanes run each round, so it leaves out checks that the loop carries inside an "
+             "aggregating kernel ([RESULTS.md](RESULTS.md#the-peer-search-in-the-sass)). This "
+             "ratio may therefore understate the loop's cost; the paragraph after Try next "
+             "measures the loop inside an aggregating kernel.")
     return sentence(text)
 
 
@@ -396,19 +396,14 @@ def number_02():
     cas = bench("double", "sorted", "atomicCAS loop")
     if given is None or atomic is None or cas is None:
         return missing("the reduction from given masks", "benchmark.csv")
-    shown = (scan_rows() or {}).get("reduce_peers masks given")
-    atomic_shown = (scan_rows() or {}).get("atomicAdd")
-    printed = ("" if not shown or not atomic_shown else
-               f" ([its output](#beyond-the-blog-the-warp-segmented-scan), from a separate run: "
-               f"{shown[0]:.4f} ms, {times(atomic_shown[0], shown[0])}×)")
     return sentence(
-        "**One number (from 03, not 02):** the reduction from masks found beforehand (what the "
-        f"blog's figure timed) is **{times(atomic, given)} times as fast** as plain `atomicAdd` "
-        f"on sorted keys in double: {atomic:.4f} ms over {given:.4f} ms "
-        f"({link('benchmark.csv')}). Against the blog's own baseline, the `atomicCAS` loop "
-        f"({cas:.4f} ms), it is **{times(cas, given)} times as fast**. 02 times the search and the reduction together; 03's row "
-        "\"reduce_peers masks given\" times the reduction alone, and `build/bin/03_reduction_"
-        "by_key_benchmark --order sorted --precision double` prints it" + printed + ".\n")
+        "**One number (from 03):** 02's own timings, the search and the tree together, are not "
+        "among the committed data, so this number is 03's. The reduction from masks found "
+        "beforehand (what the blog's figure timed, 03's row \"reduce_peers masks given\") is "
+        f"**{times(atomic, given)} times as fast** as plain `atomicAdd` on sorted keys in double: "
+        f"{atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}). Against the blog's own "
+        f"baseline, the `atomicCAS` loop ({cas:.4f} ms), it is **{times(cas, given)} times as "
+        "fast**.\n")
 
 
 def number_03():
@@ -869,7 +864,8 @@ def which_to_use():
                     return (f"slower than `atomicAdd` from *d* = {d} on" if d else
                             "faster than `atomicAdd` at every *d*")
                 cg_cost = cg_against_match(rows, arrangements.get("in runs"))
-                scattered = ("scattered sweep, double: `match_any` aggregation "
+                scattered = ("scattered sweep, double only (float not swept): `match_any` "
+                             "aggregation "
                              + verdict("warp match_any") + "; `labeled_partition` "
                              + verdict("cg labeled_partition"))
     random_match = ratio(bench("double", "random", "atomicAdd"),
