@@ -705,19 +705,9 @@ def blog_table():
                          "(a model)" if f["k_fused"] else "not with a fused pass (a model)")
         reuse_verdict += (f"; from {use(f['k_separate'])} with a separate search pass"
                           + (", barely" if f["close"] else ""))
-        reuse_cell = (
-            f"k uses with a separate search pass: {f['search']:.4f} + k × {f['given']:.4f} ms, "
-            f"against k × {f['atomic']:.4f} ms with `atomicAdd`: "
-            + (f"less from k = {f['k_separate']} on" + (", within the runs' spread" if f["close"]
-                                                         else "") if f["k_separate"] else
-               "never less"))
-        if f["first"]:
-            reuse_cell += (
-                f". Modelled, not measured: a first pass that aggregates and stores its masks, "
-                f"the whole kernel plus {4 * f['n'] / 1e6:.0f} MB of masks at the {f['peak']} GB/s "
-                f"peak ({f['whole']:.4f} + {f['masks_ms']:.4f} ms), then "
-                f"(k − 1) × {f['given']:.4f} ms: "
-                + (f"less from k = {f['k_fused']} on" if f["k_fused"] else "never less"))
+        # The times and the model are the Homework's answer (reuse-masks): linked, not repeated.
+        reuse_cell = ("the passes' times and the model: [When reusing the masks "
+                      "pays](#homework), under Homework")
     gpu = re.search(r"NVIDIA ([^,]+)", report.describe_env(path("env.txt"))
                     if have("env.txt") else "")
 
