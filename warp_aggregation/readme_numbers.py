@@ -880,7 +880,7 @@ def which_to_use():
                  f"search takes {times(*inside)}× `__match_any_sync`'s")
     rows = [
         ("sorted", "the warp segmented scan (written for 03, not in the header: [what it "
-         "assumes](#copying-the-header)), or CUB's `ReduceByKey` (see below); to copy as it is: "
+         "assumes](#copying-the-segmented-scan)), or CUB's `ReduceByKey` (see below); to copy as it is: "
          "CUB, or `match_peers` + `reduce_peers` from the header",
          "runs need no peer search; the scan is bound by memory, `ReduceByKey` is one call",
          sorted_cell),
