@@ -903,8 +903,8 @@ def mandelbrot_pool():
     counts = [int(v[3]["tail_level_launches"]) for v in changed.values()]
     tails = f"{min(counts)} to {max(counts)}" if min(counts) != max(counts) else str(counts[0])
     return (f"At {first} × {first}, Mariani–Silver with dynamic parallelism took "
-            f"{dp_big / dp_own:.2f} times as long at the pending-launch limit {big} as at the limit "
-            f"{changed[first][1]} that the image needs ({dp_big:.4f} ms over "
+            f"{dp_big / dp_own:.2f} times as long at the pending-launch limit {big} as at the "
+            f"limit {changed[first][1]} that the image needs ({dp_big:.4f} ms over "
             f"{dp_own:.4f} ms, each the middle of 3 runs, "
             f"[`{SHOWN}mandelbrot_pool.csv`]({SHOWN}mandelbrot_pool.csv) over "
             f"[`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)). At every size below 16384 × "
