@@ -20,21 +20,23 @@ results come from.
   roofline.png     the profiled GPU's roofline: the OP/B the book counts for Figs 7.7, 7.9 and 7.12
                    and its 5x5 bound, the OP/B measured for each kernel at 5x5, and the ridge point
 
-The first four need no data. The last two need Nsight Compute's profiles, which exist only for the
-H200 run of 2026-11-23 (data/h200/, --profile); they are drawn from that folder alone, so that
-every number in them is that GPU's; their titles name the GPU and the day, and the README says
-that the run predates the L2-flush fix (its times, the caches emptied by a memset, are biased
-long). The H100 run of data/ has no profile, and no committed file holds the H100's device
-attributes, so memory.png cannot be drawn for it.
-Every number comes from a committed file in that folder (none needs a GPU to draw):
+The first four need no data. The last two need Nsight Compute's profiles, which exist only for an
+H200 run of 2026-11-23 (data/h200_2026-11-23/, --profile), made before the L2-flush fix; its
+counts (device attributes, DRAM bytes) do not depend on how runs were timed, but its times do
+(the caches were emptied by a memset, which biased them long), so the times come from --bench, a
+later run on a GPU of the same name (default data/benchmark.csv: the H200 of 2026-11-26, after the
+fix). The script stops if the two env.txt files name different GPUs. The titles name the GPU and
+both days. The H100 run of data/h100/ has no profile, and no committed file holds the H100's
+device attributes, so memory.png cannot be drawn for it.
+Every number comes from a committed file (none needs a GPU to draw):
   - the device's attributes (SMs, registers, shared memory and L2 per SM or device, constant
     memory, DRAM size, memory clock and bus width) from the device__attribute_* columns that
-    Nsight Compute wrote into ncu_5x5_07_09_conv2d_constant_memory.csv;
+    Nsight Compute wrote into the profile's ncu_5x5_07_09_conv2d_constant_memory.csv;
   - the copy bandwidth and the FP32 FMA peak of the roofline, and each kernel's GFLOP/s at 5x5,
-    from benchmark.csv (07_99_benchmark --csv);
-  - each kernel's DRAM bytes at 5x5 (read + written) from ncu_5x5_<program>.csv, over the
-    2 * 25 FLOP per pixel the book counts: the measured OP/B;
-  - the GPU's name and the run's date from env.txt.
+    from --bench (07_99_benchmark --csv);
+  - each kernel's DRAM bytes at 5x5 (read + written) from the profile's ncu_5x5_<program>.csv,
+    over the 2 * 25 FLOP per pixel the book counts: the measured OP/B;
+  - the GPU's name and the runs' dates from the env.txt beside each.
 """
 import argparse
 import csv
@@ -422,11 +424,11 @@ def benchmark_rows(path):
         return list(csv.DictReader(f))
 
 
-def memory(png, data, env):
+def memory(png, data, bench, env):
     plt = pyplot()
     from matplotlib.patches import FancyBboxPatch
     a = ncu_attributes(os.path.join(data, "ncu_5x5_07_09_conv2d_constant_memory.csv"))
-    rows = benchmark_rows(os.path.join(data, "benchmark.csv"))
+    rows = benchmark_rows(bench)
     sms = int(a["multiprocessor_count"])
     regs_kb = int(a["max_registers_per_multiprocessor"]) * 4 // 1024
     shared_kb = int(a["max_shared_memory_per_multiprocessor"]) // 1024
@@ -526,9 +528,9 @@ def ncu_metric(path, name):
     return float(values[header.index(name)].replace(",", ""))
 
 
-def roofline(png, data, env):
+def roofline(png, data, bench, env):
     plt = pyplot()
-    rows = benchmark_rows(os.path.join(data, "benchmark.csv"))
+    rows = benchmark_rows(bench)
     at5 = {row["kernel"]: row for row in rows if row["radius"] == "2"}
     first = next(iter(at5.values()))
     copy, peak = float(first["copy_gbps"]), float(first["fp32_peak_gflops"])
@@ -614,15 +616,27 @@ def roofline(png, data, env):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out-dir", required=True, help="write the pictures here")
-    parser.add_argument("--profile", default=os.path.join(HERE, "data", "h200"),
-                        help="the run with Nsight Compute's profiles (default: data/h200/)")
+    parser.add_argument("--profile", default=os.path.join(HERE, "data", "h200_2026-11-23"),
+                        help="the run with Nsight Compute's profiles "
+                             "(default: data/h200_2026-11-23/)")
+    parser.add_argument("--bench", default=os.path.join(HERE, "data", "benchmark.csv"),
+                        help="07_99's CSV of the times, its env.txt beside it, on a GPU of the "
+                             "profile's name (default: data/benchmark.csv)")
     args = parser.parse_args()
+    for path in (os.path.join(args.profile, "env.txt"), args.bench,
+                 os.path.join(os.path.dirname(args.bench), "env.txt")):
+        if not os.path.isfile(path):
+            parser.error(f"{path}: no such file")
     os.makedirs(args.out_dir, exist_ok=True)
-    env = report.describe_env(os.path.join(args.profile, "env.txt"))
-    date = re.search(r"\d{4}-\d{2}-\d{2}", env)
-    env = re.sub(r", driver.*", "", env)  # the GPU's name and the run's day: the title's place
-    if date:  # the caveat on its times (measured before the L2-flush fix) is the README's
-        env += f" ({date.group(0)})"
+    envs = [report.describe_env(os.path.join(folder, "env.txt"))
+            for folder in (args.profile, os.path.dirname(args.bench))]
+    gpus = [re.sub(r", driver.*", "", e) for e in envs]
+    if gpus[0] != gpus[1]:
+        parser.error(f"the profile is of {gpus[0]!r}, --bench of {gpus[1]!r}: not one GPU")
+    days = [re.search(r"\d{4}-\d{2}-\d{2}", e) for e in envs]
+    env = gpus[0]  # the GPU's name and the runs' days: the title's place
+    if all(days):
+        env += f" (profile {days[0].group(0)}, times {days[1].group(0)})"
     try:
         pyplot()
     except ImportError:
@@ -633,8 +647,8 @@ def main():
     conv2d(out("conv2d.png"))
     tile_7_11(out("tile_7_11.png"))
     tile_7_13(out("tile_7_13.png"))
-    memory(out("memory.png"), args.profile, env)
-    roofline(out("roofline.png"), args.profile, env)
+    memory(out("memory.png"), args.profile, args.bench, env)
+    roofline(out("roofline.png"), args.profile, args.bench, env)
 
 
 if __name__ == "__main__":

@@ -16,12 +16,15 @@ GPU's are checked to equal the sequential convolution's exactly), and the figure
     python3 ch07_convolution/plot_benchmark.py --images images \
         --images-png ch07_convolution/image_filter.png
 
-data/ holds the run the README quotes (the H100 of 2026-11-25, the caches emptied before each timed
-run by reading a buffer twice the L2's size); data/h200/ the H200 run of 2026-11-23, made before
-that fix (the caches emptied by a cudaMemsetAsync whose dirty lines were written back inside the
-next timed run, so its times are biased long). `--compare
-ch07_convolution/data/h200/benchmark.csv` puts the older run's columns beside today's; the
-README's table leaves them out, since the two runs do not time the same way.
+data/ holds the run the README quotes (the H200 of 2026-11-26, the caches emptied before each timed
+run by reading a buffer twice the L2's size); data/h100/ the same code's run on an H100 of
+2026-11-25, timed the same way. `--compare ch07_convolution/data/h100/benchmark.csv` puts the
+H100's columns beside the H200's in the README's table, with its provenance line:
+
+    python3 ch07_convolution/plot_benchmark.py ch07_convolution/data/benchmark.csv \
+        --env ch07_convolution/data/env.txt --png ch07_convolution/benchmark.png \
+        --readme ch07_convolution/README.md --results ch07_convolution/RESULTS.md \
+        --compare ch07_convolution/data/h100/benchmark.csv
 
 --readme rewrites the README's results table (% of the roofline floor at every radius, for the rows
 of README_ROWS: the book's kernels, 07_91 and 07_92, the defaults of 07_93 and 07_94, one cuDNN row
@@ -88,7 +91,7 @@ def ratio(row, column):
 
 def gpu_label(env_path, csv_path):
     """'H100' from an env.txt naming 'NVIDIA H100 80GB HBM3' (the model, without its memory); else
-    the CSV's folder's name ('H200' for data/h200/benchmark.csv), for a run without an env.txt."""
+    the CSV's folder's name ('H100' for data/h100/benchmark.csv), for a run without an env.txt."""
     env = report.describe_env(env_path) if env_path and os.path.isfile(env_path) else ""
     if env:
         return env.split(",")[0].replace("NVIDIA ", "").split()[0]

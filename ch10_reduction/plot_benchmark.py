@@ -5,23 +5,24 @@
     python3 ch10_reduction/plot_benchmark.py ch10_reduction/data/benchmark.csv \
         --env ch10_reduction/data/env.txt --png ch10_reduction/benchmark.png \
         --readme ch10_reduction/README.md --results ch10_reduction/RESULTS.md \
-        --second ch10_reduction/data/h200/benchmark.csv \
-        --second-env ch10_reduction/data/h200/env.txt \
-        --second-note "before the L2-flush fix: the timer cleared the L2 with a memset (code 7a3500e)"
+        --second ch10_reduction/data/h100/benchmark.csv \
+        --second-env ch10_reduction/data/h100/env.txt
 
-The CSV is the run the README quotes (data/: the H100 run of 2026-11-25), --second an older run
-kept as a record (data/h200/: the H200 run of 2026-11-23), each with the env.txt of its run (date,
-nvidia-smi and nvcc output, as scripts/gpu_check.sh writes it); --second-note, if given, is added
-to the second run's provenance line (what a reader must know about how that run was measured).
+The CSV is the run the README quotes (data/: the H200 run of 2026-11-26), --second a second GPU's
+run of the same code, timed the same way (data/h100/: the H100 run of 2026-11-25), each with the
+env.txt of its run (date, nvidia-smi and nvcc output, as scripts/gpu_check.sh writes it);
+--second-note, if given, is added to the second run's provenance line (what a reader must know
+about how that run was measured).
 --readme rewrites, in the README: the results table between its results-table markers (% of the
-read ceiling of every kernel at every size, the first run only), its provenance line between the
-provenance markers, and every number written inline between <!--ceiling KERNEL[ @2^K]-->...<!--/-->
-(that kernel's % of the read ceiling in the first run, at the largest size or at 2^K) or <!--ratio
-KERNEL A / KERNEL B[ @2^K]-->...<!--/--> (A's speed over B's). --results rewrites RESULTS.md's
-spread tables (median, fastest and slowest run, GB/s and speed against CUB at every size), one per
-run, with one provenance line per run. The plot (the first run: each kernel's % of the read
-ceiling, and the COARSE_FACTOR sweep) needs matplotlib; without it the plot is skipped with a
-message and the tables are still written.
+read ceiling of every kernel at every size, the two runs' columns side by side, each size's first
+run first), its provenance lines (one per run) between the provenance markers, and every number
+written inline between <!--ceiling KERNEL[ @2^K]-->...<!--/--> (that kernel's % of the read ceiling
+at the largest size or at 2^K) or <!--ratio KERNEL A / KERNEL B[ @2^K]-->...<!--/--> (A's speed
+over B's), from the first run; a marker written <!--ceiling2 ...--> or <!--ratio2 ...--> takes its
+number from the second run. --results rewrites RESULTS.md's spread tables (median, fastest and
+slowest run, GB/s and speed against CUB at every size), one per run, with one provenance line per
+run. The plot (the first run: each kernel's % of the read ceiling, and the COARSE_FACTOR sweep)
+needs matplotlib; without it the plot is skipped with a message and the tables are still written.
 """
 import csv
 import os
@@ -65,26 +66,32 @@ def size_label(n):
     return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
 
 
-def readme_table(run, label):
-    """% of the read ceiling of every kernel at every size of one run, `run` as load() returns it;
-    the column headers name the run's GPU."""
-    rows, sizes, kernels = run
-    head = "| kernel | " + " | ".join(f"{label}: {size_label(n)}" for n in sizes) + " |"
-    lines = [head, "|---" * (1 + len(sizes)) + "|"]
+def readme_table(runs, labels):
+    """% of the read ceiling of every kernel at every size, `runs` as load() returns them, side by
+    side: one column per size and run, each size's runs together; the headers name each GPU."""
+    sizes = sorted({n for run in runs for n in run[1]})
+    kernels = list(runs[0][2]) + [k for run in runs[1:] for k in run[2] if k not in runs[0][2]]
+    columns = [(n, run, label) for n in sizes for run, label in zip(runs, labels)]
+    head = "| kernel | " + " | ".join(f"{label}: {size_label(n)}" for n, _, label in columns) + " |"
+    lines = [head, "|---" * (1 + len(columns)) + "|"]
     for k in kernels:
-        cells = [f"{float(rows[(k, n)]['pct_of_read_ceiling']):.1f}%" if (k, n) in rows else "–"
-                 for n in sizes]
+        cells = [f"{float(run[0][(k, n)]['pct_of_read_ceiling']):.1f}%" if (k, n) in run[0]
+                 else "–" for n, run, _ in columns]
         lines.append(f"| {k} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
-INLINE = re.compile(r"<!--(ceiling|ratio) ([^@>]+?)(?: @2\^(\d+))?-->.*?<!--/-->")
+INLINE = re.compile(r"<!--(ceiling|ratio)(2?) ([^@>]+?)(?: @2\^(\d+))?-->.*?<!--/-->")
 
 
-def inline_numbers(text, rows, sizes, path):
-    """Rewrites every inline number of the README from the first GPU's rows."""
+def inline_numbers(text, runs, path):
+    """Rewrites every inline number of the README: a marker's number from the first run's rows, or
+    from the second's where the marker's kind ends in 2."""
     def value(match):
-        kind, what, power = match.groups()
+        kind, second, what, power = match.groups()
+        if second and len(runs) < 2:
+            sys.exit(f"{path}: {match.group(0)!r}: no second run (--second)")
+        rows, sizes = runs[1 if second else 0][:2]
         n = (1 << int(power)) if power else sizes[-1]
         names = [w.strip() for w in what.split(" / ")] if kind == "ratio" else [what.strip()]
         missing = [k for k in names if (k, n) not in rows]
@@ -167,10 +174,10 @@ def plot(rows, sizes, png, title):
     print(f"wrote {png}")
 
 
-def provenance_lines(args, doc, labels, second=True):
+def provenance_lines(args, doc, labels):
     """One line per run, '<GPU>: Measured on ...; data: [...].', the second run's with its note."""
     lines = [f"{labels[0]}: " + report.provenance(args.env, args.csv, doc)]
-    if second and args.second:
+    if args.second:
         line = f"{labels[1]}: " + report.provenance(args.second_env, args.second, doc)
         if args.second_note:
             line = line[:-1] + f"; {args.second_note}."
@@ -191,15 +198,16 @@ def main():
     first = load(args.csv)
     second = load(args.second) if args.second else None
     labels = [gpu_label(args.env, "first GPU"), gpu_label(args.second_env, "second GPU")]
-    table = readme_table(first, labels[0])
+    runs = [first] + ([second] if second else [])
+    table = readme_table(runs, labels[:len(runs)])
     print(table)
     if args.readme:
         report.update_readme(args.readme, table, "results-table")
-        report.update_readme(args.readme, provenance_lines(args, args.readme, labels, False),
+        report.update_readme(args.readme, provenance_lines(args, args.readme, labels),
                              "provenance")
         # The numbers first, then the file: a marker without its row stops the script before the
         # README is opened for writing (which would empty it).
-        text = inline_numbers(open(args.readme).read(), first[0], first[1], args.readme)
+        text = inline_numbers(open(args.readme).read(), runs, args.readme)
         open(args.readme, "w").write(text)
     if args.results:
         for marker, run in (("spread-table", first), ("spread-table-second", second)):

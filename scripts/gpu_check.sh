@@ -166,8 +166,8 @@ if want ch07; then
   # (benchmark.csv; its text output, with NPP's ring at 8192 x 8192, in benchmark_log.txt) with the
   # SM clock sampled through it and through a sustained 9x9 load of 07_94 (clocks_9x9.csv,
   # sustained_9x9.txt), its plot, and the image filter with its figure of 1:1 crops. Afterwards,
-  # with data/ replaced by this folder (an older GPU's run stays in data/h200/ with its env.txt),
-  # from the repository's root:
+  # with data/ replaced by this folder (the other GPU's run moves to data/<gpu>/, e.g.
+  # data/h100/, with its env.txt), from the repository's root:
   #   python3 ch07_convolution/plot_benchmark.py ch07_convolution/data/benchmark.csv \
   #     --env ch07_convolution/data/env.txt --png ch07_convolution/benchmark.png \
   #     --readme ch07_convolution/README.md --results ch07_convolution/RESULTS.md
