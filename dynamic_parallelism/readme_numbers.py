@@ -252,16 +252,29 @@ def us(ms, launches):
 # --- 01 ----------------------------------------------------------------------------------------
 
 def prints_01():
+    """The document's two runs: the middle (by its median) of the --blocks 1 runs, whole, then the
+    first --blocks 2 run, cut short."""
     path = data("hello_world.txt")
     if not path:
         return missing("01_nested_hello_world", "hello_world.txt")
-    for command, lines, _ in runs(path):
+    every = runs(path)
+    one = [(c, l) for c, l, s in every if c.endswith("--blocks 1") and s == 0]
+    shown = ""
+    if one:
+        ms = statistics.median(results(l)["01_nested_hello_world blocks 1"] for _, l in one)
+        command, lines = next((c, l) for c, l in one
+                              if results(l)["01_nested_hello_world blocks 1"] == ms)
+        top = [i for i, l in enumerate(lines) if l.startswith("Recursion=0:")]
+        if len(top) > 3:  # the top grid's threads 2 to 6 say what 0, 1 and 7 say
+            lines = lines[:top[1] + 1] + ["..."] + lines[top[-1]:]
+        shown = fence(command, lines) + "\n"
+    for command, lines, _ in every:
         if command.endswith("--blocks 2"):
             first = [i for i, l in enumerate(lines) if l.startswith("Recursion=")]
             arrow = next(i for i, l in enumerate(lines) if l.startswith("------->"))
-            shown = lines[:first[0] + 2] + ["..."] + lines[arrow - 1:arrow + 4] + ["..."] + \
+            cut = lines[:first[0] + 2] + ["..."] + lines[arrow - 1:arrow + 4] + ["..."] + \
                 lines[first[-1] - 1:]
-            return fence(command, shown)
+            return Done(shown + fence(command, cut))
     return missing("01_nested_hello_world --blocks 2", "hello_world.txt")
 
 
@@ -286,9 +299,8 @@ def number_01():
     return (f"**One number:** {us(ms, launches)} per device-side launch: the whole recursion of "
             f"the document's first run (`--blocks 1`, {levels} grids, the host's and {launches} "
             f"launched from the device, each by the grid before it) took {ms:.4f} ms, the middle "
-            f"of {count} runs in [`{SHOWN}hello_world.txt`]({SHOWN}hello_world.txt) (the run "
-            f"printed above, `--blocks 2`, is the document's second), over its {launches} "
-            f"launches. Here and below, *per "
+            f"of {count} runs in [`{SHOWN}hello_world.txt`]({SHOWN}hello_world.txt) (the first run "
+            f"printed above), over its {launches} launches. Here and below, *per "
             f"launch* is a run's median time divided by the device-side launches it makes; this "
             f"one includes the host's launch of the first grid and the timing.\n")
 
@@ -455,8 +467,8 @@ def number_03():
 def nosync_vs_nested():
     def make(rows, limit):
         nested, nosync = float(rows["gpu nested"]["ms"]), float(rows["gpu nestedNosync"]["ms"])
-        return (f"In 05's run that wrote `{SHOWN}comparison.csv` (the table under *Results*; the "
-                f"table printed under 05 is a second run) the barrier form takes "
+        return (f"In 05's run (printed under 05, and the table under *Results*) the barrier "
+                f"form takes "
                 f"{nosync / nested:.2f} times 02's time: with the device-side wait gone, they are "
                 f"the same kernel.\n")
     return from_05(make)
@@ -538,13 +550,18 @@ def per_launch():
 # --- 05 ----------------------------------------------------------------------------------------
 
 def prints_05():
-    path = data("comparison.txt")
-    if not path:
-        return missing("05_reduction_comparison", "comparison.txt")
-    command, lines, status = runs(path)[0]
-    if status != 0 or not any(ONE_LIMIT.search(l) for l in lines):
-        return stale_05(f"{SHOWN}comparison.txt is not a passing run of today's 05")
-    return fence(command, lines)
+    """The run that wrote comparison.csv (the one every number of 05 quotes): its log, then its
+    CSV, as the two files hold them."""
+    csv_path, log = data("comparison.csv"), data("comparison_log.txt")
+    if not (csv_path and log):
+        return missing("05_reduction_comparison --csv", "comparison.csv")
+    lines = open(log).read().splitlines()
+    if not any(ONE_LIMIT.search(l) for l in lines):
+        return stale_05(f"{SHOWN}comparison_log.txt does not say one pending-launch limit for "
+                        f"every row")
+    return Done("```\n$ build/bin/05_reduction_comparison --csv >comparison.csv "
+                "2>comparison_log.txt\n$ cat comparison_log.txt\n" + "\n".join(lines)
+                + "\n$ cat comparison.csv\n" + open(csv_path).read().rstrip("\n") + "\n```\n")
 
 
 def printed_table_ms(variant):
@@ -593,7 +610,7 @@ def rdc_noise():
         again = printed_table_ms("gpu Neighbored")
         if again:
             noise.append(f"two runs of the relocatable build alone gave {r_ms:.4f} and "
-                         f"{again:.4f} ms (the CSV's and the printed table's, "
+                         f"{again:.4f} ms (the run above and a second run, "
                          f"`{SHOWN}comparison.txt`), {100 * abs(r_ms - again) / r_ms:.1f}% apart")
         if len(ratios) == 2:
             noise.append(f"CUB's sum, which launches nothing either, gave {ratios[1]:.2f} "
@@ -809,7 +826,38 @@ def mandelbrot_table():
                   (os.path.join(HERE, "mandelbrot.png"), "mandelbrot.png"))
     figure = (f"\n![Time by image size: flat, host-driven and dynamic parallelism]({shown})\n"
               if png and os.path.exists(png) else "")
-    return plot_mandelbrot.table(rows) + figure
+    return Done(split_table(rows) + figure)
+
+
+def split_table(rows):
+    """The sweep as two tables: the times, then the trees (plot_mandelbrot.table() has both in
+    one, as RESULTS.md keeps it)."""
+    tail = all(r.get("tail_levels_ms") for r in rows)
+    times = ["| image | flat | host-driven | dynamic parallelism | "
+             + ("tail-launched levels | " if tail else "")
+             + "dynamic parallelism ÷ host-driven | dynamic parallelism ÷ flat |"
+             + (" tail-launched levels ÷ host-driven |" if tail else ""),
+             "|---|---|---|---|---|---|" + ("---|---|" if tail else "")]
+    trees = ["| image | launches from the device | launches from the host | pixels filled from a "
+             "border | dwell steps, Mariani–Silver ÷ flat | filled pixels off their escape time |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        flat, host = float(r["flat_ms"]), float(r["host_driven_ms"])
+        dp = float(r["mariani_silver_ms"])
+        levels = float(r["tail_levels_ms"]) if tail else None
+        times.append(f"| {r['n']} × {r['n']} | {flat:.4f} | {host:.4f} | {dp:.4f} | "
+                     + (f"{levels:.4f} | " if tail else "")
+                     + f"{dp / host:.2f} | {dp / flat:.2f} |"
+                     + (f" {levels / host:.2f} |" if tail else ""))
+        filled = 100 * int(r["filled_pixels"]) / int(r["pixels"])
+        steps = int(r["mariani_silver_steps"]) / max(1, int(r["flat_steps"]))
+        trees.append(f"| {r['n']} × {r['n']} | {r['launches']} | {r['host_levels']} | "
+                     f"{filled:.0f}% | {steps:.2f} | {r['fill_mismatches']} |")
+    runs = {r.get("runs", "1") for r in rows}
+    said = (f"each the middle of {' or '.join(sorted(runs))} runs of its size, each in a process "
+            f"of its own" if runs != {"1"} else "one run each")
+    return ("The times, in ms (" + said + "):\n\n" + "\n".join(times)
+            + "\n\nThe trees (the same in every run of a size):\n\n" + "\n".join(trees) + "\n")
 
 
 def pool_rows():
@@ -854,9 +902,9 @@ def mandelbrot_pool():
                      if only is None or only(v[3])])
     counts = [int(v[3]["tail_level_launches"]) for v in changed.values()]
     tails = f"{min(counts)} to {max(counts)}" if min(counts) != max(counts) else str(counts[0])
-    return (f"**One number:** {dp_big / dp_own:.2f}: at {first} × {first}, the time of "
-            f"Mariani–Silver with dynamic parallelism at the pending-launch limit {big} over its "
-            f"time at the limit {changed[first][1]} that the image needs ({dp_big:.4f} ms over "
+    return (f"At {first} × {first}, Mariani–Silver with dynamic parallelism took "
+            f"{dp_big / dp_own:.2f} times as long at the pending-launch limit {big} as at the "
+            f"limit {changed[first][1]} that the image needs ({dp_big:.4f} ms over "
             f"{dp_own:.4f} ms, each the middle of 3 runs, "
             f"[`{SHOWN}mandelbrot_pool.csv`]({SHOWN}mandelbrot_pool.csv) over "
             f"[`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)). At every size below 16384 × "
@@ -902,9 +950,9 @@ def mandelbrot_depth():
                      f"{r['tail_levels']:.4f} | {r['mariani_silver'] / r['host_driven']:.1f} |")
     deep = rows[max(rows)]
     n = deep["n"]
-    text = (f"**One number:** {deep['mariani_silver'] / deep['host_driven']:.1f}: at {n} × {n} "
-            f"with parts down to 1 pixel and {max(rows)} levels, the time of Mariani–Silver with "
-            f"dynamic parallelism over the same algorithm driven from the host "
+    text = (f"At {n} × {n} with parts down to 1 pixel and {max(rows)} levels, Mariani–Silver "
+            f"with dynamic parallelism took {deep['mariani_silver'] / deep['host_driven']:.1f} "
+            f"times as long as the same algorithm driven from the host "
             f"({deep['mariani_silver']:.2f} ms over {deep['host_driven']:.2f} ms, the middle of "
             f"{deep['runs']} runs, [`{SHOWN}mandelbrot_depth.csv`]({SHOWN}mandelbrot_depth.csv); "
             f"every time in the table is such a middle run).")
@@ -976,14 +1024,18 @@ def prints_07():
 
 
 def number_07():
-    run = continuation_run()
-    if not run:
+    path = data("continuation.txt")
+    every = [results(l) for c, l, s in runs(path) if not racing(c) and "--per-block" not in c
+             and s == 0] if path else []
+    if not every:
         return missing("07_continuation", "continuation.txt")
-    times = results(run[1])
-    cub = times["07_continuation cub segmented reduce"]
-    return (f"**One number:** {times['07_continuation tail launch'] / cub:.2f}: the "
-            f"tail-launched form's time over `cub::DeviceSegmentedReduce::Sum` followed by the "
-            f"same continuation, in the run above (the other forms' times are in its output).\n")
+    tail = statistics.median(t["07_continuation tail launch"] for t in every)
+    cub = statistics.median(t["07_continuation cub segmented reduce"] for t in every)
+    return (f"**One number:** {tail / cub:.2f}: the tail-launched form's time over "
+            f"`cub::DeviceSegmentedReduce::Sum` followed by the same continuation ({tail:.4f} ms "
+            f"over {cub:.4f} ms, the middle of {len(every)} runs each in "
+            f"[`{SHOWN}continuation.txt`]({SHOWN}continuation.txt); the run above is the "
+            f"first).\n")
 
 
 PORTS = {"--default-stream": "the continuation in the default stream",
@@ -1648,6 +1700,8 @@ RESULTS_BLOCKS = {name: (lambda make=make, file=file: both(make, file))
     "chain-times-runs": (chain_times_results, "chain_times.txt"),
     "relocatable-overhead-runs": (relocatable_results, "relocatable_overhead.txt"),
 }.items()}
+# This run's alone: what the README's 06 says in a sentence, in full.
+RESULTS_BLOCKS.update({"mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": mandelbrot_depth})
 
 
 def wrap(text):
@@ -1710,7 +1764,6 @@ BLOCKS = {
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),
     "racing-summary": main_or_second(racing_summary),
     "pool-costs": pool_costs, "pool-trade": pool_trade,
-    "mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": mandelbrot_depth,
     "chain-times": chain_times, "relocatable-overhead": relocatable_overhead,
     "pool-memory": pool_taken_first,
 }
