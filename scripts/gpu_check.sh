@@ -444,8 +444,8 @@ if want warp; then
   # and of 04's plain filter holds (sass.txt), then the reduction-by-key benchmark (benchmark.csv,
   # benchmark_log.txt) and its plot, and its text on sorted keys in double (scan.txt). Copied into
   # the tree, these files and the sweep's and the determinism check's below fill every number of
-  # the chapter's README: python3 warp_aggregation/readme_numbers.py --readme
-  # warp_aggregation/README.md (RESULTS.md lists the rest).
+  # the chapter's README and RESULTS.md: python3 warp_aggregation/readme_numbers.py --readme
+  # warp_aggregation/README.md --results warp_aggregation/RESULTS.md (RESULTS.md lists the rest).
   data_dir warp_aggregation
   rm -f "$DATA/traces.txt" "$DATA/sass.txt" "$DATA/filter.txt" "$DATA/scan.txt"
   # The sources these files come from: readme_numbers.py refuses data without this record and

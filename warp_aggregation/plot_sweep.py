@@ -10,15 +10,16 @@ of time against distinct keys per warp.
         --readme warp_aggregation/README.md
 
 The CSV is the benchmark's (see plot_benchmark.py); its order column reads "<d> keys/warp in runs"
-or "<d> keys/warp scattered" (an older run's "<d> keys/warp" is the first). --readme rewrites the
-table between the README's sweep-table markers: for a few values of d, each variant's median time
-and its speed-up over plain atomicAdd, with the run's provenance and the bins (the CSV's bins
-column: the same at every d, or d by d in a sweep made before the bins were fixed), and, per warp
-variant, the smallest d from which it is slower than atomicAdd at every d after. A point whose
-slowest run took more than TAIL times its median (a sample disturbed while it ran) is marked in
-the table and the plot, left out of that verdict and named beside it: no rerun can replace it
-here. The plot needs matplotlib; without it the plot is skipped with a message and the table is
-still written.
+or "<d> keys/warp scattered" (an older run's "<d> keys/warp" is the first). It prints, for each
+arrangement and a few values of d, each variant's median time and its speed-up over plain atomicAdd,
+with the run's provenance and the bins (the CSV's bins column: the same at every d, or d by d in a
+sweep made before the bins were fixed), and, per warp variant, the smallest d from which it is
+slower than atomicAdd at every d after (RESULTS.md's table, which readme_numbers.py --results
+writes). --readme rewrites the README's sweep-table block with the keys in runs alone and one
+sentence pointing to RESULTS.md. A point whose slowest run took more than TAIL times its median (a
+sample disturbed while it ran) is marked in the table and the plot, left out of that verdict and
+named beside it: no rerun can replace it here. The plot needs matplotlib; without it the plot is
+skipped with a message and the table is still written.
 """
 import csv
 import os
@@ -125,10 +126,12 @@ def bins_text(rows, ds):
     return "bins by *d*: " + ", ".join(f"{bins[d]:,} at {d}" for d in sorted(bins))
 
 
-def table(data, provenance):
+def table(data, provenance, brief=False):
+    """Every arrangement's table, its disturbed points and its verdicts (RESULTS.md); brief: the
+    first arrangement's table alone, a disturbed point named in one sentence (the README)."""
     lines = [provenance, ""]
     for precision, arrangements in data.items():
-        for arrangement, rows in arrangements.items():
+        for arrangement, rows in list(arrangements.items())[:1 if brief else None]:
             ds = [d for d in TABLE_D if any(d in r for r in rows.values())]
             every = sorted({d for r in rows.values() for d in r})
             shown = (f" (the table shows {len(ds)} of the {len(every)} *d* measured; all are in "
@@ -151,7 +154,16 @@ def table(data, provenance):
                                  if s else f"{float(row['ms']):.4f}{mark}")
                 lines.append(f"| {v} | " + " | ".join(cells) + " |")
             lines.append("")
-            if any(doubtful(r) for v in SHOWN for r in rows.get(v, {}).values()):
+            disturbed = any(doubtful(r) for v in SHOWN for r in rows.get(v, {}).values())
+            if brief:
+                lines += [textwrap.fill(
+                    (f"{DOUBTFUL} a sample disturbed while it ran (its slowest run took more than "
+                     f"{TAIL:g} times its median). " if disturbed else "")
+                    + "[RESULTS.md](RESULTS.md#the-sweep-in-full) has the keys scattered over the "
+                    "lanes, every variant's crossover and the disturbed points.",
+                    width=100, break_long_words=False, break_on_hyphens=False), ""]
+                continue
+            if disturbed:
                 lines += [textwrap.fill(
                     f"{DOUBTFUL} the slowest of the point's runs took more than {TAIL:g} times its "
                     "median: a sample disturbed while it ran, whose median is doubtful (not "
@@ -229,7 +241,8 @@ def main():
     args = report.parse_args(report.parser(__doc__))
     data = load(args.csv)
     from readme_numbers import provenance  # with the commit of sources.txt beside the CSV
-    text = table(data, provenance(args.env, args.csv, args.readme or args.csv))
+    text = table(data, provenance(args.env, args.csv, args.readme or args.csv),
+                 brief=bool(args.readme))
     print(text)
     if args.readme:
         report.update_readme(args.readme, text, "sweep-table")

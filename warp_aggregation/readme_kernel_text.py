@@ -9,7 +9,9 @@ copied_kernel(`; the test's is the lines between `// readme-kernel:begin` and
 `// readme-kernel:end`. The README's `grid_stride_kernel` is its one ```cuda block that defines
 `__global__ void grid_stride_kernel(`; the test's runs from the `template` line above that
 definition to the first line after it that is `}` alone. Each pair must be the same lines, spaces
-included (an edit on either side is made on both, the test's with clang-format). On a difference:
+included (an edit on either side is made on both, the test's with clang-format). And the launch:
+the README's one ```cuda block that holds `copied_kernel<Key, F>` and `<<<` must be consecutive
+lines of the test, each indented there by the first one's indentation. On a difference:
 the first line that differs, from both files, and exit 1. Before that each check is run on a copy
 of the README with one character of that kernel changed, which it must refuse: a check that
 cannot fail is not one. Exit 0 when all hold, 2 on a bad flag.
@@ -63,6 +65,35 @@ def defined_kernel(text):
     return lines[start:ends[0] + 1], start + 1
 
 
+LAUNCH = "copied_kernel<Key, F>"
+
+
+def readme_launch(text):
+    """The lines of the README's one cuda block that launches copied_kernel, and its first line's
+    number."""
+    blocks = []
+    for match in re.finditer(r"^```cuda\n(.*?)^```$", text, re.M | re.S):
+        if LAUNCH in match.group(1) and "<<<" in match.group(1):
+            blocks.append((match.group(1).splitlines(),
+                           text.count("\n", 0, match.start(1)) + 1))
+    if len(blocks) != 1:
+        raise ValueError(f"{len(blocks)} cuda blocks launch `{LAUNCH}`, not one")
+    return blocks[0]
+
+
+def launch_difference(readme_text, source_text):
+    """An empty string where the README's launch lines are consecutive lines of the source (the
+    source's indented alike), else what is wrong."""
+    want, want_at = readme_launch(readme_text)
+    lines = source_text.splitlines()
+    for n, line in enumerate(lines):
+        indent = line[:len(line) - len(line.lstrip())]
+        if lines[n:n + len(want)] == [indent + w if w else w for w in want]:
+            return ""
+    return (f"README lines {want_at} to {want_at + len(want) - 1}: the launch of `{LAUNCH}` is not "
+            "in the source as it stands there")
+
+
 # (the kernel's name, the README's definition line, how to find it in the source)
 KERNELS = [("copied_kernel", COPIED, marked_kernel),
            ("grid_stride_kernel", GRID_STRIDE, defined_kernel)]
@@ -109,6 +140,21 @@ def main():
             return 1
         lines = len(readme_kernel(readme, definition)[0])
         print(f"ok: the README's {name}, {lines} lines, is readme_kernel_test.cu's")
+    try:
+        # The character after the launch's `<<<` (the `g` of `grid`), made a `G`.
+        at = readme.index("<<<", readme.index(LAUNCH)) + 3
+        if not launch_difference(readme[:at] + "G" + readme[at + 1:], source):
+            print("FAILED: a README launch with one character changed passes the check")
+            return 1
+        found = launch_difference(readme, source)
+    except ValueError as error:
+        print(f"FAILED: {error}")
+        return 1
+    if found:
+        print(f"FAILED: {found}")
+        return 1
+    print(f"ok: the README's launch of copied_kernel, {len(readme_launch(readme)[0])} lines, is "
+          "readme_kernel_test.cu's")
     return 0
 
 

@@ -2,10 +2,12 @@
 """Writes every measured sentence, output excerpt and small table of the chapter README from the
 files in data/, so that the README quotes the committed measurements and nothing else.
 
-    python3 warp_aggregation/readme_numbers.py --readme warp_aggregation/README.md
+    python3 warp_aggregation/readme_numbers.py --readme warp_aggregation/README.md \
+        --results warp_aggregation/RESULTS.md
 
-Each block stands between <!-- <name>:begin --> and <!-- <name>:end --> in the README. Without
---readme the blocks are printed; --data reads another folder than data/ (the tests give it one).
+Each block stands between <!-- <name>:begin --> and <!-- <name>:end --> in the README (BLOCKS) or
+in RESULTS.md (RESULTS_BLOCKS: the sweep in full). Without --readme or --results the blocks are
+printed; --data reads another folder than data/ (the tests give it one).
 A block whose data is missing says so instead of a number ("not yet measured" in a table cell).
 
 Which build made the data: sources.txt, which scripts/gpu_check.sh writes beside the data (the
@@ -368,26 +370,18 @@ def number_01():
             f"{n:,} keys), the blog's loop takes **{times(loop, match)} times** as long as "
             f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}).")
     text += (" That is 01's kernel, which does nothing but search. There nvcc can prove which "
-             "lanes run each round, so it leaves out checks that the loop carries inside an "
-             "aggregating kernel ([RESULTS.md](RESULTS.md#the-peer-search-in-the-sass)). This "
-             "ratio may therefore understate the loop's cost; the paragraph after Try next "
-             "measures the loop inside an aggregating kernel.")
-    return sentence(text)
-
-
-def search_inside():
-    """01's Try next: the loop inside an aggregating kernel, 03's search-only rows on random keys
-    in double, in ms (the section's one ratio is number-01's)."""
+             "lanes run each round, so it leaves out the checks that the loop carries inside an "
+             "aggregating kernel (a `MATCH.ANY`/`REDUX.OR` test, each round, that the lanes "
+             "running the shuffle and the ballot are the lanes their mask names: "
+             "[RESULTS.md](RESULTS.md#the-peer-search-in-the-sass)).")
     inside = search_ratio()
-    if not inside:
-        return missing("03's search-only rows", "benchmark.csv")
-    return sentence(
-        "Then the same search inside an aggregating kernel, whose loop carries those checks: "
-        "`build/bin/03_reduction_by_key_benchmark --order random --precision double` times it "
-        "in its rows \"get_peers search only\" and \"match_any search only\" (the aggregating "
-        "kernel stopped after its search). On random keys in double (*d* ≈ 32) the loop takes "
-        f"{inside[0]:.4f} ms and `__match_any_sync` {inside[1]:.4f} ms ({link('benchmark.csv')}), "
-        f"**{times(*inside)} times** as long: a wider gap than in 01's kernel.\n")
+    if inside:
+        text += (" Inside an aggregating kernel the gap is wider: on random keys in double (*d* ≈ "
+                 "32), 03's rows \"get_peers search only\" and \"match_any search only\" (the "
+                 "aggregating kernel stopped after its search) take "
+                 f"{inside[0]:.4f} ms and {inside[1]:.4f} ms ({link('benchmark.csv')}), "
+                 f"**{times(*inside)} times** as long.")
+    return sentence(text)
 
 
 def number_02():
@@ -398,8 +392,9 @@ def number_02():
         return missing("the reduction from given masks", "benchmark.csv")
     return sentence(
         "**One number (from 03):** 02's own timings, the search and the tree together, are not "
-        "among the committed data, so this number is 03's. The reduction from masks found "
-        "beforehand (what the blog's figure timed, 03's row \"reduce_peers masks given\") is "
+        "among the committed data, so this number is 03's. 03 also times the tree and the atomics "
+        "alone, from peer masks that an earlier pass found and stored (its row \"reduce_peers "
+        "masks given\": what the blog's figure timed, the search left out). That reduction is "
         f"**{times(atomic, given)} times as fast** as plain `atomicAdd` on sorted keys in double: "
         f"{atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}). Against the blog's own "
         f"baseline, the `atomicCAS` loop ({cas:.4f} ms), it is **{times(cas, given)} times as "
@@ -710,19 +705,9 @@ def blog_table():
                          "(a model)" if f["k_fused"] else "not with a fused pass (a model)")
         reuse_verdict += (f"; from {use(f['k_separate'])} with a separate search pass"
                           + (", barely" if f["close"] else ""))
-        reuse_cell = (
-            f"k uses with a separate search pass: {f['search']:.4f} + k × {f['given']:.4f} ms, "
-            f"against k × {f['atomic']:.4f} ms with `atomicAdd`: "
-            + (f"less from k = {f['k_separate']} on" + (", within the runs' spread" if f["close"]
-                                                         else "") if f["k_separate"] else
-               "never less"))
-        if f["first"]:
-            reuse_cell += (
-                f". Modelled, not measured: a first pass that aggregates and stores its masks, "
-                f"the whole kernel plus {4 * f['n'] / 1e6:.0f} MB of masks at the {f['peak']} GB/s "
-                f"peak ({f['whole']:.4f} + {f['masks_ms']:.4f} ms), then "
-                f"(k − 1) × {f['given']:.4f} ms: "
-                + (f"less from k = {f['k_fused']} on" if f["k_fused"] else "never less"))
+        # The times and the model are the Homework's answer (reuse-masks): linked, not repeated.
+        reuse_cell = ("the passes' times and the model: [When reusing the masks "
+                      "pays](#homework), under Homework")
     gpu = re.search(r"NVIDIA ([^,]+)", report.describe_env(path("env.txt"))
                     if have("env.txt") else "")
 
@@ -895,7 +880,7 @@ def which_to_use():
                  f"search takes {times(*inside)}× `__match_any_sync`'s")
     rows = [
         ("sorted", "the warp segmented scan (written for 03, not in the header: [what it "
-         "assumes](#copying-the-header)), or CUB's `ReduceByKey` (see below); to copy as it is: "
+         "assumes](#copying-the-segmented-scan)), or CUB's `ReduceByKey` (see below); to copy as it is: "
          "CUB, or `match_peers` + `reduce_peers` from the header",
          "runs need no peer search; the scan is bound by memory, `ReduceByKey` is one call",
          sorted_cell),
@@ -957,32 +942,44 @@ def number_sweep():
         text += "."
     elif d_runs:
         text += f" It is slower than `atomicAdd` from *d* = {d_runs} on with the keys in runs."
+    return sentence(text)
+
+
+def sweep_disturbed():
+    """RESULTS.md: the in-runs point of match_any aggregation that a disturbed sample makes
+    doubtful (plot_sweep.TAIL), against the same keys scattered and the other variants there."""
+    if not have("sweep.csv"):
+        return missing("the sweep", "sweep.csv")
+    double = plot_sweep.load(path("sweep.csv")).get("double", {})
+    rows, scattered = double.get("in runs", {}), double.get("scattered", {})
+    variant = "warp match_any"
     doubtful = plot_sweep.doubtful_ds(rows, variant)
-    if doubtful:
-        d = doubtful[0]
-        row, other = rows[variant][d], scattered.get(variant, {}).get(d)
-        text += (f" The in-runs point at *d* = {d} is out of line: its median is "
-                 f"{float(row['ms']):.4f} ms, its runs spread from {float(row['ms_min']):.4f} to "
-                 f"{float(row['ms_max']):.4f} ms")
-        if other:
-            text += f", where the same keys scattered take {float(other['ms']):.4f} ms"
-            apart = [abs(float(rows[variant][e]["ms"]) / float(scattered[variant][e]["ms"]) - 1)
-                     for e in rows[variant] if e in scattered[variant] and e not in doubtful]
-            if apart:
-                text += (f" (at every other *d* the two arrangements' medians agree within "
-                         f"{100 * max(apart):.0f}%)")
-        tails = [v for v, by_d in rows.items() if v != variant and by_d.get(d)
-                 and float(by_d[d]["ms_max"]) > 1.2 * float(by_d[d]["ms"])]
-        if tails:
-            text += (f"; at that point the slowest run of {words(tails)} also took over 1.2 times "
-                     "its median")
-        text += ". A disturbed sample, most likely; without a rerun that is not proven."
+    if not doubtful:
+        return sentence("No point of `match_any` aggregation in runs is disturbed.")
+    d = doubtful[0]
+    row, other = rows[variant][d], scattered.get(variant, {}).get(d)
+    text = (f"`match_any` aggregation's in-runs point at *d* = {d} is out of line: its median is "
+            f"{float(row['ms']):.4f} ms, its runs spread from {float(row['ms_min']):.4f} to "
+            f"{float(row['ms_max']):.4f} ms")
+    if other:
+        text += f", where the same keys scattered take {float(other['ms']):.4f} ms"
+        apart = [abs(float(rows[variant][e]["ms"]) / float(scattered[variant][e]["ms"]) - 1)
+                 for e in rows[variant] if e in scattered[variant] and e not in doubtful]
+        if apart:
+            text += (f" (at every other *d* the two arrangements' medians agree within "
+                     f"{100 * max(apart):.0f}%)")
+    tails = [v for v, by_d in rows.items() if v != variant and by_d.get(d)
+             and float(by_d[d]["ms_max"]) > 1.2 * float(by_d[d]["ms"])]
+    if tails:
+        text += (f"; at that point the slowest run of {words(tails)} also took over 1.2 times "
+                 "its median")
+    text += ". A disturbed sample, most likely; without a rerun that is not proven."
     return sentence(text)
 
 
 def sweep_even():
-    """For the sweep's Try next: match_any aggregation and atomicAdd, scattered, at the d just
-    below the crossover, in ms (the section's one ratio is number-sweep's)."""
+    """RESULTS.md: match_any aggregation and atomicAdd, scattered, at the d just below the
+    crossover, in ms, and whether their runs overlap."""
     if not have("sweep.csv"):
         return missing("the sweep", "sweep.csv")
     scattered = plot_sweep.load(path("sweep.csv")).get("double", {}).get("scattered", {})
@@ -1007,12 +1004,18 @@ def sweep_even():
            "their runs do not overlap.") + "\n")
 
 
-def sweep_table():
+def sweep_table(brief=True):
+    """The README's: the keys in runs alone; RESULTS.md's (brief False): both arrangements, with
+    each variant's crossover and the disturbed points."""
     if not have("sweep.csv"):
         return missing("the sweep", "sweep.csv")
     return plot_sweep.table(plot_sweep.load(path("sweep.csv")),
                             provenance(path("env.txt"), path("sweep.csv"),
-                                       os.path.join(HERE, "README.md")))
+                                       os.path.join(HERE, "README.md")), brief=brief)
+
+
+def sweep_full():
+    return sweep_table(brief=False)
 
 
 def provenance_block():
@@ -1024,26 +1027,31 @@ def provenance_block():
 
 
 BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_01,
-          "search-inside": search_inside,
           "prints-02": prints_02, "number-02": number_02, "orders": orders,
           "prints-03": prints_03, "number-03": number_03, "number-cg": number_cg,
           "sweep-bins": sweep_bins, "sweep-figure": sweep_figure, "sweep-table": sweep_table,
-          "number-sweep": number_sweep, "sweep-even": sweep_even,
+          "number-sweep": number_sweep,
           "prints-scan": prints_scan, "number-scan": number_scan,
           "prints-library": prints_library, "number-library": number_library, "determinism-table": determinism_table,
           "prints-04": prints_04, "number-04": number_04, "number-04-cub": number_04_cub,
           "provenance": provenance_block, "blog-table": blog_table,
           "which-to-use": which_to_use, "reuse-masks": reuse_masks}
+# RESULTS.md's blocks (--results).
+RESULTS_BLOCKS = {"sweep-full": sweep_full, "sweep-disturbed": sweep_disturbed,
+                  "sweep-even": sweep_even}
 
 
 def main():
     global DATA
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--readme", help="rewrite the blocks of this README")
+    parser.add_argument("--results", help="rewrite the blocks of this RESULTS.md")
     parser.add_argument("--data", help="the folder of the data files (default: data/ here)")
     args = parser.parse_args()
     if args.readme and not os.access(args.readme, os.W_OK):
         parser.error(f"--readme {args.readme}: not a file that can be rewritten")
+    if args.results and not os.access(args.results, os.W_OK):
+        parser.error(f"--results {args.results}: not a file that can be rewritten")
     if args.data:
         if not os.path.isdir(args.data):
             parser.error(f"--data {args.data}: no such folder")
@@ -1057,12 +1065,13 @@ def main():
         commit, day, _ = sources()
         print(f"note: the data is older than the code ({short(commit)} {day}; changed since: "
               f"{', '.join(changed)}): the blocks say so", file=sys.stderr)
-    for name, make in BLOCKS.items():
-        text = make()
-        if args.readme:
-            report.update_readme(args.readme, text, name)
-        else:
-            print(f"<!-- {name} -->\n{text}")
+    for blocks, doc in ((BLOCKS, args.readme), (RESULTS_BLOCKS, args.results)):
+        for name, make in blocks.items():
+            text = make()
+            if doc:
+                report.update_readme(doc, text, name)
+            elif not (args.readme or args.results):
+                print(f"<!-- {name} -->\n{text}")
 
 
 if __name__ == "__main__":

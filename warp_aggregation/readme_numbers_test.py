@@ -223,8 +223,11 @@ def blocks(readme):
 
 
 def run(data, readme):
+    """readme_numbers.py on the README and, beside it, RESULTS.md."""
+    results = os.path.join(os.path.dirname(readme), "RESULTS.md")
     return subprocess.run([sys.executable, os.path.join(HERE, "readme_numbers.py"), "--readme",
-                           readme, "--data", data], capture_output=True, text=True)
+                           readme, "--results", results, "--data", data],
+                          capture_output=True, text=True)
 
 
 def main():
@@ -234,6 +237,8 @@ def main():
         data = os.path.join(tmp, "data")
         os.mkdir(data)
         shutil.copy(os.path.join(HERE, "README.md"), readme)
+        results = os.path.join(tmp, "RESULTS.md")
+        shutil.copy(os.path.join(HERE, "RESULTS.md"), results)
         open(os.path.join(tmp, "sweep.png"), "wb").close()
 
         # No data: every block runs, and says what it lacks.
@@ -256,6 +261,18 @@ def main():
         expect(done.returncode == 0, "readme_numbers.py runs on a GPU run's files (" +
                done.stderr.strip()[-200:] + ")")
         full = blocks(readme)
+        full_results = blocks(results)
+        expect(set(readme_numbers.RESULTS_BLOCKS) <= set(full_results),
+               "RESULTS.md has a block for each of readme_numbers.py's RESULTS_BLOCKS: missing "
+               + ", ".join(sorted(set(readme_numbers.RESULTS_BLOCKS) - set(full_results))))
+        for name in readme_numbers.RESULTS_BLOCKS:
+            text = full_results.get(name, "")
+            expect(text.strip() != "" and "No measurement" not in text and
+                   "not yet measured" not in text and " None" not in text,
+                   f"with a GPU run's files, RESULTS.md's block {name} is filled")
+        expect("scattered over the lanes" in full_results.get("sweep-full", "") and
+               "scattered over the lanes" not in full.get("sweep-table", "").split("RESULTS.md")[0],
+               "the README's sweep table is the keys in runs; RESULTS.md's has both")
         for name in readme_numbers.BLOCKS:
             text = full.get(name, "")
             expect(text.strip() != "" and "No measurement" not in text and
