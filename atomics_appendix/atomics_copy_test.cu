@@ -1,5 +1,6 @@
 // atomics_copy_test: kernels of the appendix copied out as a reader copies them (each program's
-// file with its main left out) and used as a reader would, each promise of the README a check:
+// file with its main left out) and used as a reader would, each promise of COPYING_KERNELS.md a
+// check:
 //  - A1: the dot product's check fails when one product is lost: the lock kernel run over one
 //    element fewer (the last product dropped), and over inputs with one product zeroed;
 //  - A4: walk_chains run while add_to_table_cas inserts, in two streams at once: every lookup
@@ -250,7 +251,8 @@ void reserved_value() {
     }
 }
 
-// A6's raw launchers, as the README says to call them for a slot count that is no multiple of 4:
+// A6's raw launchers, as COPYING_KERNELS.md says to call them for a slot count that is no multiple
+// of 4:
 // buckets_for(1001) = 251 buckets, an array of exactly 251 * 4 = 1004 slots, and 1004 distinct keys
 // in it, so that the three slots past 1001 are used too (an array of 1001 would be overrun, which
 // compute-sanitizer's memcheck run reports). Every key must be stored and found with its value,
@@ -304,6 +306,6 @@ int main(int argc, char** argv) {
     reserved_value();
     bucketed_unrounded();
     if (failures > 0) return common::kExitWrong;
-    std::printf("every copied kernel keeps its README's promise\n");
+    std::printf("every copied kernel keeps its promise in COPYING_KERNELS.md\n");
     return common::kExitOk;
 }
