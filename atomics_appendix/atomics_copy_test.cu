@@ -157,6 +157,21 @@ void walk_during_cas_build() {
     CUDA_CHECK(cudaStreamDestroy(walk));
 }
 
+// A5's (or, bucketed, A6's) table built from keys[0..n) and values, then queries[0..q) looked up
+// into found: the launchers as COPYING_KERNELS.md says to call them, on num_slots slots.
+void build_and_look_up(bool bucketed, unsigned long long* slots, std::size_t num_slots,
+                       const unsigned int* keys, const unsigned int* values, std::size_t n,
+                       const unsigned int* queries, std::size_t q, unsigned int* found,
+                       unsigned long long* refused) {
+    if (bucketed) {
+        CUDA_CHECK(atomics::build_bucketed_table(slots, num_slots / 4, keys, values, n, refused));
+        CUDA_CHECK(atomics::lookup_bucketed_table(slots, num_slots / 4, queries, q, found));
+    } else {
+        CUDA_CHECK(atomics::build_open_table(slots, num_slots, keys, values, n, refused));
+        CUDA_CHECK(atomics::lookup_open_table(slots, num_slots, queries, q, found));
+    }
+}
+
 // A5, A6: the reserved key is refused, the others stored and found. Key 5 comes twice, first
 // with the value 40, then with 4; key 9 twice, first with 5, then with 50: a duplicate keeps the
 // smaller value, not the first (the programs' values are input indices, where the two agree).
@@ -173,17 +188,9 @@ void reserved_key() {
     common::DeviceBuffer<unsigned long long> slots(kSlots);
     for (const bool bucketed : {false, true}) {
         const char* table = bucketed ? "A6" : "A5";
-        if (bucketed) {
-            CUDA_CHECK(atomics::build_bucketed_table(slots.get(), kSlots / 4, dev_keys.get(),
-                                                     dev_values.get(), keys.size(), refused.get()));
-            CUDA_CHECK(atomics::lookup_bucketed_table(slots.get(), kSlots / 4, dev_queries.get(),
-                                                      queries.size(), found.get()));
-        } else {
-            CUDA_CHECK(atomics::build_open_table(slots.get(), kSlots, dev_keys.get(),
-                                                 dev_values.get(), keys.size(), refused.get()));
-            CUDA_CHECK(atomics::lookup_open_table(slots.get(), kSlots, dev_queries.get(),
-                                                  queries.size(), found.get()));
-        }
+        build_and_look_up(bucketed, slots.get(), kSlots, dev_keys.get(), dev_values.get(),
+                          keys.size(), dev_queries.get(), queries.size(), found.get(),
+                          refused.get());
         const unsigned long long count = refused.to_host()[0];
         const std::string refusals = std::string(table) + ": the reserved key refused twice (" +
                                      std::to_string(count) + " refused)";
@@ -229,17 +236,8 @@ void reserved_value() {
     common::DeviceBuffer<unsigned long long> slots(kSlots);
     for (const bool bucketed : {false, true}) {
         const char* table = bucketed ? "A6" : "A5";
-        if (bucketed) {
-            CUDA_CHECK(atomics::build_bucketed_table(slots.get(), kSlots / 4, dev_keys.get(),
-                                                     dev_values.get(), keys.size(), refused.get()));
-            CUDA_CHECK(atomics::lookup_bucketed_table(slots.get(), kSlots / 4, dev_keys.get(),
-                                                      keys.size(), found.get()));
-        } else {
-            CUDA_CHECK(atomics::build_open_table(slots.get(), kSlots, dev_keys.get(),
-                                                 dev_values.get(), keys.size(), refused.get()));
-            CUDA_CHECK(atomics::lookup_open_table(slots.get(), kSlots, dev_keys.get(), keys.size(),
-                                                  found.get()));
-        }
+        build_and_look_up(bucketed, slots.get(), kSlots, dev_keys.get(), dev_values.get(),
+                          keys.size(), dev_keys.get(), keys.size(), found.get(), refused.get());
         const std::vector<unsigned long long> held = slots.to_host();
         const bool in_a_slot =
             std::find(held.begin(), held.end(), atomics::pack(3, kReserved)) != held.end();
