@@ -322,7 +322,10 @@ function(add_example name)
   endif()
   if(EX_HOMEWORK)
     # The grading record and its replay (common/grading.cpp): in an exercise's program alone.
+    # grading.cpp's main() calls the program's, renamed, once a run (several runs in one
+    # process when the grader asks: HOMEWORK_BATCH).
     target_link_libraries(${name} PRIVATE common_grading)
+    target_compile_definitions(${name} PRIVATE main=homework_program_main)
     if(NOT EX_HOMEWORK_FILES)
       set(EX_HOMEWORK_FILES ${EX_SOURCE})
     endif()

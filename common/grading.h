@@ -22,9 +22,7 @@ class GradingTape {
     GradingTape() = default;
     GradingTape(const GradingTape&) = delete;
     GradingTape& operator=(const GradingTape&) = delete;
-    ~GradingTape() {
-        if (file_ != nullptr) std::fclose(file_);
-    }
+    ~GradingTape() { close(); }
 
     // `where` is a path, or fd:<n> for a descriptor the grader opened (which a program running
     // as another user could not open itself).
@@ -47,6 +45,14 @@ class GradingTape {
         }
         mode_ = Mode::kReplay;
         return true;
+    }
+    // Closes the record (a grader reading a pipe then sees its end) and forgets it: the tape can
+    // open the next run's (a batch of runs in one process, grading.cpp).
+    void close() {
+        if (file_ != nullptr) std::fclose(file_);
+        file_ = nullptr;
+        mode_ = Mode::kOff;
+        entries_ = 0;
     }
     Mode mode() const { return mode_; }
     std::size_t entries() const { return entries_; }

@@ -19,7 +19,8 @@
 #            of their own in every part), graded in two shards with one seed and merged: every
 #            student full points on every exercise; the seconds per (student, exercise) and the
 #            projection for 200 students come from the shards' summaries.
-# Usage: bash homework/gpu_check_homework.sh [step ...]   (default: student class honest)
+# Usage: bash homework/gpu_check_homework.sh [step ...]   (default: student class honest; `export`
+# makes the student tree without building it, for the other steps alone)
 # HW_CHAPTERS (default every chapter) chooses the exercises. Logs go to $OUT (default
 # ./gpu-check-out); the summary is $OUT/homework.log, the gradebook $OUT/hw_gradebook.csv. HW_JOBS
 # submissions build at once (default the grader's), HW_GPU_JOBS programs run at once (default the
@@ -43,7 +44,7 @@ fail() {
   status=1
 }
 
-if want student; then
+if want student || want export; then
   rm -rf "$P"
   mkdir -p "$W"
   chmod 700 "$P"

@@ -23,7 +23,11 @@ What it does, per submission:
      the student's program, which records every value it reads back from the GPU and every time
      it measures (common/grading.cpp) into a pipe, in a sandbox (sandbox.py) that sees none of
      the class. Its exit status only tells a crash or a time-out apart; that it found no GPU is
-     believed only if the grader's own probe of the GPU fails too;
+     believed only if the grader's own probe of the GPU fails too. An exercise's untimed runs
+     share one process (a CUDA context costs more than most runs: common/grading.cpp's batch),
+     each with its own output, record and time limit; a run that ends that process ends the
+     batch, and the runs after it (and it, unless it was the first) are made one process each.
+     The timed run always has a process of its own;
   4. the verdict of each test comes from the same program built from the homework tree alone
      (never compiled with student code), fed the record: it regenerates the input from the seed
      and checks the recorded outputs with the program's own checks. A missing, short or
@@ -38,7 +42,7 @@ What it does, per submission:
 Points: an exercise's HOMEWORK_POINTS, shared by its tests.
 
 Outputs, in --out: gradebook.csv (student, points per exercise, total, max, verdict),
-summary.txt (with the seconds per (student, exercise)), and per student a folder with report.txt
+summary.txt (with the seconds per (student, exercise) and where they went), and per student a folder with report.txt
 (each failed test's first mismatch), junit.xml, results.json (Gradescope), summary.json and
 files/ (what was compiled).
 
@@ -107,7 +111,7 @@ class Ledger:
     def __init__(self):
         self.lock = threading.Lock()
         self.seconds = {"build": 0.0, "run": 0.0, "check": 0.0, "wait": 0.0}
-        self.counts = {"build": 0, "run": 0, "check": 0, "wait": 0, "again": 0}
+        self.counts = {"build": 0, "run": 0, "check": 0, "wait": 0, "again": 0, "batch": 0}
         self.exercises = {}  # exercise -> seconds of its runs and checks
 
     def add(self, what, seconds=0.0, exercise=None):
@@ -121,9 +125,10 @@ class Ledger:
         with self.lock:
             s, n = dict(self.seconds), dict(self.counts)
         return ("time spent (summed over parallel work): builds %.0f s (%d), students' runs %.0f "
-                "s (%d), checks of their records %.0f s (%d), waiting for the GPU %.0f s; %d "
-                "timed run(s) tried again alone" % (s["build"], n["build"], s["run"], n["run"],
-                                                   s["check"], n["check"], s["wait"], n["again"]) +
+                "s (%d, %d processes of several runs), checks of their records %.0f s (%d), "
+                "waiting for the GPU %.0f s; %d timed run(s) tried again alone"
+                % (s["build"], n["build"], s["run"], n["run"], n["batch"], s["check"],
+                   n["check"], s["wait"], n["again"]) +
                 "; the runs and checks of the costliest exercises: " +
                 ", ".join("%s %.0f s" % (k, v) for k, v in sorted(
                     self.exercises.items(), key=lambda kv: -kv[1])[:5]))
@@ -701,8 +706,11 @@ class Grader:
         tests = []
         zero_note = ""
         try:
+            untimed = [run for run in e.runs if run["label"] != "timed"]
+            batched = self.run_batch(name, e, untimed, program, baseline) \
+                if self.options.batch and len(untimed) > 1 else {}
             for run in e.runs:
-                test = self.run_test(name, e, run, program, baseline)
+                test = batched.get(run["test"]) or self.run_test(name, e, run, program, baseline)
                 if run["label"] == "timed" and test.status == "pass":
                     problem = self.check_budget(e, test, baseline)
                     # A run sharing the GPU is only ever slower: a budget missed is tried again,
@@ -770,65 +778,126 @@ class Grader:
                 mine = self.sandbox.run([program] + args, rundir, env, e.timeout,
                                         record_limit=self.record_limit(e, run, baseline))
             self.ledger.add("run", mine.seconds, e.name)
-            own = mine.stdout + mine.stderr
-            status = mine.describe(e.timeout)
-            if mine.timed_out:
-                return TestResult(run["test"], run["label"], "fail", status,
-                                  "its run " + status + "; its output ended:\n" + tail(own),
-                                  mine.seconds)
-            if mine.record_overflow:
-                return TestResult(run["test"], run["label"], "fail",
-                                  "its grading record grew past %d bytes (a few times the worked "
-                                  "example's)" % self.record_limit(e, run, baseline),
-                                  tail(own), mine.seconds)
-            if mine.returncode == 77 or NO_DEVICE in own:
-                # Only the grader's own probe says whether the GPU is there.
-                works, why = self.gpu_works(e)
-                if not works:
-                    return TestResult(run["test"], run["label"], "error",
-                                      "not graded: the GPU could not be used for this run (%s)"
-                                      % why, tail(own), mine.seconds)
-                return TestResult(run["test"], run["label"], "fail",
-                                  "its run said it found no GPU (%s), but the grader's own probe "
-                                  "ran on the GPU just after it" % status, tail(own), mine.seconds)
-            if baseline:
-                self.record_sizes[(e.name, run["test"])] = len(mine.record)
-            # The record is checked by the program as handed out.
+            early = self.early_verdict(e, run, mine, baseline)
+            if early:
+                return early
+            return self.check(e, run, mine, rundir)
+        finally:
+            shutil.rmtree(rundir, ignore_errors=True)
+
+    def run_batch(self, name, e, runs, program, baseline=False):
+        """The verdicts of several untimed runs, made in one process of the student's program
+        and checked in one of the program as handed out (a CUDA context each, not one a run):
+        {test: TestResult} for the runs the batch reached; the caller runs the rest one by one.
+        A run the batch ended in counts only where it was the batch's first (a fresh process,
+        as a run of its own would be): a later one may have met what an earlier run left."""
+        rundir = self.sandbox.folder()
+        try:
+            env = self.sandbox.environment(rundir, {})
             asked = time.monotonic()
             with self.gpu_slots, self.gpu.shared():
                 self.ledger.add("wait", time.monotonic() - asked)
-                check = self.sandbox.run([self.clean[e.name]] + args, rundir,
-                                         self.sandbox.environment(rundir, {}), e.timeout + 60,
-                                         replay=mine.record, trusted=True)
-            self.ledger.add("check", check.seconds, e.name)
-            verdict = check.stdout + check.stderr
-            seconds = mine.seconds
-            if check.returncode == 0:
-                test = TestResult(run["test"], run["label"], "pass", "", "", seconds)
-                test.stdout = check.stdout
-                test.launches = launch_times(check.stderr)
-                return test
-            fails = [line for line in verdict.splitlines() if line.startswith("FAIL")]
-            if check.timed_out or check.returncode == 77 or NO_DEVICE in verdict or \
-                    (check.returncode == 1 and not fails and "CUDA error at" in verdict):
-                return TestResult(run["test"], run["label"], "error",
-                                  "not graded: the check of this run could not run (%s)"
-                                  % check.describe(e.timeout + 60), tail(verdict), seconds)
-            if check.returncode != 1:
-                return TestResult(run["test"], run["label"], "fail",
-                                  "its recorded outputs crashed the check (%s)"
-                                  % check.describe(e.timeout + 60), tail(verdict), seconds)
-            if not fails:  # a check that says why without a FAIL line (A3's full table)
-                fails = [tail(verdict, 1) or "the check failed"]
-            message = fails[0]
-            if "FAIL grading record" in message:
-                message = "the run stopped before its checks were done (its run: %s)" % status
-            details = "\n".join(fails[:5])
-            if "FAIL grading record" in fails[0] or mine.returncode not in (0, 1):
-                details += "\nits run: %s; its output ended:\n%s" % (status, tail(own))
-            return TestResult(run["test"], run["label"], "fail", message, details, seconds)
+                mines = self.sandbox.run_batch(
+                    program, [self.arguments(r) for r in runs], rundir, env, e.timeout,
+                    record_limits=[self.record_limit(e, r, baseline) for r in runs])
+            self.ledger.add("batch")
+            verdicts, todo = {}, []
+            for k, (run, mine) in enumerate(zip(runs, mines)):
+                if mine is None or (k > 0 and mine.ended_batch):
+                    break
+                self.ledger.add("run", mine.seconds, e.name)
+                early = self.early_verdict(e, run, mine, baseline)
+                if early:
+                    verdicts[run["test"]] = early
+                else:
+                    todo.append((run, mine))
+            if todo:
+                asked = time.monotonic()
+                with self.gpu_slots, self.gpu.shared():
+                    self.ledger.add("wait", time.monotonic() - asked)
+                    checks = self.sandbox.run_batch(
+                        self.clean[e.name], [self.arguments(r) for r, _ in todo], rundir,
+                        self.sandbox.environment(rundir, {}), e.timeout + 60,
+                        replays=[m.record for _, m in todo], trusted=True)
+                for k, ((run, mine), check) in enumerate(zip(todo, checks)):
+                    if check is not None and (k == 0 or not check.ended_batch):
+                        self.ledger.add("check", check.seconds, e.name)
+                        verdicts[run["test"]] = self.verdict(e, run, mine, check)
+                    else:  # checked alone, in a process of its own
+                        verdicts[run["test"]] = self.check(e, run, mine, rundir)
+            return verdicts
         finally:
             shutil.rmtree(rundir, ignore_errors=True)
+
+    def early_verdict(self, e, run, mine, baseline):
+        """The verdict of a student's run that needs no check (timed out, a record past its
+        limit, no GPU), or None."""
+        own = mine.stdout + mine.stderr
+        status = mine.describe(e.timeout)
+        if mine.timed_out:
+            return TestResult(run["test"], run["label"], "fail", status,
+                              "its run " + status + "; its output ended:\n" + tail(own),
+                              mine.seconds)
+        if mine.record_overflow:
+            return TestResult(run["test"], run["label"], "fail",
+                              "its grading record grew past %d bytes (a few times the worked "
+                              "example's)" % self.record_limit(e, run, baseline),
+                              tail(own), mine.seconds)
+        if mine.returncode == 77 or NO_DEVICE in own:
+            # Only the grader's own probe says whether the GPU is there.
+            works, why = self.gpu_works(e)
+            if not works:
+                return TestResult(run["test"], run["label"], "error",
+                                  "not graded: the GPU could not be used for this run (%s)"
+                                  % why, tail(own), mine.seconds)
+            return TestResult(run["test"], run["label"], "fail",
+                              "its run said it found no GPU (%s), but the grader's own probe "
+                              "ran on the GPU just after it" % status, tail(own), mine.seconds)
+        if baseline:
+            self.record_sizes[(e.name, run["test"])] = len(mine.record)
+        return None
+
+    def check(self, e, run, mine, rundir):
+        """The record replayed into the program as handed out, alone: the run's verdict."""
+        asked = time.monotonic()
+        with self.gpu_slots, self.gpu.shared():
+            self.ledger.add("wait", time.monotonic() - asked)
+            check = self.sandbox.run([self.clean[e.name]] + self.arguments(run), rundir,
+                                     self.sandbox.environment(rundir, {}), e.timeout + 60,
+                                     replay=mine.record, trusted=True)
+        self.ledger.add("check", check.seconds, e.name)
+        return self.verdict(e, run, mine, check)
+
+    def verdict(self, e, run, mine, check):
+        """A run's verdict from the check of its record."""
+        own = mine.stdout + mine.stderr
+        status = mine.describe(e.timeout)
+        verdict = check.stdout + check.stderr
+        seconds = mine.seconds
+        if check.returncode == 0:
+            test = TestResult(run["test"], run["label"], "pass", "", "", seconds)
+            test.stdout = check.stdout
+            test.launches = launch_times(check.stderr)
+            return test
+        fails = [line for line in verdict.splitlines() if line.startswith("FAIL")]
+        if check.timed_out or check.returncode == 77 or NO_DEVICE in verdict or \
+                (check.returncode == 1 and not fails and "CUDA error at" in verdict):
+            return TestResult(run["test"], run["label"], "error",
+                              "not graded: the check of this run could not run (%s)"
+                              % check.describe(e.timeout + 60), tail(verdict), seconds)
+        if check.returncode != 1:
+            return TestResult(run["test"], run["label"], "fail",
+                              "its recorded outputs crashed the check (%s)"
+                              % check.describe(e.timeout + 60), tail(verdict), seconds)
+        if not fails:  # a check that says why without a FAIL line (A3's full table)
+            fails = [tail(verdict, 1) or "the check failed"]
+        message = fails[0]
+        if "FAIL grading record" in message:
+            message = "the run stopped before its checks were done (its run: %s)" % status
+        details = "\n".join(fails[:5])
+        if "FAIL grading record" in fails[0] or mine.returncode not in (0, 1):
+            details += "\nits run: %s; its output ended:\n%s" % (status, tail(own))
+        return TestResult(run["test"], run["label"], "fail", message, details, seconds)
 
     def check_budget(self, e, test, baseline):
         """None, or why the timed run's times break the exercise's budget: each result's median
@@ -1092,6 +1161,10 @@ def main(argv=None):
     parser.add_argument("--gpu-jobs", type=int, default=8,
                         help="programs run on the GPU at once (default 8); a timed run that "
                              "misses its budget is run again with the GPU to itself")
+    parser.add_argument("--one-process-a-run", dest="batch", action="store_false",
+                        help="run each test in a process of its own (default: an exercise's "
+                             "untimed runs share one process, and their checks another; the "
+                             "timed run is always alone)")
     parser.add_argument("--run-as", metavar="USER",
                         help="as root: the user student code runs as (default nobody)")
     parser.add_argument("--cmake-arg", action="append", default=[], metavar="ARG",

@@ -127,6 +127,42 @@ class Feed(threading.Thread):
             os.close(self.fd)
 
 
+class Status(threading.Thread):
+    """Reads a batch's status descriptor: "<run> <exit status>" a line, each with the moment it
+    came (a run's time is from the previous run's end to its own)."""
+
+    def __init__(self, fd):
+        super().__init__(daemon=True)
+        self.fd = fd
+        self.lock = threading.Lock()
+        self.lines = []  # (exit status, time.monotonic() when it came)
+        self.start()
+
+    def run(self):
+        pending = b""
+        try:
+            while len(self.lines) < 1 << 16:
+                chunk = os.read(self.fd, 4096)
+                if not chunk:
+                    break
+                pending += chunk
+                while b"\n" in pending:
+                    line, pending = pending.split(b"\n", 1)
+                    fields = line.split()
+                    if len(fields) != 2 or not fields[1].lstrip(b"-").isdigit():
+                        return  # not the driver's: nothing more from it is believed
+                    with self.lock:
+                        self.lines.append((int(fields[1]), time.monotonic()))
+        except OSError:
+            pass
+        finally:
+            os.close(self.fd)
+
+    def returned(self):
+        with self.lock:
+            return list(self.lines)
+
+
 class Sandbox:
     def __init__(self, run_as=None, use_pidns=True, use_user=True, hide=()):
         self.root = os.geteuid() == 0
@@ -235,6 +271,109 @@ class Sandbox:
         env.update(extra)
         return env
 
+    def command(self, argv, cwd):
+        """The steps that start argv (a program under the stage) in cwd, isolated."""
+        step = [sys.executable, "-I", os.path.join(HERE, "exec_as.py")]
+        command = step + ["run", "--cwd", cwd, "--fsize", str(MAX_FILE)]
+        if self.uid is not None:
+            command += ["--uid", str(self.uid), "--gid", str(self.gid)]
+        if self.pidns:
+            if self.hiding:
+                for folder in self.hidden:
+                    command += ["--hide", folder]
+                command += ["--private-tmp", "--keep", os.path.dirname(argv[0]), "--keep", cwd]
+            command = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--"] + \
+                command
+        return step + ["guard", "--ppid", str(os.getpid()), "--"] + command + ["--"] + list(argv)
+
+    def run_batch(self, program, runs, cwd, env, timeout, record_limits=None, replays=None,
+                  trusted=False):
+        """Runs `program` once for several runs in one process (HOMEWORK_BATCH, see
+        common/grading.cpp): runs[k] is run k's arguments; with record_limits run k records (at
+        most record_limits[k] bytes), with replays it replays replays[k]. Each run has its own
+        output, record and time limit (timeout seconds from its start). Returns one RunResult a
+        run, None for each run the process did not reach; the run it ended in (exit(), a crash,
+        its time limit) gets the process's end."""
+        env = dict(env)
+        size = (1 << 20, 0) if trusted else (OUTPUT_HEAD, OUTPUT_TAIL)
+        status_r, status_w = os.pipe()
+        child, mine = [status_w], [status_r]  # descriptors: the program's ends, the grader's
+        lines = ["%d %s" % (status_w, "record" if replays is None else "replay")]
+        try:
+            for args in runs:
+                if any(not a or any(c.isspace() for c in a) for a in args):
+                    raise ValueError("a batch's arguments hold no spaces: %r" % (args,))
+                out_r, out_w = os.pipe()
+                err_r, err_w = os.pipe()
+                tape_r, tape_w = os.pipe()
+                tape = tape_w if replays is None else tape_r
+                child += [out_w, err_w, tape]
+                mine += [out_r, err_r, tape_r if replays is None else tape_w]
+                lines.append(" ".join(["%d %d %d" % (out_w, err_w, tape)] + list(args)))
+            env["HOMEWORK_BATCH"] = "\n".join(lines)
+            # What the process prints outside its runs (a step that fails before the program,
+            # what it prints before the first run or after it ended one): the run it ended in.
+            rest_r, rest_w = os.pipe()
+            child.append(rest_w)
+            mine.append(rest_r)
+            start = time.monotonic()
+            proc = subprocess.Popen(self.command([program], cwd), stdin=subprocess.DEVNULL,
+                                    stdout=rest_w, stderr=rest_w, env=env,
+                                    pass_fds=tuple(child), close_fds=True,
+                                    start_new_session=True)
+        except BaseException:
+            for fd in child + mine:
+                os.close(fd)
+            raise
+        for fd in child:
+            os.close(fd)
+        status = Status(mine[0])
+        rest = Capture(mine.pop())
+        out = [Capture(fd, *size) for fd in mine[1::3]]
+        err = [Capture(fd, *size) for fd in mine[2::3]]
+        tapes = [Capture(fd, tail=None, limit=record_limits[k]) if replays is None else
+                 Feed(fd, replays[k]) for k, fd in enumerate(mine[3::3])]
+        timed_out = False
+        while True:
+            try:
+                proc.wait(timeout=0.05)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            returned = status.returned()
+            now = time.monotonic()
+            # Each run its limit from its start; the whole at most every run's limit (the
+            # status lines are the program's: they cannot buy it more time than that).
+            if now - (returned[-1][1] if returned else start) > timeout or \
+                    now - start > timeout * len(runs) or len(returned) > len(runs):
+                timed_out = True
+                break
+        kill_group(proc.pid)
+        proc.wait()
+        end = time.monotonic()
+        status.join(timeout=5)
+        for capture in out + err + (tapes if replays is None else []) + [rest]:
+            capture.join(timeout=5)
+        returned = status.returned()
+        results, previous = [], start
+        for k in range(len(runs)):
+            if k < len(returned):
+                code, at, late = returned[k][0], returned[k][1], False
+            elif k == len(returned):  # the run the process ended in
+                code, at, late = proc.returncode, end, timed_out
+            else:
+                results.append(None)
+                continue
+            record = tapes[k] if replays is None else None
+            errors = err[k].text() + (rest.text() if k == len(returned) else "")
+            result = RunResult(code, late, at - previous, out[k].text(), errors,
+                               record.data() if record else None,
+                               bool(record and record.overflow))
+            result.ended_batch = k == len(returned)  # the run the process ended in
+            results.append(result)
+            previous = at
+        return results
+
     def run(self, argv, cwd, env, timeout, record_limit=None, replay=None, trusted=False):
         """Runs argv (a program under the stage) in `cwd` (a folder under the stage). With
         record_limit, the program writes its grading record into a pipe (HOMEWORK_RECORD=fd:N),
@@ -254,19 +393,7 @@ class Sandbox:
             pass_fds.append(r)
             parent_ends.append(w)
             env["HOMEWORK_REPLAY"] = "fd:%d" % r
-        step = [sys.executable, "-I", os.path.join(HERE, "exec_as.py")]
-        command = step + ["run", "--cwd", cwd, "--fsize", str(MAX_FILE)]
-        if self.uid is not None:
-            command += ["--uid", str(self.uid), "--gid", str(self.gid)]
-        if self.pidns:
-            if self.hiding:
-                for folder in self.hidden:
-                    command += ["--hide", folder]
-                command += ["--private-tmp", "--keep", os.path.dirname(argv[0]), "--keep", cwd]
-            command = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--"] + \
-                command
-        command = step + ["guard", "--ppid", str(os.getpid()), "--"] + command + ["--"] + \
-            list(argv)
+        command = self.command(argv, cwd)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         start = time.monotonic()

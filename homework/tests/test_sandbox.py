@@ -114,6 +114,62 @@ def killed_grader(label, box):
     shutil.rmtree(stage, ignore_errors=True)
 
 
+# A stand-in for common/grading.cpp's batch driver, in bash (sh's redirections take one-digit
+# descriptors only): each run writes its arguments to its output and its record, returns with
+# the status its first argument names, or sleeps past its time ("hang") or ends the process
+# ("exit").
+BATCH = r"""#!/bin/bash
+status=${HOMEWORK_BATCH%% *}
+printf '%s\n' "$HOMEWORK_BATCH" | tail -n +2 | {
+  k=0
+  while read -r out err tape what rest; do
+    eval "echo out $what $rest >&$out; echo err $what >&$err; echo rec $what >&$tape"
+    eval "exec $out>&- $err>&- $tape>&-"
+    case $what in
+      hang) sleep 30 ;;
+      exit) exit 9 ;;
+    esac
+    echo "$k $what" >&"$status"
+    k=$((k + 1))
+  done
+}
+"""
+
+
+def batch(label, box):
+    """Several runs in one process: each its own output, record and status; a run that ends the
+    process, or runs past its limit, ends the batch there, and the runs after it are not made."""
+    rundir = box.folder()
+    try:
+        script = os.path.join(rundir, "batch.sh")
+        with open(script, "w", encoding="utf-8") as f:
+            f.write(BATCH)
+        os.chmod(script, 0o755)
+        start = time.monotonic()
+        results = box.run_batch(box.stage_program(script), [["0", "a"], ["1"], ["hang"], ["0"]],
+                                rundir, box.environment(rundir, {}), 1.5,
+                                record_limits=[1 << 20] * 4)
+        check([r and (r.returncode, r.timed_out, r.ended_batch) for r in results] ==
+              [(0, False, False), (1, False, False), (results[2].returncode, True, True), None],
+              "%s: a batch's runs each return their own status, the one past its limit is "
+              "stopped there and the rest are not made (%s)"
+              % (label, [r and r.describe(1.5) for r in results]))
+        check(time.monotonic() - start < 10, "%s: a batch past a run's limit stops" % label)
+        check([r.stdout for r in results[:2]] == ["out 0 a\n", "out 1\n"] and
+              [r.stderr for r in results[:2]] == ["err 0\n", "err 1\n"] and
+              [r.record for r in results[:2]] == [b"rec 0\n", b"rec 1\n"],
+              "%s: each run of a batch has its own output and record (%r)"
+              % (label, [(r.stdout, r.record) for r in results[:2]]))
+        results = box.run_batch(box.stage_program(script), [["0"], ["exit"], ["0"]], rundir,
+                                box.environment(rundir, {}), 20, record_limits=[1 << 20] * 3)
+        check([r and (r.returncode, r.ended_batch) for r in results] == [(0, False),
+                                                                          (9, True), None],
+              "%s: a run that ends the process ends the batch with its exit status (%s)"
+              % (label, [r and r.describe(20) for r in results]))
+    finally:
+        shutil.rmtree(rundir, ignore_errors=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--work", required=True)
@@ -173,6 +229,7 @@ def main():
         result = run_sh(box, 'cat <&"${HOMEWORK_REPLAY#fd:}" | wc -c', replay=b"x" * 300000)
         check(result.stdout.strip() == "300000", "%s: the replay reads its whole record (%s)"
               % (label, result.stdout))
+        batch(label, box)
         # Output is kept to its head and tail.
         result = run_sh(box, "yes 0123456789 | head -c 2000000")
         check(len(result.stdout) < 20000 and "bytes left out" in result.stdout,
