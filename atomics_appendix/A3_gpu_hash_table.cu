@@ -13,7 +13,10 @@
 // never let lane 0 reach its unlock(), a deadlock. Since sm_70 each thread has its own program
 // counter and the scheduler guarantees progress to diverged threads, so the spin loop alone is
 // safe; the loop is kept because it is the book's, and it is what makes the printed code correct
-// on the GPUs the book was written for. A99_benchmark also times the same kernel without it.
+// on the GPUs the book was written for. A99_benchmark also times the same kernel without it. The
+// book's `tid % 32` is the lane only in 1-D blocks whose size is a multiple of 32; here the lane
+// is the thread's place in its block's linear order mod 32, the hardware's lane in a block of any
+// shape. The kernel's own precondition: a 1-D grid (its blocks may be of any shape).
 //
 // The table comes back to the host with copy_table_to_host (gpu_table.cuh: every device pointer
 // relocated into the host's copy of the pool) and goes through the same verify_table as A2. The
@@ -49,11 +52,27 @@ namespace atomics {
 // The book's launch.
 constexpr int kLockedBlocks = 60, kLockedThreads = 256;
 
+// A thread's place in its block's linear order (x fastest, then y, then z), and its lane: the
+// hardware cuts a block of any shape into warps of 32 consecutive threads of that order, so the
+// lane is the place mod 32. The book's threadIdx.x % 32 is the lane only where blockDim.x is a
+// multiple of 32 and the block 1-D; in any other block two lanes of one warp could share a turn.
+__device__ inline unsigned int thread_in_block() {
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+__device__ inline unsigned int lane_in_warp() {
+    return thread_in_block() % 32;
+}
+
+// The grid-stride loop over the keys. Precondition: a 1-D grid (blockIdx.x); each block's threads
+// may have any shape. Index and stride are 64-bit from the start, as in A4-A6: blockIdx.x *
+// blockDim.x formed in 32 bits wraps for a grid of 2^32 threads or more.
 __global__ void add_to_table(const unsigned int* keys, const unsigned int* values,
                              DeviceTable table, int* mutexes, std::size_t n,
                              unsigned long long* refused) {
-    std::size_t tid = threadIdx.x + blockIdx.x * blockDim.x;
-    const std::size_t stride = blockDim.x * gridDim.x;
+    const std::size_t threads = std::size_t{blockDim.x} * blockDim.y * blockDim.z;
+    const std::size_t stride = threads * gridDim.x;
+    const unsigned int lane = lane_in_warp();
+    std::size_t tid = thread_in_block() + std::size_t{blockIdx.x} * threads;
     while (tid < n) {
         const unsigned int key = keys[tid];
         const std::size_t hash_value = hash(key, table.count);
@@ -63,8 +82,8 @@ __global__ void add_to_table(const unsigned int* keys, const unsigned int* value
             continue;
         }
         // BEGIN SOLUTION
-        for (int i = 0; i < 32; i++) {
-            if ((tid % 32) == i) {
+        for (unsigned int i = 0; i < 32; i++) {
+            if (lane == i) {
                 Entry* location = &(table.pool[tid]);
                 location->key = key;
                 location->value = values[tid];
@@ -87,12 +106,14 @@ __global__ void add_to_table(const unsigned int* keys, const unsigned int* value
 // from earlier: a plain load of data that other threads write is no way to see their writes.)
 __global__ void add_to_table_unlocked(const unsigned int* keys, const unsigned int* values,
                                       DeviceTable table, std::size_t n) {
-    for (std::size_t tid = threadIdx.x + blockIdx.x * blockDim.x; tid < n && tid < table.capacity;
-         tid += blockDim.x * gridDim.x) {
+    const std::size_t threads = std::size_t{blockDim.x} * blockDim.y * blockDim.z;
+    const unsigned int lane = lane_in_warp();
+    for (std::size_t tid = thread_in_block() + std::size_t{blockIdx.x} * threads;
+         tid < n && tid < table.capacity; tid += threads * gridDim.x) {
         const std::size_t hash_value = hash(keys[tid], table.count);
         // BEGIN SOLUTION
-        for (int i = 0; i < 32; i++) {
-            if ((tid % 32) == i) {
+        for (unsigned int i = 0; i < 32; i++) {
+            if (lane == i) {
                 Entry* location = &(table.pool[tid]);
                 location->key = keys[tid];
                 location->value = values[tid];

@@ -79,8 +79,10 @@ template <class L, bool kLaneTurns>
 __global__ void add_to_table_variant(const unsigned int* keys, const unsigned int* values,
                                      DeviceTable table, int* mutexes, std::size_t n,
                                      unsigned long long* refused) {
-    for (std::size_t tid = threadIdx.x + blockIdx.x * blockDim.x; tid < n;
-         tid += blockDim.x * gridDim.x) {
+    const std::size_t threads = std::size_t{blockDim.x} * blockDim.y * blockDim.z;
+    const unsigned int lane = lane_in_warp();
+    for (std::size_t tid = thread_in_block() + std::size_t{blockIdx.x} * threads; tid < n;
+         tid += threads * gridDim.x) {
         const unsigned int key = keys[tid];
         const std::size_t hash_value = hash(key, table.count);
         if (tid >= table.capacity) {
@@ -98,8 +100,8 @@ __global__ void add_to_table_variant(const unsigned int* keys, const unsigned in
             lock.unlock();
         };
         if constexpr (kLaneTurns) {
-            for (int i = 0; i < 32; i++)
-                if ((tid % 32) == static_cast<std::size_t>(i)) push();
+            for (unsigned int i = 0; i < 32; i++)
+                if (lane == i) push();
         } else {
             push();
         }
