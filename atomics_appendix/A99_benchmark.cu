@@ -249,7 +249,8 @@ int main(int argc, char** argv) {
     const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys(), n, opt.seed);
     std::fprintf(text, "%zu keys (%zu distinct), %zu absent keys for the misses\n", n,
                  ref.distinct(), n);
-    common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(atomics::key_indices(n));
+    const std::vector<unsigned int> values = atomics::key_indices(n);
+    common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(values);
     common::Timer timer(dev, opt.reps);
 
     // A2 on this machine's CPU.
@@ -265,7 +266,9 @@ int main(int argc, char** argv) {
     // A3 as the book times it: each run allocates its own keys, values, table and locks, copies
     // the keys in and builds the table, between the events (A3_gpu_hash_table.cu).
     {
-        const std::optional<double> ms = atomics::time_book_scope(timer, keys, n);
+        atomics::Table host_table;
+        const std::optional<double> ms =
+            atomics::time_book_scope(dev, opt.reps, keys, values, n, host_table);
         if (!ms) {
             std::fprintf(stderr, "FAIL: A3 locks (book's scope)\n");
             return common::kExitWrong;
@@ -364,6 +367,7 @@ int main(int argc, char** argv) {
 #ifdef ATOMICS_HAVE_CUCO
     atomics::OpenRates cuco[2];
 #endif
+    std::vector<unsigned long long> host_slots;  // the checks' copies of A5's and A6's slots
     for (int l = 0; l < 2; ++l) {
         const std::size_t slots = atomics::slots_for(n, loads[l]);
         const char* load = l == 0 ? "0.5" : "0.8";
@@ -376,7 +380,7 @@ int main(int argc, char** argv) {
             },
             [&] {
                 return a5_table.refused_count() == 0 &&
-                       atomics::verify_open_table(a5_table.to_host(), keys, ref) &&
+                       atomics::verify_open_table(a5_table.to_host(host_slots), keys, ref) &&
                        atomics::check_open_lookups(keys, ref, queries, n, dev_found.to_host());
             });
         if (!a5[l].ok()) return common::kExitWrong;
@@ -389,8 +393,8 @@ int main(int argc, char** argv) {
             },
             [&] {
                 return a6_table.refused_count() == 0 &&
-                       atomics::verify_open_table<atomics::bucket_home_slot>(a6_table.to_host(),
-                                                                             keys, ref) &&
+                       atomics::verify_open_table<atomics::bucket_home_slot>(
+                           a6_table.to_host(host_slots), keys, ref) &&
                        atomics::check_open_lookups(keys, ref, queries, n, dev_found.to_host());
             });
         if (!a6[l].ok()) return common::kExitWrong;
