@@ -71,7 +71,6 @@ __global__ void add_to_table(const unsigned int* keys, const unsigned int* value
                              unsigned long long* refused) {
     const std::size_t threads = std::size_t{blockDim.x} * blockDim.y * blockDim.z;
     const std::size_t stride = threads * gridDim.x;
-    const unsigned int lane = lane_in_warp();
     std::size_t tid = thread_in_block() + std::size_t{blockIdx.x} * threads;
     while (tid < n) {
         const unsigned int key = keys[tid];
@@ -82,6 +81,7 @@ __global__ void add_to_table(const unsigned int* keys, const unsigned int* value
             continue;
         }
         // BEGIN SOLUTION
+        const unsigned int lane = lane_in_warp();
         for (unsigned int i = 0; i < 32; i++) {
             if (lane == i) {
                 Entry* location = &(table.pool[tid]);
@@ -107,11 +107,11 @@ __global__ void add_to_table(const unsigned int* keys, const unsigned int* value
 __global__ void add_to_table_unlocked(const unsigned int* keys, const unsigned int* values,
                                       DeviceTable table, std::size_t n) {
     const std::size_t threads = std::size_t{blockDim.x} * blockDim.y * blockDim.z;
-    const unsigned int lane = lane_in_warp();
     for (std::size_t tid = thread_in_block() + std::size_t{blockIdx.x} * threads;
          tid < n && tid < table.capacity; tid += threads * gridDim.x) {
         const std::size_t hash_value = hash(keys[tid], table.count);
         // BEGIN SOLUTION
+        const unsigned int lane = lane_in_warp();
         for (unsigned int i = 0; i < 32; i++) {
             if (lane == i) {
                 Entry* location = &(table.pool[tid]);
