@@ -5,7 +5,9 @@
 
   hash_intro.png         A.2.1 (the book's Figs A.1-A.3): a hash function sends each word to a
                          bucket by its first letter; two words of one bucket (avocado, aardvark)
-                         collide and are chained in a list; a poor hash crowds one bucket.
+                         collide and are chained in a list, the later one pushed at its head as
+                         the programs do (the book's Fig A.3 appends it); a poor hash crowds one
+                         bucket.
   lost_push.png          A.2.3 (Figs A.4, A.5): two threads push onto one bucket without a lock;
                          both link to the old head, the second store wins, the first entry floats.
   critical_section.png   A.1.1 and A0_lock_litmus: two holders of one lock on two SMs. The relaxed
@@ -54,7 +56,7 @@ def canvas(width, height, xlim, ylim):
 
 def hash_intro(path):
     fig, ax = canvas(8, 4.2, (0, 12), (0, 7))
-    buckets = [("A", ["avocado", "aardvark"]), ("B", ["bison"]), ("...", []),
+    buckets = [("A", ["aardvark", "avocado"]), ("B", ["bison"]), ("...", []),
                ("S", ["sand", "salt", "sea", "sky"]), ("...", []), ("X", [])]
     ax.text(0.2, 6.6, "hash(word) = its first letter: 26 buckets, each a list of entries",
             fontsize=10)
@@ -69,8 +71,8 @@ def hash_intro(path):
         if letter not in ("...",):
             ax.text(x + 0.1, y, "NULL" if words or letter == "X" else "", fontsize=8, va="center",
                     color=GREY)
-    ax.text(7.4, 5.3, "avocado and aardvark collide:\nthe second is chained after the first\n"
-            "(Fig A.3; the programs push at the head)", fontsize=8.5, color=ORANGE)
+    ax.text(7.4, 5.3, "avocado, then aardvark: they collide;\naardvark, the later one, is pushed at\n"
+            "the head of A's list, as the programs do", fontsize=8.5, color=ORANGE)
     ax.text(4.0, 1.0, "a poor hash: S holds many words, X none; a lookup in S walks a long list",
             fontsize=8.5, color=BLUE)
     fig.savefig(path, dpi=110, bbox_inches="tight")

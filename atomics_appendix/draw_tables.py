@@ -5,17 +5,17 @@ open addressing with linear probing (A5), and A5's slots read a bucket of four a
     python3 atomics_appendix/draw_tables.py --png atomics_appendix/tables.png
 
 The keys are the programs' own: keys.h's random_keys (splitmix64, the top 32 bits, never
-0xffffffff) with the programs' default seed 1234, only fewer of them (12), and so are the tables'
-rules, in small: device_table.h's hash (key % buckets; 4 buckets here, 1024 in the programs) and
+0xffffffff) with the programs' default seed 1234, only fewer of them (8, so that the picture is
+readable at a page's width), and so are the tables' rules, in small: device_table.h's hash (key % buckets; 4 buckets here, 1024 in the programs) and
 A2's push at the head of the bucket's list; A5's home_slot (MurmurHash3's fmix32, modulo the slot
-count; 16 slots here, load 0.75) and its probe to the next slot; A6's home_bucket (the same hash,
+count; 16 slots here, load 0.5, the programs' first load) and its probe to the next slot; A6's home_bucket (the same hash,
 modulo the number of buckets of four slots) and its first empty slot of the first bucket with one.
 The keys go in in index order, as one thread would insert them; on the GPU colliding keys arrive
 in an order that varies between runs, and only which of them sits where changes.
 """
 import argparse
 
-SEED, KEYS, BUCKETS, SLOTS, BUCKET_SLOTS = 1234, 12, 4, 16, 4
+SEED, KEYS, BUCKETS, SLOTS, BUCKET_SLOTS = 1234, 8, 4, 16, 4
 MASK64 = (1 << 64) - 1
 
 
@@ -89,12 +89,12 @@ def draw(png):
     keys = random_keys(KEYS, SEED)
     colors = plt.get_cmap("tab20").colors
     color = {i: colors[i % len(colors)] for i in range(KEYS)}
-    fig, (left, mid, right) = plt.subplots(1, 3, figsize=(17, 8.2),
-                                           gridspec_kw={"width_ratios": [1.9, 1, 1]})
+    fig, (left, mid, right) = plt.subplots(1, 3, figsize=(13.5, 6.2),
+                                           gridspec_kw={"width_ratios": [2.0, 1, 1]})
 
     def entry_box(ax, x, y, w, h, i, text):
         ax.add_patch(Rectangle((x, y), w, h, facecolor=color[i], alpha=0.35, edgecolor="black"))
-        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=7.5)
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=8.5)
 
     def arrow(ax, start, end, **kw):
         ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=9, lw=0.9, **kw))
@@ -102,7 +102,7 @@ def draw(png):
     # The chained table: bucket heads on the left, each list to the right of its head.
     heads = chained(keys)
     left.set_title(f"A2–A4: chained, {BUCKETS} buckets (the programs: 1024)\n"
-                   "bucket = key % 4; each key pushed at the head of its bucket's list",
+                   "bucket = key % 4;\neach key pushed at the head of its bucket's list",
                    fontsize=9)
     row_h = 2.2
     for b, chain in enumerate(heads):
@@ -112,16 +112,16 @@ def draw(png):
         x = 2.2
         prev = (1.4, y + 0.5)
         for i in chain:
-            entry_box(left, x, y, 2.6, 1, i, f"pool[{i}]\nkey {keys[i]}\nvalue {i}")
+            entry_box(left, x, y, 3.6, 1, i, f"pool[{i}]\nkey {keys[i]}\nvalue {i}")
             arrow(left, prev, (x, y + 0.5))
-            prev = (x + 2.6, y + 0.5)
-            x += 3.2
+            prev = (x + 3.6, y + 0.5)
+            x += 4.3
         left.text(prev[0] + 0.15, y + 0.5, "NULL", va="center", fontsize=7, color="gray")
-    left.text(0, -1.2, "Inserting key i takes pool[i] and writes two pointers (next, then the "
+    left.text(0, -1.6, "Inserting key i takes pool[i] and writes two pointers (next, then the "
               "head);\na lookup walks the list: in the programs ~25,600 entries a bucket.",
               fontsize=8)
-    left.set_xlim(-0.2, 2.2 + 3.2 * max(len(c) for c in heads) + 1)
-    left.set_ylim(-1.8, BUCKETS * row_h)
+    left.set_xlim(-0.2, 2.2 + 4.3 * max(len(c) for c in heads) + 1)
+    left.set_ylim(-2.4, BUCKETS * row_h)
     left.axis("off")
 
     # Open addressing (A5) and buckets of four (A6): one column of slots each.
@@ -133,33 +133,33 @@ def draw(png):
             if i is None:
                 ax.add_patch(Rectangle((1, y), 3.2, 0.9, facecolor="white", edgecolor="black"))
                 ax.text(2.6, y + 0.45, "empty (0xffffffff)", ha="center", va="center",
-                        fontsize=7, color="gray")
+                        fontsize=8, color="gray")
             else:
                 entry_box(ax, 1, y, 3.2, 0.9, i, f"key {keys[i]} · value {i}")
                 h = home(keys[i])
                 if moved(h, s):  # displaced: an arc from its home to where it sits
                     arrow(ax, (4.2, SLOTS - 1 - h + 0.45), (4.2, y + 0.45),
                           connectionstyle="arc3,rad=-0.5", color="black")
-            ax.text(0.75, y + 0.45, str(s), ha="right", va="center", fontsize=7)
+            ax.text(0.75, y + 0.45, str(s), ha="right", va="center", fontsize=8)
         for b in bucket_lines:
             ax.plot([0.3, 4.4], [SLOTS - b * BUCKET_SLOTS] * 2, color="black", lw=2)
         ax.set_xlim(-0.2, 5.4)
-        ax.set_ylim(-1.8, SLOTS + 0.3)
+        ax.set_ylim(-3.2, SLOTS + 0.3)
         ax.axis("off")
 
     slot_column(mid, open_addressing(keys), lambda k: fmix32(k) % SLOTS, lambda h, s: h != s,
-                f"A5: open addressing, {SLOTS} slots (load 0.75)\nhome = fmix32(key) % 16; "
-                "taken: try the next slot", [])
-    mid.text(0, -1.2, "Arcs: from a key's home slot to where\nit sits. A lookup probes from home "
+                f"A5: open addressing, {SLOTS} slots (load {KEYS / SLOTS:g})\nhome = fmix32(key) % 16; "
+                "\ntaken: try the next slot", [])
+    mid.text(0, -2.9, "Arcs: from a key's home slot to where\nit sits. A lookup probes from home "
              "to\nits key, or to an empty slot (a miss).", fontsize=8)
     slot_column(right, bucketed(keys),
                 lambda k: fmix32(k) % (SLOTS // BUCKET_SLOTS) * BUCKET_SLOTS,
                 lambda h, s: h // BUCKET_SLOTS != s // BUCKET_SLOTS,
                 f"A6: the same slots, {SLOTS // BUCKET_SLOTS} buckets of four\nhome = "
-                "fmix32(key) % 4; a step reads a whole bucket", range(SLOTS // BUCKET_SLOTS + 1))
+                "fmix32(key) % 4;\na step reads a whole bucket", range(SLOTS // BUCKET_SLOTS + 1))
     moved = any(fmix32(keys[i]) % (SLOTS // BUCKET_SLOTS) != s // BUCKET_SLOTS
                 for s, i in enumerate(bucketed(keys)) if i is not None)
-    right.text(0, -1.2, "A key takes the first empty slot of its\nhome bucket, else of the next "
+    right.text(0, -2.9, "A key takes the first empty slot of its\nhome bucket, else of the next "
                + ("one\n(arcs: keys that moved on)." if moved else
                   "one;\nhere each key found room at home."), fontsize=8)
     fig.suptitle(f"The same {KEYS} keys (keys.h's random_keys, seed {SEED}) in the appendix's "

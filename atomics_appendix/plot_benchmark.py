@@ -16,8 +16,9 @@ cuco-provenance markers (RESULTS.md's text says how the two runs differ). Nothin
 from it.
 
 --readme rewrites the README's results table (time and keys per second of every row, the book's
-times beside the rows timed as the book timed them) between its results-table markers, and its
-provenance line between the provenance markers; --results rewrites RESULTS.md's tables of bytes
+times beside the rows timed as the book timed them) between its results-table markers, the
+inserts' rates on the two grids between its grid-table markers, and its provenance line between
+the provenance markers; --results rewrites RESULTS.md's tables of bytes
 (GB/s and % of the theoretical peak), of ratios and, where the run has cuCollections' rows, of the
 rates against cuco, and its provenance line. --env names the run's env.txt (date, nvidia-smi and
 nvcc output, as scripts/gpu_check.sh writes it; the text output of a run that begins with the
@@ -84,6 +85,30 @@ def readme_table(rows):
                 "builds that reuse the pool.")
         lines += [""] + [line.replace("\0", " ") for line in textwrap.wrap(
             note, width=100, break_long_words=False, break_on_hyphens=False)]
+    return "\n".join(lines) + "\n"
+
+
+# The inserts on the two grids: one row a kernel, one column a grid, so that the locks' share and
+# the grid's can be read apart (a kernel the run did not time on a grid gets a dash).
+GRID_ROWS = [
+    ("A3's locks, lane turns", "A3 locks", "A3 locks (full grid)", "-"),
+    ("A3's locks, no lane turns", "A3 locks (no lane turns)", None, "-"),
+    ("A4's `cas` push, no lock", "A4 lock-free cas (A3's grid)", "A4 lock-free cas", "-"),
+    ("A4's `exch` push, no lock", None, "A4 lock-free exch", "-"),
+    ("A5, open addressing (load 0.5)", None, "A5 open addressing", "0.5"),
+]
+
+
+def grid_table(rows):
+    lines = ["M keys/s of the inserts (higher is faster); a dash: not run on that grid.", "",
+             "| kernel | A3's grid, `<<<60, 256>>>` | one thread per key |", "|---|---:|---:|"]
+    for name, a3_grid, full_grid, load in GRID_ROWS:
+        cells = []
+        for table in (a3_grid, full_grid):
+            r = find(rows, table, "insert", load) if table else None
+            cells.append(f"{float(r['mkeys_per_s']):,.1f}" if r else "–")
+        if any(c != "–" for c in cells):
+            lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
     return "\n".join(lines) + "\n"
 
 
@@ -213,31 +238,42 @@ def plot(rows, png, title):
         print("matplotlib is not installed: plot skipped (pip install matplotlib)")
         return
     colors = {"insert": "tab:blue", "lookup hit": "tab:green", "lookup miss": "tab:orange"}
-    values = [float(r["mkeys_per_s"]) for r in rows]
-    fig, ax = plt.subplots(figsize=(max(10, 0.55 * len(rows) + 3), 5.8))
-    bars = ax.bar(range(len(rows)), values, color=[colors[r["operation"]] for r in rows])
-    for bar, r in zip(bars, rows):
-        if r["table"] == CUCO:
-            bar.set_hatch("//")
-            bar.set_edgecolor("white")
-    ax.set_yscale("log")
-    ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels([f"{label(r)}\n{r['operation']}" for r in rows], rotation=45, ha="right",
-                       fontsize=7)
-    ax.set_ylabel("million keys per second (log scale; higher is faster)")
-    for i, value in enumerate(values):
-        text = f"{value / 1000:.3g} G" if value >= 1000 else f"{value:.3g} M"
-        ax.text(i, value, text, ha="center", va="bottom", fontsize=7)
+    # The chains' walk is timed on a sample, whose rate measures latency: it gets a panel of its
+    # own, so that no bar of it stands on one axis with the rates over all keys.
+    panels = [[r for r in rows if r["table"] != WALK], [r for r in rows if r["table"] == WALK]]
+    panels = [p for p in panels if p]
+    fig, axes = plt.subplots(1, len(panels), figsize=(max(10, 0.55 * len(rows) + 3), 5.8),
+                             squeeze=False,
+                             gridspec_kw={"width_ratios": [max(len(p) + 1, 4) for p in panels]})
+    for ax, panel in zip(axes[0], panels):
+        values = [float(r["mkeys_per_s"]) for r in panel]
+        bars = ax.bar(range(len(panel)), values, color=[colors[r["operation"]] for r in panel])
+        for bar, r in zip(bars, panel):
+            if r["table"] == CUCO:
+                bar.set_hatch("//")
+                bar.set_edgecolor("white")
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(panel)))
+        ax.set_xticklabels([f"{label(r)}\n{r['operation']}" for r in panel], rotation=45,
+                           ha="right", fontsize=7)
+        for i, value in enumerate(values):
+            text = f"{value / 1000:.3g} G" if value >= 1000 else f"{value:.3g} M"
+            ax.text(i, value, text, ha="center", va="bottom", fontsize=7)
+        if panel[0]["table"] == WALK:
+            ax.set_title(f"the chains walked for a sample\nof {int(panel[0]['n']):,} keys: latency, "
+                         "not\ncomparable with the rates over all keys", fontsize=8)
+        else:
+            ax.set_title(f"over all {int(panel[0]['n']):,} keys (and as many absent ones)",
+                         fontsize=8)
+    axes[0][0].set_ylabel("million keys per second (log scale; higher is faster)")
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors.values()]
     names = list(colors)
     if has_cuco(rows):
         handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="tab:gray", edgecolor="white",
                                      hatch="//"))
         names.append("hatched: cuCollections static_map")
-    ax.legend(handles, names, loc="upper left")
-    sample = find(rows, WALK, "lookup hit")
-    note = f" (chains walked for {int(sample['n']):,} keys)" if sample else ""
-    ax.set_title(f"{title}: {int(rows[0]['n']):,} keys{note}", fontsize=9)
+    axes[0][0].legend(handles, names, loc="upper left")
+    fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     print(f"wrote {png}")
@@ -258,6 +294,7 @@ def main():
     print(table)
     if args.readme:
         report.update_readme(args.readme, table, "results-table")
+        report.update_readme(args.readme, grid_table(rows), "grid-table")
         report.update_provenance(args.readme, args.env, args.csv)
     if args.results:
         ratios = "\n".join(ratio_lines(rows)) + "\n"
