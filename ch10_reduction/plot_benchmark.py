@@ -17,9 +17,10 @@ about how that run was measured).
 read ceiling of every kernel at every size, the two runs' columns side by side, each size's first
 run first), its provenance lines (one per run) between the provenance markers, and every number
 written inline between <!--ceiling KERNEL[ @2^K]-->...<!--/--> (that kernel's % of the read ceiling
-at the largest size or at 2^K) or <!--ratio KERNEL A / KERNEL B[ @2^K]-->...<!--/--> (A's speed
-over B's), from the first run; a marker written <!--ceiling2 ...--> or <!--ratio2 ...--> takes its
-number from the second run. --results rewrites RESULTS.md's spread tables (median, fastest and
+at the largest size or at 2^K), <!--ms KERNEL[ @2^K]-->...<!--/--> (its median time, "2.35 ms") or
+<!--ratio KERNEL A / KERNEL B[ @2^K]-->...<!--/--> (A's speed over B's), from the first run; a
+marker written <!--ceiling2 ...-->, <!--ms2 ...--> or <!--ratio2 ...--> takes its number from the
+second run. --results rewrites RESULTS.md's spread tables (median, fastest and
 slowest run, GB/s and speed against CUB at every size), one per run, with one provenance line per
 run. The plot (the first run: each kernel's % of the read ceiling, and the COARSE_FACTOR sweep)
 needs matplotlib; without it the plot is skipped with a message and the tables are still written.
@@ -81,7 +82,7 @@ def readme_table(runs, labels):
     return "\n".join(lines) + "\n"
 
 
-INLINE = re.compile(r"<!--(ceiling|ratio)(2?) ([^@>]+?)(?: @2\^(\d+))?-->.*?<!--/-->")
+INLINE = re.compile(r"<!--(ceiling|ms|ratio)(2?) ([^@>]+?)(?: @2\^(\d+))?-->.*?<!--/-->")
 
 
 def inline_numbers(text, runs, path):
@@ -99,6 +100,8 @@ def inline_numbers(text, runs, path):
             sys.exit(f"{path}: {match.group(0)!r}: no row for {missing[0]} at n = {n}")
         if kind == "ceiling":
             number = f"{float(rows[(names[0], n)]['pct_of_read_ceiling']):.1f}%"
+        elif kind == "ms":
+            number = f"{float(rows[(names[0], n)]['ms']):.2f} ms"
         else:
             a, b = (float(rows[(k, n)]["gb_per_s"]) for k in names)
             number = f"{a / b:.1f}×"

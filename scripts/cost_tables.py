@@ -57,7 +57,8 @@ def seconds(value):
 
 def block(rows, timings_link, machine):
     gpu, driver, cores, date, traced = machine
-    intro = (f"One run of each program as `cmake --workflow --preset examples` runs it, from "
+    intro = (f"One run of each program as you would type it (`build/bin/<program>`, with the "
+             f"flags the table shows), from "
              f"[`{timings_link.rsplit('/', 1)[-1]}`]({timings_link}): wall seconds from start to "
              f"exit, the CPU seconds of its process (all its threads) and the seconds the GPU "
              f"worked on its kernels, copies and memsets.")
