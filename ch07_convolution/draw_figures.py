@@ -13,8 +13,9 @@ results come from.
   tile_7_11.png    Fig 7.11: the 16 x 16 toy image, a 4 x 4 output tile and its 8 x 8 input tile
                    (5 x 5 filter): the halo makes the input tile 4 times the output tile
   tile_7_13.png    Fig 7.13: an 8 x 8 block that is its input tile, r = 1: the ring of threads
-                   that only load, the 6 x 6 that compute, and the patches of threads (1, 1) and
-                   (5, 5) in N_s
+                   that only load, the 6 x 6 that compute, and the patches of threads (1, 1),
+                   (5, 5) and (6, 6) in N_s (the text's "thread (5, 5)" reads as either of the
+                   last two: the README's errata)
   memory.png       Figs 7.8 and 7.10: where F_c, N and P live, the caches between DRAM and the SMs,
                    and the path N and F_c each take, with the sizes of the profiled GPU (below)
   roofline.png     the profiled GPU's roofline: the OP/B the book counts for Figs 7.7, 7.9 and 7.12
@@ -337,8 +338,10 @@ def tile_7_13(png):
     from matplotlib.patches import Rectangle, ConnectionPatch
     in_tile, r = 8, 1
     out_tile = in_tile - 2 * r
-    threads = [((1, 1), ACCENT2), ((5, 5), HALO)]  # (tx, ty) of the two the text follows
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 6.9),
+    # (tx, ty) of the threads the text follows: (1, 1), and its "(5, 5), patch at N_s[5][5]",
+    # which fits thread (5, 5) (patch at N_s[4][4]) or thread (6, 6) (the tile's last output).
+    threads = [((1, 1), ACCENT2), ((5, 5), HALO), ((6, 6), ACCENT)]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 7.4),
                                       gridspec_kw={"width_ratios": [in_tile, out_tile + 1]})
     for ty in range(in_tile):
         for tx in range(in_tile):
@@ -353,8 +356,11 @@ def tile_7_13(png):
         left.add_patch(Rectangle((tc + 0.06, tr + 0.06), 2 * r + 1 - 0.12, 2 * r + 1 - 0.12,
                                  fill=False, edgecolor=colour, linewidth=3, linestyle="--"))
         left.plot(tx + 0.5, ty + 0.5, "o", color=colour, markersize=12)
-        left.text(tc + 0.08, tr + 0.32, f"N_s[{tr}][{tc}]", fontsize=9, color="black",
-                  fontweight="bold")
+        # (6, 6)'s patch lies over (5, 5)'s: its label goes to its bottom-right corner.
+        last = (tx, ty) == (in_tile - 1 - r, in_tile - 1 - r)
+        left.text(tc + (2 * r + 1 - 0.08 if last else 0.08), tr + (2 * r + 1 - 0.12 if last else
+                  0.32), f"N_s[{tr}][{tc}]", fontsize=9, color="black", fontweight="bold",
+                  ha="right" if last else "left")
     left.set_xlim(0, in_tile)
     left.set_ylim(in_tile, 0)
     left.set_aspect("equal")
@@ -397,11 +403,13 @@ def tile_7_13(png):
                Patch(fill=False, edgecolor=ACCENT2, linestyle="--", linewidth=2,
                      label="thread (1, 1): patch at N_s[0][0], output (0, 0)"),
                Patch(fill=False, edgecolor=HALO, linestyle="--", linewidth=2,
-                     label="thread (5, 5): patch at N_s[4][4], output (4, 4)")]
+                     label="thread (5, 5): patch at N_s[4][4], output (4, 4)"),
+               Patch(fill=False, edgecolor=ACCENT, linestyle="--", linewidth=2,
+                     label="thread (6, 6): patch at N_s[5][5], output (5, 5)")]
     fig.legend(handles=handles, loc="lower center", ncol=2, fontsize=10, frameon=False)
     fig.suptitle(f"Fig 7.13: a 3×3 filter (FILTER_RADIUS = {r}), {in_tile}×{in_tile} input tile "
                  f"= {in_tile}×{in_tile} block, {out_tile}×{out_tile} output tile", fontsize=12)
-    fig.tight_layout(rect=(0, 0.1, 1, 0.95))
+    fig.tight_layout(rect=(0, 0.15, 1, 0.95))
     fig.savefig(png, dpi=100)
     print(f"wrote {png}")
 
