@@ -252,30 +252,21 @@ def us(ms, launches):
 # --- 01 ----------------------------------------------------------------------------------------
 
 def prints_01():
-    """The document's two runs: the middle (by its median) of the --blocks 1 runs, whole, then the
-    first --blocks 2 run, cut short."""
+    """The document's first run: the middle (by its median) of the --blocks 1 runs, whole but for
+    the top grid's threads 2 to 6 (the --blocks 2 runs are in data/ and RESULTS.md)."""
     path = data("hello_world.txt")
     if not path:
         return missing("01_nested_hello_world", "hello_world.txt")
-    every = runs(path)
-    one = [(c, l) for c, l, s in every if c.endswith("--blocks 1") and s == 0]
-    shown = ""
-    if one:
-        ms = statistics.median(results(l)["01_nested_hello_world blocks 1"] for _, l in one)
-        command, lines = next((c, l) for c, l in one
-                              if results(l)["01_nested_hello_world blocks 1"] == ms)
-        top = [i for i, l in enumerate(lines) if l.startswith("Recursion=0:")]
-        if len(top) > 3:  # the top grid's threads 2 to 6 say what 0, 1 and 7 say
-            lines = lines[:top[1] + 1] + ["..."] + lines[top[-1]:]
-        shown = fence(command, lines) + "\n"
-    for command, lines, _ in every:
-        if command.endswith("--blocks 2"):
-            first = [i for i, l in enumerate(lines) if l.startswith("Recursion=")]
-            arrow = next(i for i, l in enumerate(lines) if l.startswith("------->"))
-            cut = lines[:first[0] + 2] + ["..."] + lines[arrow - 1:arrow + 4] + ["..."] + \
-                lines[first[-1] - 1:]
-            return Done(shown + fence(command, cut))
-    return missing("01_nested_hello_world --blocks 2", "hello_world.txt")
+    one = [(c, l) for c, l, s in runs(path) if c.endswith("--blocks 1") and s == 0]
+    if not one:
+        return missing("01_nested_hello_world --blocks 1", "hello_world.txt")
+    ms = statistics.median(results(l)["01_nested_hello_world blocks 1"] for _, l in one)
+    command, lines = next((c, l) for c, l in one
+                          if results(l)["01_nested_hello_world blocks 1"] == ms)
+    top = [i for i, l in enumerate(lines) if l.startswith("Recursion=0:")]
+    if len(top) > 3:  # the top grid's threads 2 to 6 say what 0, 1 and 7 say
+        lines = lines[:top[1] + 1] + ["..."] + lines[top[-1]:]
+    return Done(fence(command, lines))
 
 
 def hello_one_block():
@@ -550,8 +541,8 @@ def per_launch():
 # --- 05 ----------------------------------------------------------------------------------------
 
 def prints_05():
-    """The run that wrote comparison.csv (the one every number of 05 quotes): its log, then its
-    CSV, as the two files hold them."""
+    """The run that wrote comparison.csv (the one every number of 05 quotes): its log, as the file
+    holds it (its rows are the results table under it)."""
     csv_path, log = data("comparison.csv"), data("comparison_log.txt")
     if not (csv_path and log):
         return missing("05_reduction_comparison --csv", "comparison.csv")
@@ -561,7 +552,7 @@ def prints_05():
                         f"every row")
     return Done("```\n$ build/bin/05_reduction_comparison --csv >comparison.csv "
                 "2>comparison_log.txt\n$ cat comparison_log.txt\n" + "\n".join(lines)
-                + "\n$ cat comparison.csv\n" + open(csv_path).read().rstrip("\n") + "\n```\n")
+                + "\n```\n")
 
 
 def printed_table_ms(variant):
@@ -657,6 +648,14 @@ def prints_06():
     if not path:
         return missing("06_mandelbrot_mariani_silver", "mandelbrot_default.txt")
     command, lines, _ = runs(path)[0]
+    # The other forms print the same tree as the first (the program checks that they do): their
+    # tables stand as "..." here.
+    trees = [i for i, l in enumerate(lines) if l.endswith("the tree, counted on the device:")]
+    for start in reversed(trees[1:]):
+        stop = start + 1
+        while stop < len(lines) and lines[stop].startswith(" "):
+            stop += 1
+        lines = lines[:start] + (["..."] if start != trees[1] else []) + lines[stop:]
     note = default_vs_sweep(short=True)
     return Done(fence(command, lines) + ("\n" + wrap(note) if note else ""))
 
@@ -1178,27 +1177,27 @@ def pool_memory():
 
 
 def chain_times():
-    """Under 04's per-launch question: a launch's latency alone, the slope of device_runtime_limits
-    --chain-times."""
+    """Under 04's latency: a launch's latency alone, from device_runtime_limits --chain-times: what
+    a grid adds in short chains (the first lengths' difference) and in long ones (the last two
+    lengths'), since the least-squares line through every length overfits the long chains."""
     run = run_of("chain_times.txt", "--chain-times")
     if not run:
         return missing("device_runtime_limits --chain-times", "chain_times.txt")
-    text = "\n".join(run[1])
-    slope = re.search(r"least squares, (\d+) lengths\): ([0-9.]+) us per grid, ([-0-9.]+) us "
-                      r"besides", text)
-    chains = re.findall(r"chain of\s+(\d+) grids:\s+([0-9.]+) ms", text)
-    if not (slope and chains):
+    chains = [(int(n), float(ms)) for n, ms in
+              re.findall(r"chain of\s+(\d+) grids:\s+([0-9.]+) ms", "\n".join(run[1]))]
+    if len(chains) < 4:
         return missing("device_runtime_limits --chain-times", "chain_times.txt")
-    lengths, per_grid, besides = slope.groups()
-    (short, short_ms), (long, long_ms) = chains[0], chains[-1]
+    (n0, t0), (n2, t2) = chains[0], chains[2]
+    (m0, u0), (m1, u1) = chains[-2], chains[-1]
+    short = 1000 * (t2 - t0) / (n2 - n0)
+    long = 1000 * (u1 - u0) / (m1 - m0)
     return (f"**A launch's latency on its own** (`device_runtime_limits --chain-times`, on the "
             f"{gpu('chain_times.txt')}, [`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)): "
-            f"chains of one-thread grids, each launching the next, from {short} grids "
-            f"({float(short_ms):.4f} ms) to {long} ({float(long_ms):.4f} ms), each the median of "
-            f"20 runs. The line through "
-            f"the {lengths} medians rises by {float(per_grid):.2f} µs per grid: a dependent "
+            f"chains of one-thread grids, each launching the next, from {n0} grids "
+            f"({t0:.4f} ms) to {m1} ({u1:.4f} ms), each the median of 20 runs. From {n0} to {n2} "
+            f"grids each grid added {short:.1f} µs; from {m0} to {m1}, {long:.1f} µs: a dependent "
             f"device-side launch's latency, without the host's launch and the timing that 01's "
-            f"per-launch time includes.\n")
+            f"per-launch time includes, and it grows with the chain's depth.\n")
 
 
 def relocatable_runs():
@@ -1701,7 +1700,8 @@ RESULTS_BLOCKS = {name: (lambda make=make, file=file: both(make, file))
     "relocatable-overhead-runs": (relocatable_results, "relocatable_overhead.txt"),
 }.items()}
 # This run's alone: what the README's 06 says in a sentence, in full.
-RESULTS_BLOCKS.update({"mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": mandelbrot_depth})
+RESULTS_BLOCKS.update({"mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": mandelbrot_depth,
+                       "pool-costs": pool_costs, "pool-memory": pool_taken_first})
 
 
 def wrap(text):
@@ -1749,7 +1749,7 @@ def main_or_second(make):
 
 BLOCKS = {
     "provenance-older": provenance_older, "program-costs": program_costs,
-    "prints-01": prints_01, "nesting": main_or_second(nesting), "number-01": number_01,
+    "prints-01": prints_01, "number-01": number_01,
     "prints-02": prints_02, "number-02": number_02,
     "prints-03": prints_03, "prints-03-correct": main_or_second(prints_03_correct),
     "number-03": main_or_second(number_03), "nosync-vs-nested": main_or_second(nosync_vs_nested),
@@ -1763,9 +1763,8 @@ BLOCKS = {
     "mandelbrot-verdict": main_or_second(mandelbrot_verdict),
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),
     "racing-summary": main_or_second(racing_summary),
-    "pool-costs": pool_costs, "pool-trade": pool_trade,
-    "chain-times": chain_times, "relocatable-overhead": relocatable_overhead,
-    "pool-memory": pool_taken_first,
+    "pool-trade": pool_trade, "chain-times": chain_times,
+    "relocatable-overhead": relocatable_overhead,
 }
 
 
