@@ -829,34 +829,30 @@ def mandelbrot_table():
 
 
 def split_table(rows):
-    """The sweep as two tables: the times, then the trees (plot_mandelbrot.table() has both in
-    one, as RESULTS.md keeps it)."""
+    """The sweep as one table of times, with the two counts that explain them: the launches from
+    the device, and the dwell steps Mariani-Silver computes (plot_mandelbrot.table() has every
+    column, as RESULTS.md keeps it; the logs there have the rest of each tree)."""
     tail = all(r.get("tail_levels_ms") for r in rows)
     times = ["| image | flat | host-driven | dynamic parallelism | "
              + ("tail-launched levels | " if tail else "")
              + "dynamic parallelism ÷ host-driven | dynamic parallelism ÷ flat |"
-             + (" tail-launched levels ÷ host-driven |" if tail else ""),
-             "|---|---|---|---|---|---|" + ("---|---|" if tail else "")]
-    trees = ["| image | launches from the device | launches from the host | pixels filled from a "
-             "border | dwell steps, Mariani–Silver ÷ flat | filled pixels off their escape time |",
-             "|---|---|---|---|---|---|"]
+             + (" tail-launched levels ÷ host-driven |" if tail else "")
+             + " launches from the device | dwell steps, Mariani–Silver ÷ flat |",
+             "|---|---|---|---|---|---|---|---|" + ("---|---|" if tail else "")]
     for r in rows:
         flat, host = float(r["flat_ms"]), float(r["host_driven_ms"])
         dp = float(r["mariani_silver_ms"])
         levels = float(r["tail_levels_ms"]) if tail else None
+        steps = int(r["mariani_silver_steps"]) / max(1, int(r["flat_steps"]))
         times.append(f"| {r['n']} × {r['n']} | {flat:.4f} | {host:.4f} | {dp:.4f} | "
                      + (f"{levels:.4f} | " if tail else "")
                      + f"{dp / host:.2f} | {dp / flat:.2f} |"
-                     + (f" {levels / host:.2f} |" if tail else ""))
-        filled = 100 * int(r["filled_pixels"]) / int(r["pixels"])
-        steps = int(r["mariani_silver_steps"]) / max(1, int(r["flat_steps"]))
-        trees.append(f"| {r['n']} × {r['n']} | {r['launches']} | {r['host_levels']} | "
-                     f"{filled:.0f}% | {steps:.2f} | {r['fill_mismatches']} |")
+                     + (f" {levels / host:.2f} |" if tail else "")
+                     + f" {r['launches']} | {steps:.2f} |")
     runs = {r.get("runs", "1") for r in rows}
     said = (f"each the middle of {' or '.join(sorted(runs))} runs of its size, each in a process "
             f"of its own" if runs != {"1"} else "one run each")
-    return ("The times, in ms (" + said + "):\n\n" + "\n".join(times)
-            + "\n\nThe trees (the same in every run of a size):\n\n" + "\n".join(trees) + "\n")
+    return "The times, in ms (" + said + "):\n\n" + "\n".join(times) + "\n"
 
 
 def pool_rows():
@@ -1701,7 +1697,8 @@ RESULTS_BLOCKS = {name: (lambda make=make, file=file: both(make, file))
 }.items()}
 # This run's alone: what the README's 06 says in a sentence, in full.
 RESULTS_BLOCKS.update({"mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": mandelbrot_depth,
-                       "pool-costs": pool_costs, "pool-memory": pool_taken_first})
+                       "pool-costs": pool_costs, "pool-memory": pool_taken_first,
+                       "program-costs": program_costs})
 
 
 def wrap(text):
@@ -1748,7 +1745,7 @@ def main_or_second(make):
 
 
 BLOCKS = {
-    "provenance-older": provenance_older, "program-costs": program_costs,
+    "provenance-older": provenance_older,
     "prints-01": prints_01, "number-01": number_01,
     "prints-02": prints_02, "number-02": number_02,
     "prints-03": prints_03, "prints-03-correct": main_or_second(prints_03_correct),
