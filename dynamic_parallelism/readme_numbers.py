@@ -458,7 +458,7 @@ def number_03():
 def nosync_vs_nested():
     def make(rows, limit):
         nested, nosync = float(rows["gpu nested"]["ms"]), float(rows["gpu nestedNosync"]["ms"])
-        return (f"In 05's run (printed under 05, and the table under *Results*) the barrier "
+        return (f"In 05's run (its table, under 05) the barrier "
                 f"form takes "
                 f"{nosync / nested:.2f} times 02's time: with the device-side wait gone, they are "
                 f"the same kernel.\n")
