@@ -1214,7 +1214,7 @@ def relocatable_overhead():
     if not (plain and rdc):
         return missing("relocatable_overhead[_no_rdc]", "relocatable_overhead.txt")
     p, r = statistics.median(plain), statistics.median(rdc)
-    text = (f"**One number:** {r / p:.2f}: 06's flat kernel, a 4096 × 4096 image of milliseconds "
+    text = (f"**In short:** {r / p:.2f}: 06's flat kernel, a 4096 × 4096 image of milliseconds "
             f"of arithmetic, built with `-rdc=true` and the device runtime over the same kernel "
             f"built without ({r:.4f} ms over {p:.4f} ms, the middle of {len(rdc)} runs each, "
             f"alternating, on the {gpu('relocatable_overhead.txt')}, "
@@ -1698,7 +1698,8 @@ RESULTS_BLOCKS = {name: (lambda make=make, file=file: both(make, file))
 # This run's alone: what the README's 06 says in a sentence, in full.
 RESULTS_BLOCKS.update({"mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": mandelbrot_depth,
                        "pool-costs": pool_costs, "pool-memory": pool_taken_first,
-                       "program-costs": program_costs})
+                       "program-costs": program_costs, "provenance-older": provenance_older,
+                       "relocatable-overhead": relocatable_overhead})
 
 
 def wrap(text):
@@ -1745,7 +1746,6 @@ def main_or_second(make):
 
 
 BLOCKS = {
-    "provenance-older": provenance_older,
     "prints-01": prints_01, "number-01": number_01,
     "prints-02": prints_02, "number-02": number_02,
     "prints-03": prints_03, "prints-03-correct": main_or_second(prints_03_correct),
@@ -1761,7 +1761,6 @@ BLOCKS = {
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),
     "racing-summary": main_or_second(racing_summary),
     "pool-trade": pool_trade, "chain-times": chain_times,
-    "relocatable-overhead": relocatable_overhead,
 }
 
 
