@@ -290,7 +290,7 @@ def number_01():
     return (f"**One number:** {us(ms, launches)} per device-side launch: the whole recursion of "
             f"the document's first run (`--blocks 1`, {levels} grids, the host's and {launches} "
             f"launched from the device, each by the grid before it) took {ms:.4f} ms, the middle "
-            f"of {count} runs in [`{SHOWN}hello_world.txt`]({SHOWN}hello_world.txt) (the first run "
+            f"of {count} runs in [`{SHOWN}hello_world.txt`]({SHOWN}hello_world.txt) (the run "
             f"printed above), over its {launches} launches. Here and below, *per "
             f"launch* is a run's median time divided by the device-side launches it makes; this "
             f"one includes the host's launch of the first grid and the timing.\n")
