@@ -408,7 +408,12 @@ def correct_forms(program, every=False):
             found.setdefault(c, []).append(l)
     if not found:
         return missing(program, "correct_forms.txt")
-    text = "```\n" + "\n\n".join(fence(c, l[0]).strip("`\n") for c, l in found.items()) + "\n```\n"
+    # After the first command, the lines every run prints alike (the device, the problem) stand
+    # as "...".
+    alike = ("device ", "array ")
+    shown = [fence(c, l[0] if i == 0 else ["..."] + [x for x in l[0] if not x.startswith(alike)])
+             for i, (c, l) in enumerate(found.items())]
+    text = "```\n" + "\n\n".join(f.strip("`\n") for f in shown) + "\n```\n"
     if not every:
         return Done(text)
     times = "; ".join(f"`{c.replace('build/bin/', '')}`: "
