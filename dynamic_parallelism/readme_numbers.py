@@ -1347,30 +1347,23 @@ def refused_at(limit):
 
 
 def pool_trade():
-    """The question under 02: what 02's time did at each pool size that passed, and what 2048
-    did."""
+    """The question under 02: 02's time at each pool size that passed (the middle run), and what
+    2048 did; RESULTS.md has every run."""
     times = limit_times()
     if "4096" not in times or "16384" not in times:
         return missing("02_nested_reduce --pending-limit N", "pending_limit.txt")
-    def spread(limit):
-        t = times[limit]
-        return (f"{min(t):.2f} to {max(t):.2f} ms" if len(t) > 1 else f"{t[0]:.2f} ms (one run)")
-    small, large = statistics.median(times["4096"]), statistics.median(times["16384"])
-    text = (f"In [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt), {len(times['4096'])} "
-            f"runs at each size that passed: 4096 slots took {spread('4096')}, 16384 took "
-            f"{spread('16384')}; "
-            f"their middle runs, {small:.2f} and {large:.2f} ms, are {large / small:.1f} times "
-            f"apart.")
-    others = [l for l in ("8192", "32768") if l in times]
-    if others:
-        text += " " + "; ".join(f"{l}: {spread(l)}" for l in others) + "."
+    sizes = [l for l in ("4096", "8192", "16384", "32768") if l in times]
+    counts = {len(times[l]) for l in sizes}
+    said = (f"the middle of {counts.pop()} runs each" if len(counts) == 1
+            else "the middle run of each")
+    text = (f"In [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt) ({said}): "
+            + ", ".join(f"{l} slots {statistics.median(times[l]):.2f} ms" for l in sizes) + ".")
     refused = refused_at(2048)
     if refused:
-        text += (f" At 2048 the run failed, {refused[0]} launches refused." if len(refused) == 1
+        text += (f" At 2048, {refused[0]} launches were refused." if len(refused) == 1
                  else f" At 2048 every run failed: {', '.join(map(str, refused))} launches "
                       f"refused.")
-    text += (" The older runs, one run per size, are in "
-             "[RESULTS.md](RESULTS.md#the-pending-launch-limit) with every run of this one.")
+    text += " [RESULTS.md](RESULTS.md#the-pending-launch-limit) has every run."
     return text + "\n"
 
 
