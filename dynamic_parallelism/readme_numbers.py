@@ -291,9 +291,8 @@ def number_01():
             f"the document's first run (`--blocks 1`, {levels} grids, the host's and {launches} "
             f"launched from the device, each by the grid before it) took {ms:.4f} ms, the middle "
             f"of {count} runs in [`{SHOWN}hello_world.txt`]({SHOWN}hello_world.txt) (the run "
-            f"printed above), over its {launches} launches. Here and below, *per "
-            f"launch* is a run's median time divided by the device-side launches it makes; this "
-            f"one includes the host's launch of the first grid and the timing.\n")
+            f"printed above), over its {launches} launches (04 says what *per launch* "
+            f"measures).\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
@@ -1197,11 +1196,11 @@ def chain_times():
     long = 1000 * (u1 - u0) / (m1 - m0)
     return (f"**A launch's latency on its own** (`device_runtime_limits --chain-times`, on the "
             f"{gpu('chain_times.txt')}, [`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)): "
-            f"chains of one-thread grids, each launching the next, from {n0} grids "
-            f"({t0:.4f} ms) to {m1} ({u1:.4f} ms), each the median of 20 runs. From {n0} to {n2} "
-            f"grids each grid added {short:.1f} µs; from {m0} to {m1}, {long:.1f} µs: a dependent "
-            f"device-side launch's latency, without the host's launch and the timing that 01's "
-            f"per-launch time includes, and it grows with the chain's depth.\n")
+            f"chains of one-thread grids, each launching the next, each the median of 20 runs: "
+            f"from {n0} to {n2} grids ({t0:.4f} to {t2:.4f} ms) each grid added {short:.1f} µs, "
+            f"from {m0} to {m1} ({u0:.4f} to {u1:.4f} ms) {long:.1f} µs. A dependent launch's "
+            f"latency, without the host's launch that 01's includes, grows with the chain's "
+            f"length.\n")
 
 
 def relocatable_runs():
