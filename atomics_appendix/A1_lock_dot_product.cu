@@ -33,39 +33,56 @@
 // thread scheduling (lock.cuh); the dot products take the lock from one thread per block.
 //
 // The kernels and their launchers need lock.cuh alone (the compile_alone test checks it); main and
-// its helpers need the repository's common/.
+// its helpers need the repository's common/. What a copy must keep: block_dot's tree halves the
+// block, so the block size is a template parameter, Threads (the book's 256 by default): any power
+// of two up to 1024, and every launch must use blocks of exactly Threads threads in x (1-D); the
+// launchers do, and a kernel launched with another shape traps (a launch failure at the next
+// synchronising call) rather than returning a wrong sum. The grid-stride index is 64-bit, so any
+// int n and any grid are safe. Everything is in namespace atomics, and the kernels and launchers
+// are templates or inline, so a header holding them can be included from several .cu files of one
+// program (copy_tests/two_file_main.cu builds one).
 //
 // Build: cmake --build build --target A1_lock_dot_product
 // Run:   build/bin/A1_lock_dot_product [--n 34603008] [--book] [--seed 1234] [--reps 20] [--csv]
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <cstdint>
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/functional>
 
 #include "lock.cuh"
 
-using atomics::Lock;
+namespace atomics {
 
-constexpr int kThreadsPerBlock = 256;  // the tree below needs a power of two
+constexpr int kThreadsPerBlock = 256;  // the book's block
 
-int blocks_per_grid(int n) {
-    const int blocks = (n + kThreadsPerBlock - 1) / kThreadsPerBlock;
-    return blocks < 32 ? blocks : 32;  // the book's imin(32, ...)
+// The book's imin(32, blocks that cover n), for blocks of `threads`.
+inline int blocks_per_grid(int n, int threads = kThreadsPerBlock) {
+    const int blocks = (n + threads - 1) / threads;
+    return blocks < 32 ? blocks : 32;
 }
 
-// Chapter 5's per-block dot product: grid-stride products into a register, then the tree.
+// Chapter 5's per-block dot product: grid-stride products into a register, then the tree. The
+// tree halves the block each step, so it needs a block of exactly Threads threads, a power of two,
+// in x alone: the template fixes the shared array's size, and a launch with any other shape traps
+// (cudaErrorLaunchFailure at the next synchronising call) instead of summing garbage or part of
+// the block. The index is 64-bit: blockIdx.x * blockDim.x and the stride are formed in 64 bits, so
+// the loop never wraps, whatever n and grid.
+template <int Threads>
 __device__ float block_dot(const float* a, const float* b, int n) {
-    __shared__ float cache[kThreadsPerBlock];
-    int tid = threadIdx.x + blockIdx.x * blockDim.x;
+    static_assert(Threads > 0 && Threads <= 1024 && (Threads & (Threads - 1)) == 0,
+                  "block_dot's tree needs a power of two threads, at most 1024");
+    if (blockDim.x != Threads || blockDim.y != 1 || blockDim.z != 1) __trap();
+    __shared__ float cache[Threads];
     const int cache_index = threadIdx.x;
     float temp = 0;
-    while (tid < n) {
+    const std::int64_t stride = std::int64_t{blockDim.x} * gridDim.x;
+    for (std::int64_t tid = threadIdx.x + std::int64_t{blockIdx.x} * blockDim.x; tid < n;
+         tid += stride)
         temp += a[tid] * b[tid];
-        tid += blockDim.x * gridDim.x;
-    }
     cache[cache_index] = temp;
     __syncthreads();
-    for (int i = blockDim.x / 2; i != 0; i /= 2) {
+    for (int i = Threads / 2; i != 0; i /= 2) {
         if (cache_index < i) cache[cache_index] += cache[cache_index + i];
         __syncthreads();
     }
@@ -73,8 +90,9 @@ __device__ float block_dot(const float* a, const float* b, int n) {
 }
 
 // A.1.2: the Lock arrives by value; it is a pointer, so the copy is harmless (lock.cuh).
+template <int Threads = kThreadsPerBlock>
 __global__ void dot(Lock lock, const float* a, const float* b, float* c, int n) {
-    const float partial = block_dot(a, b, n);
+    const float partial = block_dot<Threads>(a, b, n);
     if (threadIdx.x == 0) {
         lock.lock();
         *c += partial;
@@ -84,8 +102,9 @@ __global__ void dot(Lock lock, const float* a, const float* b, float* c, int n) 
 
 // The reader's exercise: block b adds when *turn == b, then passes the turn on. The acquire load
 // sees block b-1's *c; the release store publishes block b's.
+template <int Threads = kThreadsPerBlock>
 __global__ void dot_in_block_order(const float* a, const float* b, float* c, int* turn, int n) {
-    const float partial = block_dot(a, b, n);
+    const float partial = block_dot<Threads>(a, b, n);
     if (threadIdx.x == 0) {
         cuda::atomic_ref<int, cuda::thread_scope_device> t(*turn);
         while (t.load(cuda::memory_order_acquire) != static_cast<int>(blockIdx.x)) {
@@ -97,8 +116,9 @@ __global__ void dot_in_block_order(const float* a, const float* b, float* c, int
 
 // What the lock stood in for: since compute capability 2.0 a float atomicAdd does the same
 // read-modify-write in one instruction, in the L2, in whatever order the blocks arrive.
+template <int Threads = kThreadsPerBlock>
 __global__ void dot_atomic_add(const float* a, const float* b, float* c, int n) {
-    const float partial = block_dot(a, b, n);
+    const float partial = block_dot<Threads>(a, b, n);
     if (threadIdx.x == 0) atomicAdd(c, partial);
 }
 
@@ -110,49 +130,48 @@ struct Product {
 };
 using Products = thrust::transform_iterator<Product, thrust::counting_iterator<int>>;
 
-// Every thread takes the lock, so the 32 lanes of each warp contend for it together: correct only
-// with sm_70's independent thread scheduling (lock.cuh).
-__global__ void lock_test_kernel(Lock lock, int* counter) {
-    lock.lock();
-    *counter = *counter + 1;  // a plain read-modify-write: only the lock keeps it whole
-    lock.unlock();
-}
-
-// Each launcher zeroes *c (the book copies 0 in) and launches; it returns the first error, a bad
-// launch configuration included (a fault inside the kernel shows at the next synchronising call).
+// Each launcher zeroes *c (the book copies 0 in) and launches blocks of Threads threads; it
+// returns the first error, a bad launch configuration included (a fault inside the kernel shows
+// at the next synchronising call). Templates and inline: a header of them may be included by
+// several .cu files of one program (copy_tests/two_file_main.cu).
+template <int Threads = kThreadsPerBlock>
 cudaError_t dot_with_lock(Lock lock, const float* a, const float* b, float* c, int n) {
     const cudaError_t err = cudaMemsetAsync(c, 0, sizeof(float));
     if (err != cudaSuccess) return err;
-    dot<<<blocks_per_grid(n), kThreadsPerBlock>>>(lock, a, b, c, n);
+    dot<Threads><<<blocks_per_grid(n, Threads), Threads>>>(lock, a, b, c, n);
     return cudaGetLastError();
 }
 
 // Every block waits for the blocks before it, so all must be resident at once: a cooperative
 // launch guarantees it, and refuses a grid that cannot be (instead of deadlocking).
+template <int Threads = kThreadsPerBlock>
 cudaError_t dot_ordered(const float* a, const float* b, float* c, int* turn, int n) {
     cudaError_t err = cudaMemsetAsync(c, 0, sizeof(float));
     if (err == cudaSuccess) err = cudaMemsetAsync(turn, 0, sizeof(int));
     if (err != cudaSuccess) return err;
     void* args[] = {&a, &b, &c, &turn, &n};
-    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(dot_in_block_order),
-                                       blocks_per_grid(n), kThreadsPerBlock, args);
+    return cudaLaunchCooperativeKernel(reinterpret_cast<void*>(dot_in_block_order<Threads>),
+                                       blocks_per_grid(n, Threads), Threads, args);
 }
 
-// `blocks` blocks of kThreadsPerBlock threads (the tree needs exactly that many).
+// `blocks` blocks of Threads threads.
+template <int Threads = kThreadsPerBlock>
 cudaError_t dot_with_atomic_add(const float* a, const float* b, float* c, int n, int blocks) {
     const cudaError_t err = cudaMemsetAsync(c, 0, sizeof(float));
     if (err != cudaSuccess) return err;
-    dot_atomic_add<<<blocks, kThreadsPerBlock>>>(a, b, c, n);
+    dot_atomic_add<Threads><<<blocks, Threads>>>(a, b, c, n);
     return cudaGetLastError();
 }
 
 // The temporary storage CUB asks for (`temp` null: only *temp_bytes is set), then the reduction.
-cudaError_t dot_with_cub(void* temp, std::size_t* temp_bytes, const float* a, const float* b,
-                         double* c, int n) {
+inline cudaError_t dot_with_cub(void* temp, std::size_t* temp_bytes, const float* a, const float* b,
+                                double* c, int n) {
     const Products products(thrust::counting_iterator<int>(0), Product{a, b});
     return cub::DeviceReduce::Reduce(temp, *temp_bytes, products, c, n, cuda::std::plus<double>{},
                                      0.0);
 }
+
+}  // namespace atomics
 
 #ifndef ATOMICS_KERNELS_ONLY  // the compile_alone test takes the kernels and launchers alone
 #include <cmath>
@@ -160,6 +179,8 @@ cudaError_t dot_with_cub(void* temp, std::size_t* temp_bytes, const float* a, co
 #include <set>
 
 #include "gpu_table.cuh"
+
+namespace atomics {
 
 // The inputs of one run and what its results must be.
 struct DotProblem {
@@ -205,12 +226,12 @@ inline DotProblem make_dot_problem(int n, std::uint64_t seed, bool book) {
     return p;
 }
 
-// The integer inputs, run by `blocks` blocks of kThreadsPerBlock threads (block_dot, then the block
-// sums added in any order): the largest magnitude a partial sum can reach. A thread's running sum
+// The integer inputs, run by `blocks` blocks of `block` threads (block_dot, then the block sums
+// added in any order): the largest magnitude a partial sum can reach. A thread's running sum
 // is at most the sum of its |products|; the tree adds subsets of its block's thread sums, so at
 // most the sum of their magnitudes; the blocks add subsets of the block sums, likewise.
-inline double largest_partial_sum(const DotProblem& p, int blocks) {
-    const std::size_t threads = static_cast<std::size_t>(blocks) * kThreadsPerBlock;
+inline double largest_partial_sum(const DotProblem& p, int blocks, int block = kThreadsPerBlock) {
+    const std::size_t threads = static_cast<std::size_t>(blocks) * block;
     std::vector<double> chain(threads, 0.0), thread_sum(threads, 0.0);
     for (std::size_t i = 0, g = 0; i < p.a.size(); ++i, g = g + 1 == threads ? 0 : g + 1) {
         const double product = static_cast<double>(p.a[i]) * p.b[i];  // element i: thread g
@@ -218,10 +239,10 @@ inline double largest_partial_sum(const DotProblem& p, int blocks) {
         thread_sum[g] += product;
     }
     double largest = 0, across_blocks = 0;
-    for (int block = 0; block < blocks; ++block) {
+    for (int b = 0; b < blocks; ++b) {
         double tree = 0, block_sum = 0;
-        for (int t = 0; t < kThreadsPerBlock; ++t) {
-            const std::size_t g = static_cast<std::size_t>(block) * kThreadsPerBlock + t;
+        for (int t = 0; t < block; ++t) {
+            const std::size_t g = static_cast<std::size_t>(b) * block + t;
             largest = std::max(largest, chain[g]);
             tree += std::fabs(thread_sum[g]);
             block_sum += thread_sum[g];
@@ -232,23 +253,23 @@ inline double largest_partial_sum(const DotProblem& p, int blocks) {
     return std::max(largest, across_blocks);
 }
 
-// What a result of `blocks` blocks of block_dot must meet. The integer inputs: exactly the dot
-// product, once largest_partial_sum shows every partial sum below 2^24 (a float holds every
-// integer up to 2^24). The book's: Higham's bound for any summation order. Every product passes
-// through at most h float roundings: a[i] and b[i] themselves (i > 2^24 is not exact in float), the
-// product, its thread's grid-stride sum, the 8 tree levels and one addition per block into *c, in
-// whichever order; all terms are >= 0, so |error| <= gamma(h) * sum|a_i b_i| with gamma(h) =
-// h u / (1 - h u), u = 2^-24. At the book's N = 34,603,008 (32 blocks of 256 threads, so
-// ceil(N / 8192) = 4224 products a thread) h = 3 + 4224 + 8 + 32 = 4267 and gamma(h) = 2.54e-4
-// relative: a lost block (1/32 of the sum) always fails; a single lost product at the end of the
-// book's input, 2 (N-1)^2, is 3/N = 8.7e-8 of the sum: about one float ulp at the sum (2.39e15
-// against 2^51 = 2.25e15), so float could show it, but it lies 2900 times inside the tolerance.
-// *largest (where given) becomes at least the largest partial sum of the integer inputs.
+// What a result of `blocks` blocks of `block` threads of block_dot must meet. The integer inputs:
+// exactly the dot product, once largest_partial_sum shows every partial sum below 2^24 (a float
+// holds every integer up to 2^24). The book's: Higham's bound for any summation order. Every
+// product passes through at most h float roundings: a[i] and b[i] themselves (i > 2^24 is not exact
+// in float), the product, its thread's grid-stride sum, the tree's log2(block) levels (8) and one
+// addition per block into *c, in whichever order; all terms are >= 0, so |error| <= gamma(h) *
+// sum|a_i b_i| with gamma(h) = h u / (1 - h u), u = 2^-24. At the book's N = 34,603,008 (32 blocks
+// of 256 threads, so ceil(N / 8192) = 4224 products a thread) h = 3 + 4224 + 8 + 32 = 4267 and
+// gamma(h) = 2.54e-4 relative: a lost block (1/32 of the sum) always fails; a single lost product
+// at the end of the book's input, 2 (N-1)^2, is 3/N = 8.7e-8 of the sum: about one float ulp at the
+// sum (2.39e15 against 2^51 = 2.25e15), so float could show it, but it lies 2900 times inside the
+// tolerance. *largest (where given) becomes at least the largest partial sum of the integer inputs.
 inline bool dot_tolerance(const DotProblem& p, int blocks, common::Tolerance* tol,
-                          double* largest_seen = nullptr) {
+                          double* largest_seen = nullptr, int block = kThreadsPerBlock) {
     const int n = static_cast<int>(p.a.size());
     if (!p.book) {
-        const double largest = largest_partial_sum(p, blocks);
+        const double largest = largest_partial_sum(p, blocks, block);
         if (largest_seen != nullptr) *largest_seen = std::max(*largest_seen, largest);
         if (largest > 16777216.0) {
             std::fprintf(stderr,
@@ -260,7 +281,8 @@ inline bool dot_tolerance(const DotProblem& p, int blocks, common::Tolerance* to
         *tol = {0.0, 0.0};
         return true;
     }
-    const double h = 3 + common::ceil_div(n, std::int64_t{blocks} * kThreadsPerBlock) + 8 + blocks;
+    const double h =
+        3 + common::ceil_div(n, std::int64_t{blocks} * block) + std::log2(block) + blocks;
     const double u = std::ldexp(1.0, -24);
     *tol = {0.0, h * u / (1 - h * u)};
     return true;
@@ -293,14 +315,29 @@ T read_result(const T* c, const char* what) {
     return result;
 }
 
-std::uint32_t bits(float x) {
+inline std::uint32_t bits(float x) {
     std::uint32_t u;
     std::memcpy(&u, &x, sizeof u);
     return u;
 }
 
+}  // namespace atomics
+
 #ifndef ATOMICS_NO_MAIN_A1  // atomics_copy_test includes this file for its kernels and checks
+namespace atomics {
+
+// Every thread takes the lock, so the 32 lanes of each warp contend for it together: correct only
+// with sm_70's independent thread scheduling (lock.cuh).
+__global__ void lock_test_kernel(Lock lock, int* counter) {
+    lock.lock();
+    *counter = *counter + 1;  // a plain read-modify-write: only the lock keeps it whole
+    lock.unlock();
+}
+
+}  // namespace atomics
+
 int main(int argc, char** argv) {
+    using namespace atomics;  // the kernels, launchers and checks above
     common::Options opt;
     opt.n = 33 * 1024 * 1024;
     bool book_inputs = false;

@@ -79,8 +79,10 @@ template <class L, bool kLaneTurns>
 __global__ void add_to_table_variant(const unsigned int* keys, const unsigned int* values,
                                      DeviceTable table, int* mutexes, std::size_t n,
                                      unsigned long long* refused) {
-    for (std::size_t tid = threadIdx.x + blockIdx.x * blockDim.x; tid < n;
-         tid += blockDim.x * gridDim.x) {
+    const std::size_t threads = std::size_t{blockDim.x} * blockDim.y * blockDim.z;
+    const unsigned int lane = lane_in_warp();
+    for (std::size_t tid = thread_in_block() + std::size_t{blockIdx.x} * threads; tid < n;
+         tid += threads * gridDim.x) {
         const unsigned int key = keys[tid];
         const std::size_t hash_value = hash(key, table.count);
         if (tid >= table.capacity) {
@@ -98,8 +100,8 @@ __global__ void add_to_table_variant(const unsigned int* keys, const unsigned in
             lock.unlock();
         };
         if constexpr (kLaneTurns) {
-            for (int i = 0; i < 32; i++)
-                if ((tid % 32) == static_cast<std::size_t>(i)) push();
+            for (unsigned int i = 0; i < 32; i++)
+                if (lane == i) push();
         } else {
             push();
         }
@@ -247,7 +249,8 @@ int main(int argc, char** argv) {
     const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys(), n, opt.seed);
     std::fprintf(text, "%zu keys (%zu distinct), %zu absent keys for the misses\n", n,
                  ref.distinct(), n);
-    common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(atomics::key_indices(n));
+    const std::vector<unsigned int> values = atomics::key_indices(n);
+    common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(values);
     common::Timer timer(dev, opt.reps);
 
     // A2 on this machine's CPU.
@@ -263,7 +266,9 @@ int main(int argc, char** argv) {
     // A3 as the book times it: each run allocates its own keys, values, table and locks, copies
     // the keys in and builds the table, between the events (A3_gpu_hash_table.cu).
     {
-        const std::optional<double> ms = atomics::time_book_scope(timer, keys, n);
+        atomics::Table host_table;
+        const std::optional<double> ms =
+            atomics::time_book_scope(dev, opt.reps, keys, values, n, host_table);
         if (!ms) {
             std::fprintf(stderr, "FAIL: A3 locks (book's scope)\n");
             return common::kExitWrong;
@@ -362,6 +367,7 @@ int main(int argc, char** argv) {
 #ifdef ATOMICS_HAVE_CUCO
     atomics::OpenRates cuco[2];
 #endif
+    std::vector<unsigned long long> host_slots;  // the checks' copies of A5's and A6's slots
     for (int l = 0; l < 2; ++l) {
         const std::size_t slots = atomics::slots_for(n, loads[l]);
         const char* load = l == 0 ? "0.5" : "0.8";
@@ -374,7 +380,7 @@ int main(int argc, char** argv) {
             },
             [&] {
                 return a5_table.refused_count() == 0 &&
-                       atomics::verify_open_table(a5_table.to_host(), keys, ref) &&
+                       atomics::verify_open_table(a5_table.to_host(host_slots), keys, ref) &&
                        atomics::check_open_lookups(keys, ref, queries, n, dev_found.to_host());
             });
         if (!a5[l].ok()) return common::kExitWrong;
@@ -387,8 +393,8 @@ int main(int argc, char** argv) {
             },
             [&] {
                 return a6_table.refused_count() == 0 &&
-                       atomics::verify_open_table<atomics::bucket_home_slot>(a6_table.to_host(),
-                                                                             keys, ref) &&
+                       atomics::verify_open_table<atomics::bucket_home_slot>(
+                           a6_table.to_host(host_slots), keys, ref) &&
                        atomics::check_open_lookups(keys, ref, queries, n, dev_found.to_host());
             });
         if (!a6[l].ok()) return common::kExitWrong;

@@ -46,31 +46,39 @@ void expect(const char* what, bool ok) {
     ++failures;
 }
 
-// A1: one lost product changes an exact result, and check_dot sees it.
+// A1: one lost product changes an exact result, and check_dot sees it. And the block size is a
+// template parameter: blocks of 128 threads (dot<128>, as a copier with smaller blocks launches it)
+// give the same exact result.
 void lost_product() {
     const int n = 1000003;
-    const DotProblem problem = make_dot_problem(n, 1234, false);
-    common::Tolerance tol;
-    if (!dot_tolerance(problem, blocks_per_grid(n), &tol)) {
+    const atomics::DotProblem problem = atomics::make_dot_problem(n, 1234, false);
+    common::Tolerance tol, tol_128;
+    if (!atomics::dot_tolerance(problem, atomics::blocks_per_grid(n), &tol) ||
+        !atomics::dot_tolerance(problem, atomics::blocks_per_grid(n, 128), &tol_128, nullptr,
+                                128)) {
         ++failures;
         return;
     }
     atomics::Mutexes mutexes(1);
     common::DeviceBuffer<float> a(problem.a), b(problem.b), c(1);
     auto dot = [&](const float* x, int count) {
-        CUDA_CHECK(dot_with_lock(mutexes.lock(0), x, b.get(), c.get(), count));
-        return read_result(c.get(), "dot product");
+        CUDA_CHECK(atomics::dot_with_lock(mutexes.lock(0), x, b.get(), c.get(), count));
+        return atomics::read_result(c.get(), "dot product");
     };
     expect("A1: the lock's dot product passes its check",
-           check_dot("A1", dot(a.get(), n), problem, tol));
+           atomics::check_dot("A1", dot(a.get(), n), problem, tol));
+    CUDA_CHECK(atomics::dot_with_lock<128>(mutexes.lock(0), a.get(), b.get(), c.get(), n));
+    expect("A1: the lock's dot product in blocks of 128 threads passes its check",
+           atomics::check_dot("A1, 128 threads", atomics::read_result(c.get(), "dot product"),
+                              problem, tol_128));
     std::fprintf(stderr, "2 lost products follow; each FAIL line below is a rejection expected\n");
     expect("A1: the last product dropped fails the check",
-           !check_dot("A1, last product dropped", dot(a.get(), n - 1), problem, tol));
+           !atomics::check_dot("A1, last product dropped", dot(a.get(), n - 1), problem, tol));
     std::vector<float> one_zero(problem.a);
     one_zero[n / 2] = 0;
     common::DeviceBuffer<float> a_zero(one_zero);
     expect("A1: one product in the middle lost fails the check",
-           !check_dot("A1, a product lost", dot(a_zero.get(), n), problem, tol));
+           !atomics::check_dot("A1, a product lost", dot(a_zero.get(), n), problem, tol));
 }
 
 // A4: lookups while the cas push inserts. The pool is poisoned first: a walk that reached an

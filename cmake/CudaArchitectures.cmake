@@ -34,7 +34,10 @@ if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
 endif()
 
 # An explicit list: numeric entries below the minimum are refused here, where the message can say
-# why, rather than by the compiler on the first __nanosleep.
+# why, rather than by the compiler on the first __nanosleep. CMake's keywords name no number:
+# `all` and `all-major` are checked below against nvcc's oldest target (CUDA 12's is 5.0), `native`
+# against the GPUs nvidia-smi lists; any other value is left to CMake.
+set(_pmpp_keyword "")
 if(DEFINED CMAKE_CUDA_ARCHITECTURES OR DEFINED ENV{CUDAARCHS})
   if(DEFINED CMAKE_CUDA_ARCHITECTURES)
     set(_archs "${CMAKE_CUDA_ARCHITECTURES}")
@@ -47,10 +50,14 @@ if(DEFINED CMAKE_CUDA_ARCHITECTURES OR DEFINED ENV{CUDAARCHS})
                           "Give a list of ${_pmpp_min_cc} or later.")
     endif()
   endforeach()
-  if(_pmpp_script_mode)
-    message(STATUS "CUDA architectures: ${_archs} (given)")
+  if(_archs MATCHES "^(all|all-major|native)$")
+    set(_pmpp_keyword "${_archs}")
+  else()
+    if(_pmpp_script_mode)
+      message(STATUS "CUDA architectures: ${_archs} (given)")
+    endif()
+    return()
   endif()
-  return()
 endif()
 
 # The architectures the installed nvcc can target (nvcc --list-gpu-arch, CUDA 11.1 and later).
@@ -80,6 +87,17 @@ else()
   set(_oldest 75)  # unknown nvcc: assume CUDA 12/13, whose oldest common target is Turing
   set(_newest 90)
 endif()
+if(_pmpp_keyword MATCHES "^all")
+  if(_nvcc_archs AND _oldest LESS _pmpp_min_cc)
+    message(FATAL_ERROR "CUDA architectures '${_pmpp_keyword}' was asked for, which with this nvcc "
+                        "(${_nvcc}) includes ${_oldest}, but ${_pmpp_min_why}. Give a list of "
+                        "${_pmpp_min_cc} or later (for example 70;80;90).")
+  endif()
+  if(_pmpp_script_mode)
+    message(STATUS "CUDA architectures: ${_pmpp_keyword} (given)")
+  endif()
+  return()
+endif()
 
 find_program(_nvidia_smi nvidia-smi)
 if(_nvidia_smi)
@@ -88,6 +106,30 @@ if(_nvidia_smi)
     RESULT_VARIABLE _smi_result
     OUTPUT_VARIABLE _smi_output
     ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+endif()
+
+# `native` builds for every GPU that nvidia-smi lists: each must be 7.0 or later.
+if(_pmpp_keyword STREQUAL "native")
+  if(_nvidia_smi AND _smi_result EQUAL 0)
+    string(REGEX REPLACE "[\r\n]+" ";" _gpus "${_smi_output}")
+    foreach(_gpu IN LISTS _gpus)
+      if(NOT _gpu MATCHES "^(.*), *([0-9]+)\\.([0-9]+)")
+        continue()
+      endif()
+      set(_name "${CMAKE_MATCH_1}")
+      set(_cc_dotted "${CMAKE_MATCH_2}.${CMAKE_MATCH_3}")
+      if("${CMAKE_MATCH_2}${CMAKE_MATCH_3}" LESS _pmpp_min_cc)
+        message(FATAL_ERROR
+          "CUDA architectures 'native' was asked for, which builds for every GPU here, but the "
+          "GPU '${_name}' has compute capability ${_cc_dotted} and ${_pmpp_min_why}. Give the "
+          "architectures of the GPUs of 7.0 or later instead (-DCMAKE_CUDA_ARCHITECTURES=...).")
+      endif()
+    endforeach()
+  endif()
+  if(_pmpp_script_mode)
+    message(STATUS "CUDA architectures: native (given)")
+  endif()
+  return()
 endif()
 
 if(_nvidia_smi AND _smi_result EQUAL 0 AND _smi_output MATCHES "[0-9]+\\.[0-9]+")

@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
     for (std::int64_t threads = opt.n; threads >= 1; threads >>= 1)
         expected.push_back(static_cast<unsigned int>(blocks * threads));
     const std::int64_t launches = blocks * static_cast<std::int64_t>(expected.size() - 1);
-    cdp::set_pending_limit(launches, pending_limit);
+    cdp::set_pending_limit(launches, pending_limit, "Give a smaller --n or --blocks.");
     auto launch = [&] {
         nestedHelloWorld<<<static_cast<unsigned int>(blocks), static_cast<unsigned int>(opt.n)>>>(
             static_cast<int>(opt.n), 0);

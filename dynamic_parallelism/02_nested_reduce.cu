@@ -116,7 +116,8 @@ int main(int argc, char** argv) {
     const dp::Problem p = dp::make_problem(o);
     const std::int64_t launches = nested_reduce_launches(p.grid, p.block);
     const cdp::Levels levels = nested_reduce_levels(p.grid, p.block);
-    const std::size_t limit = cdp::set_pending_limit(launches, o.pending_limit);
+    const std::size_t limit = cdp::set_pending_limit(launches, o.pending_limit,
+                                                     "Give a smaller --n or a larger --block.");
     std::fprintf(
         report.text(),
         "array %lld grid %u block %u: %lld device-side launches, pending-launch limit %zu\n",

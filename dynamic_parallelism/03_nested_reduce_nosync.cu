@@ -155,7 +155,8 @@ int main(int argc, char** argv) {
     const dp::Problem p = dp::make_problem(o);
     const std::int64_t launches = nested_reduce_nosync_launches(p.grid, p.block);
     const cdp::Levels levels = nested_reduce_nosync_levels(p.grid, p.block);
-    const std::size_t limit = cdp::set_pending_limit(launches, o.pending_limit);
+    const std::size_t limit = cdp::set_pending_limit(launches, o.pending_limit,
+                                                     "Give a smaller --n or a larger --block.");
     cdp::set_stall_ns(o.stall_ns);
     std::fprintf(
         report.text(),

@@ -180,7 +180,8 @@ int main(int argc, char** argv) {
     // Device-side launches: one per level below the host's (none where the host launches them).
     const std::int64_t launches = from == kDevice ? nested_reduce2_launches(p.block) : 0;
     const cdp::Levels levels = nested_reduce2_levels(p.grid, p.block);
-    const std::size_t limit = cdp::set_pending_limit(launches, o.pending_limit);
+    const std::size_t limit =
+        cdp::set_pending_limit(launches, o.pending_limit, "Give a smaller --block.");
     cdp::set_stall_ns(o.stall_ns);
     if (from == kDevice)
         std::fprintf(

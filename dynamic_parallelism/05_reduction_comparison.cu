@@ -182,7 +182,8 @@ int main(int argc, char** argv) {
 #ifndef DP_NO_RDC
     std::int64_t most_launches = 0;
     for (const Kernel& k : kernels) most_launches = std::max(most_launches, k.launches);
-    limit = static_cast<std::int64_t>(cdp::set_pending_limit(most_launches, o.pending_limit));
+    limit = static_cast<std::int64_t>(cdp::set_pending_limit(
+        most_launches, o.pending_limit, "Give a smaller --n or a larger --block."));
 #endif
     if (kRelocatable) {
         std::fprintf(text,

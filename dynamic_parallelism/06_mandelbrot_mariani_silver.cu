@@ -30,7 +30,9 @@
 // stream (nothing waits for one child; the host waits for the whole tree, which the top-level grid
 // is complete only with), every launch is checked on the device (cdp::log_launch) and the
 // pending-launch limit is set before the first launch, from the most launches the run's image can
-// make (its own bound: a pool sized for a larger image would change the times, as it changed 02's).
+// make (its own bound: a pool sized for a larger image would change the times, as it changed 02's),
+// and read back: where an image's tree makes more launches than were granted, the run fails
+// before that image is launched.
 //
 // Checked exactly against the CPU, which runs the same dwell function (mariani_silver.h: every
 // float operation rounded once, on both sides, so the dwells are equal bit for bit): the flat
@@ -311,7 +313,7 @@ std::string compare(const common::TimeStats& a, const common::TimeStats& b) {
 // One image: the CPU reference, the four forms checked, then timed. Returns false on a failure,
 // which it reports.
 bool run(const common::Device& dev, int n, ms::Params p, const common::Options& opt,
-         common::Reporter& report, Measurement* m) {
+         const cdp::PendingLimit& limit, common::Reporter& report, Measurement* m) {
     std::FILE* text = report.text();
     const std::int64_t pixels = std::int64_t{n} * n;
     const std::string size = std::to_string(n) + "x" + std::to_string(n);
@@ -334,6 +336,14 @@ bool run(const common::Device& dev, int n, ms::Params p, const common::Options& 
         m->flat_steps += escape[i];
         m->mismatches += escape[i] != expected[i];
     }
+    // The limit was asked for the run's bound, a worst case that the trees do not reach, and the
+    // runtime may grant less (an H200 granted 599186 of 1118464 at --max-depth 5). What this image
+    // needs is known now, from the CPU's subdivision: every launch of its tree may be pending at
+    // once (one per cut), or the tail-launched levels' two a level.
+    const std::int64_t cuts = m->tree.launches(), tree_levels = m->tree.levels();
+    if (!cdp::pending_limit_holds(limit, std::max(cuts, 2 * tree_levels),
+                                  "Give a smaller --n or --max-depth, or a larger --min-size."))
+        return false;
 
     common::require_device_bytes(
         4.0 * pixels + sizeof(ms::Rect) * ms::list_room(n, p.min_size, p.max_depth),
@@ -353,7 +363,6 @@ bool run(const common::Device& dev, int n, ms::Params p, const common::Options& 
 
     // Each Mariani–Silver form: the CPU's subdivision, pixel for pixel, its device-side launches
     // and its tree.
-    const std::int64_t cuts = m->tree.launches(), tree_levels = m->tree.levels();
     auto check = [&](const std::string& what, const std::function<void()>& launch,
                      std::int64_t launches) {
         reset_tree();
@@ -487,17 +496,18 @@ int main(int argc, char** argv) {
     std::FILE* text = report.text();
     const common::Device dev = common::require_gpu(text);
 
-    const std::size_t limit = cdp::set_pending_limit(bound, pending_limit);
+    // Read back and compared with each image's launches in run(), not with the bound.
+    const cdp::PendingLimit limit = cdp::ask_pending_limit(bound, pending_limit);
     std::fprintf(
         text, "pending-launch limit %zu (the most launches an image of the run can make: %lld)\n",
-        limit, static_cast<long long>(bound));
+        limit.granted, static_cast<long long>(bound));
 
     std::vector<Measurement> rows;
     for (int n : sizes) {
         const ms::Params p{ms::kExtent / static_cast<float>(n), static_cast<int>(max_dwell),
                            static_cast<int>(min_size), static_cast<int>(max_depth)};
         Measurement m;
-        if (!run(dev, n, p, opt, report, &m)) return common::kExitWrong;
+        if (!run(dev, n, p, opt, limit, report, &m)) return common::kExitWrong;
         rows.push_back(m);
     }
     if (opt.csv) {
@@ -514,7 +524,8 @@ int main(int argc, char** argv) {
             std::printf("%d,%lld,%lld,%lld,%lld,%zu,%lld", m.n,
                         static_cast<long long>(std::int64_t{m.n} * m.n),
                         static_cast<long long>(max_dwell), static_cast<long long>(min_size),
-                        static_cast<long long>(max_depth), limit, static_cast<long long>(opt.reps));
+                        static_cast<long long>(max_depth), limit.granted,
+                        static_cast<long long>(opt.reps));
             for (const common::TimeStats& t : m.time)
                 std::printf(",%.6f,%.6f,%.6f", t.median, t.min, t.max);
             std::printf(",%lld,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n",

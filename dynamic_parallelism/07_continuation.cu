@@ -525,8 +525,8 @@ int main(int argc, char** argv) {
     const std::int64_t streams_launches =
         (count / 2 > 0) + (count - count / 2 > 0) + 1 + (no_join ? 1 : 0);
     // Once, before the first launch: the most any form makes.
-    const std::size_t limit =
-        cdp::set_pending_limit(std::max(tail_launches, streams_launches), pending_limit);
+    const std::size_t limit = cdp::set_pending_limit(std::max(tail_launches, streams_launches),
+                                                     pending_limit, "Give fewer --segments.");
     cdp::set_stall_ns(stall_ns);
     std::fprintf(text,
                  "%lld values in %lld segments (%lld empty); device-side launches: %lld in the "

@@ -16,7 +16,7 @@ cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the bui
 # of the "copy" column must still be found. HEADERS are copied beside it. Its main(): the README's
 # two C++ blocks (set the pending-launch limit to `launches`, LAUNCHES or 2048; read the launch
 # log), with the log zeroed as the README says between them, and LAUNCH's statements (the launch)
-# before the second. MODE:
+# before the second; above it, the header the first block's comment names (<algorithm>). MODE:
 #   nvcc   app.cu (the copy and main) built by the README's nvcc line, run as written
 #   cmake  the same app.cu beside the README's CMake file, configured and built as a project
 #   split  the copy in app.cu, main in main.cu (which includes the headers and declares DECLARE's
@@ -136,6 +136,7 @@ if(NOT DEFINED LAUNCHES)
 endif()
 string(REPLACE "|" ";\n    " launch "${LAUNCH}")
 string(CONCAT main
+       "#include <algorithm>\n"
        "// Compiled and linked by the test, never run: the pointers are null.\n"
        "int main() {\n"
        "    const size_t launches = ${LAUNCHES};\n"

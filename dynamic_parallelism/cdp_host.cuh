@@ -1,6 +1,8 @@
 // cdp_host.cuh: the host side of cdp.cuh, for the programs' main: the pending-launch limit, the
 // launch log read and checked, the stall of the printed kernels set.
-//   set_pending_limit()  cudaLimitDevRuntimePendingLaunchCount from the launches a run needs
+//   set_pending_limit()  cudaLimitDevRuntimePendingLaunchCount from the launches a run needs, read
+//                        back: fewer granted than asked fails the run (ask_pending_limit() and
+//                        pending_limit_holds() for a run that knows only a bound before it starts)
 //   add_pending_limit_flag()  --pending-limit, the limit a run asks for instead
 //   reset_log(), read_log(), check_launches(), check_blocks()
 //                        launches and blocks counted on the device, failures and their cause
@@ -9,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "cdp.cuh"
 #include "common.cuh"
@@ -43,15 +46,51 @@ inline LaunchLog read_log() {
 // only after its children: every launch of a recursion can be pending at once. The default of 2048
 // slots is raised to the number of launches the run makes (16384 for 02 and 03 at the document's
 // size), never lowered; --pending-limit (`requested` > 0) sets any value, to provoke a failure.
+// The runtime may grant fewer slots than asked, without an error (an H200 granted 599186 of the
+// 1118464 that 06 asked for at --max-depth 5), so the limit is read back and compared.
 constexpr std::int64_t kDefaultPendingLaunches = 2048;
 
-inline std::size_t set_pending_limit(std::int64_t launches_needed, std::int64_t requested) {
-    const std::size_t limit = static_cast<std::size_t>(
-        requested > 0 ? requested : std::max(launches_needed, kDefaultPendingLaunches));
-    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, limit));
+struct PendingLimit {
+    std::size_t asked = 0;
     std::size_t granted = 0;
-    CUDA_CHECK(cudaDeviceGetLimit(&granted, cudaLimitDevRuntimePendingLaunchCount));
-    return granted;
+    bool given = false;  // asked by --pending-limit, not from the launches
+};
+
+// Asks for the limit, once, before the first launch, and reads back what the runtime granted.
+inline PendingLimit ask_pending_limit(std::int64_t launches_needed, std::int64_t requested) {
+    PendingLimit limit;
+    limit.given = requested > 0;
+    limit.asked = static_cast<std::size_t>(
+        limit.given ? requested : std::max(launches_needed, kDefaultPendingLaunches));
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, limit.asked));
+    CUDA_CHECK(cudaDeviceGetLimit(&limit.granted, cudaLimitDevRuntimePendingLaunchCount));
+    return limit;
+}
+
+// False, with what was asked, what was granted and what to do (`smaller`: the flags that shrink
+// the run), where the runtime granted fewer slots than `needed`. With --pending-limit the run
+// needs what it asked for: a run that provokes a failure must fail at the limit it names.
+inline bool pending_limit_holds(const PendingLimit& limit, std::int64_t needed,
+                                const char* smaller) {
+    const std::size_t want = limit.given ? limit.asked : static_cast<std::size_t>(needed);
+    if (limit.granted >= want) return true;
+    std::fprintf(stderr,
+                 "FAIL pending-launch limit: asked the device runtime for %zu slots "
+                 "(cudaLimitDevRuntimePendingLaunchCount%s) and it granted %zu, fewer than the "
+                 "%zu this run needs: a launch past them would be refused. %s\n",
+                 limit.asked, limit.given ? ", --pending-limit" : "", limit.granted, want,
+                 limit.given ? "Give a smaller --pending-limit." : smaller);
+    return false;
+}
+
+// Both, for a run whose launches are counted exactly before it starts: exits 1 where the runtime
+// granted fewer slots than asked. Returns the limit granted.
+inline std::size_t set_pending_limit(std::int64_t launches_needed, std::int64_t requested,
+                                     const char* smaller) {
+    const PendingLimit limit = ask_pending_limit(launches_needed, requested);
+    if (!pending_limit_holds(limit, static_cast<std::int64_t>(limit.asked), smaller))
+        std::exit(common::kExitWrong);
+    return limit.granted;
 }
 
 // --pending-limit: the `requested` of set_pending_limit(), for a run that provokes a failure.

@@ -240,9 +240,7 @@ int main(int argc, char** argv) {
 
     // The pool, once, before the first launch; the memory the runtime holds back for it.
     const double before = free_mib();
-    if (pending_limit > 0)
-        CUDA_CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount,
-                                      static_cast<std::size_t>(pending_limit)));
+    if (pending_limit > 0) cdp::set_pending_limit(0, pending_limit, "");  // exits 1 if granted less
     std::size_t limit = 0;
     CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitDevRuntimePendingLaunchCount));
     const double after_limit = free_mib();

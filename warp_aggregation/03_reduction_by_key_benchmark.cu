@@ -489,9 +489,13 @@ class CubReduceByKey {
 
 // Keys in any order: cub::DeviceRadixSort::SortPairs sorts the (key, value) pairs by key, on the
 // key's low bits only (those that a key below num_keys can set), then ReduceByKey as above. The
-// radix sort is stable and ReduceByKey adds in an order fixed by the input, so the bins hold the
-// same bits at every run on a given GPU ("run-to-run" determinism, in CUB's words); the atomic
-// variants add in the order the atomics land, which changes from run to run.
+// radix sort is stable, and CUB documents ReduceByKey as "run-to-run" deterministic on one GPU,
+// but the bins do not always hold the same bits at every run: --determinism measured them on an
+// H100 (data/determinism.csv, data/determinism_4096.csv). With 10 values a key they repeated in 20
+// runs, on every order; with 4096 equal keys in a row (sorted, double) this variant gave 16
+// different results in 20 runs (ReduceByKey alone 13): a run of equal keys that spans many of
+// ReduceByKey's tiles, the case NVIDIA/cccl#9995 reports. Whether the bits repeat is measured, not
+// promised. The atomic variants add in the order the atomics land, which changes from run to run.
 template <class T>
 class CubSortReduceByKey {
   public:

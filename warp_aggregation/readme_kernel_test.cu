@@ -41,7 +41,7 @@ __global__ void copied_kernel(const Key* keys, const int* bin_of, const F* value
     const bool inside = x < extent.x && y < extent.y && z < extent.z;
     const unsigned int active = __ballot_sync(warp_agg::warp_lanes(), inside);  // lanes inside
     if (!inside) return;
-    const unsigned int i = (z * extent.y + y) * extent.x + x;
+    const std::size_t i = (std::size_t{z} * extent.y + y) * extent.x + x;  // no wrap past 2^32
     const Key key = keys[i];
     const unsigned int peers = warp_agg::match_peers(key, active);          // sm_70 and later
     const F sum = warp_agg::reduce_peers<false>(peers, values[i], active);  // whole in first peer

@@ -134,7 +134,10 @@ void for_each_warp(const std::vector<int>& keys, F&& fn) {
         std::size_t{1} << 13);
 }
 
-// The peer mask of element i on the CPU: the lanes of its warp (up to n) that hold its key.
+// The peer mask of element i on the CPU: the lanes of its warp (up to n) that hold its key, where
+// warp w holds elements 32w to 32w + 31 (1-D blocks whose thread count 32 divides, one element a
+// thread). A kernel may reduce from these masks (03's "masks given") only if it launches so: masks
+// hold only for the keys on the lanes they were found on, and so for the same `active`.
 inline std::vector<unsigned int> cpu_peers(const std::vector<int>& keys) {
     std::vector<unsigned int> peers(keys.size());
     for_each_warp(keys, [&](std::size_t begin, int lanes, const WarpGroups& g) {

@@ -21,6 +21,15 @@
 //   full mask there names lanes that do not exist: undefined. warp_lanes() is the mask of the lanes
 //   that exist in any block; `__ballot_sync(warp_lanes(), i < n)` is right everywhere.
 // - Keys of 32 or 64 bits, compared bit for bit: see same_key().
+// - `peers` (reduce_peers, first_peer) from get_peers or match_peers over the same `active`: each
+//   lane's own group, the lane itself included, the same mask in every lane of the group. Masks
+//   stored by one pass and reused by another (the blog's reuse) hold only where both passes put the
+//   same keys on the same lanes, and so have the same `active`: the same block shape, grid and
+//   mapping of elements to threads.
+// - A bin that is a function of the key's bits alone: the first peer adds the whole group's sum to
+//   the bin of its own element, so peers whose bins differed would put all their values into one.
+// - C++14 or later: key_bits uses std::conditional_t and a deduced `auto` return type (the
+//   repository builds it as C++17, the only standard tested).
 //
 // This is the one header the chapter's kernels and launchers need beside CUDA's own: a program's
 // kernels copied into another project compile with it alone (the compile_alone tests check it).

@@ -2,7 +2,9 @@
 """cmake/CudaArchitectures.cmake's decision, run as a script (cmake -P) with stand-ins for
 nvidia-smi and nvcc: a Pascal GPU stops the configure with the true minimum, 7.0, and why (with
 CUDA 12, which can target Pascal, it used to configure and then fail to compile); so does an
-explicit list below 7.0; a GPU nvcc does not know gets PTX; no GPU gets the fallback list."""
+explicit list below 7.0, and CMake's keywords where they would include one (`all` and
+`all-major` with CUDA 12, `native` beside a Pascal GPU); a GPU nvcc does not know gets PTX; no GPU
+gets the fallback list."""
 import argparse
 import shutil
 import tempfile
@@ -65,6 +67,20 @@ def main():
     check(code != 0 and "CUDA architecture 60 was asked for" in text, "CUDAARCHS=60 too")
     code, text = decide(work, "given_ok", None, given="70;89-real")
     check(code == 0 and chosen(text) == "70;89-real", "a given list of 7.0 and later is kept")
+
+    # CMake's keywords: `all` and `all-major` take nvcc's oldest target, `native` every GPU here.
+    for keyword in ("all", "all-major"):
+        code, text = decide(work, keyword + "12", None, given=keyword)
+        check(code != 0 and f"'{keyword}' was asked for" in text and "includes 50" in text,
+              f"{keyword} with CUDA 12 (oldest target 5.0) is refused, naming 50 (%s)" % text[:200])
+        code, text = decide(work, keyword + "13", None, archs=CUDA13, given=keyword)
+        check(code == 0 and chosen(text) == keyword, f"{keyword} with CUDA 13 (oldest 7.5) is kept")
+    code, text = decide(work, "native_pascal", ["NVIDIA H200, 9.0", "Tesla P100, 6.0"],
+                        given="native")
+    check(code != 0 and "'native' was asked for" in text and "'Tesla P100'" in text,
+          "native beside a Pascal GPU is refused, naming it")
+    code, text = decide(work, "native_h200", ["NVIDIA H200, 9.0"], given="native")
+    check(code == 0 and chosen(text) == "native", "native on an H200 is kept")
 
     code, text = decide(work, "h200", ["NVIDIA H200, 9.0"])
     check(code == 0 and chosen(text) == "90", "an H200 builds for 90")
