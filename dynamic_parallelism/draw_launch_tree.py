@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Draws the launch trees of the nested reductions: 02/03 (a chain of child grids per parent block)
-against 04 (one grid per level for all blocks).
+against 04 (one grid per level for all blocks); and, with --hello-png, 01's nested hello world at
+the document's size (blocks of 8 threads, 1 parent block and 2).
 
     python3 dynamic_parallelism/draw_launch_tree.py --png dynamic_parallelism/launch_tree.png \
-        [--grid 4] [--block 8]
+        --hello-png dynamic_parallelism/hello_tree.png [--grid 4] [--block 8]
 
 The launches are the kernels' own recursion, step for step:
   02, 03 (gpuRecursiveReduce, ...Nosync): a block reducing isize elements, isize > 2, has thread 0
@@ -12,8 +13,11 @@ The launches are the kernels' own recursion, step for step:
   04 (gpuRecursiveReduce2): the host launches <<<grid, block / 2>>> with iStride = block / 2; while
       iStride > 1, thread 0 of block 0 launches <<<gridDim.x, iStride / 2>>>; at iStride == 1
       each block writes g_odata[block] (nested_reduce2_launches() counts the same).
+  01 (nestedHelloWorld): the host launches <<<blocks, 8>>>; thread 0 of a block of n threads, n > 1,
+      launches <<<1, n / 2>>> one level deeper (its printed line "nested execution depth").
 The script checks its counts against the document's nvprof figures at its size (grid 2048, block
-512: 16384 device-side launches for 02 and 03, 8 for 04).
+512: 16384 device-side launches for 02 and 03, 8 for 04), and 01's against the program's own check
+(1 block: 8, 4, 2, 1 threads and 3 launches; 2 blocks: 16, 8, 4, 2 threads and 6 launches).
 """
 import argparse
 
@@ -37,6 +41,84 @@ def nested_reduce2_launches(block):
         stride //= 2
         levels.append(stride)
     return levels
+
+
+def hello_levels(blocks, threads):
+    """01: per depth, the grids as (blocks, threads per block); every parent block's thread 0
+    launches a one-block child with half the threads."""
+    levels, n = [[(blocks, threads)]], threads
+    while n > 1:
+        n >>= 1
+        levels.append([(1, n)] * blocks)
+    return levels
+
+
+def check_hello_counts():
+    for blocks, threads, launches in ((1, [8, 4, 2, 1], 3), (2, [16, 8, 4, 2], 6)):
+        levels = hello_levels(blocks, 8)
+        counted = [sum(b * t for b, t in level) for level in levels]
+        made = sum(len(level) for level in levels[1:])
+        assert (counted, made) == (threads, launches), (blocks, counted, made)
+
+
+def draw_hello(png):
+    """01 at the document's size: one panel per run (--blocks 1, --blocks 2), a row per depth, each
+    grid a frame around its blocks, each thread a square, thread 0's launch an arrow."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    colours = ["#d9d9d9", "#9ecae1", "#6baed6", "#fdae6b"]
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.2), gridspec_kw={"width_ratios": [1, 2]})
+    for ax, blocks in zip(axes, (1, 2)):
+        levels = hello_levels(blocks, 8)
+        launches = sum(len(level) for level in levels[1:])
+        ax.set_title(f"01 --blocks {blocks}: {launches} device-side launches", fontsize=10)
+        width = 9.5  # one parent block's column: 8 threads and a margin
+        step = 2.4  # from one depth's row to the next
+        for depth, level in enumerate(levels):
+            y = -step * depth
+            ax.text(-0.8, y + 0.1, f"Recursion={depth}", ha="right", va="center", fontsize=8)
+            if depth == 0:  # the host's grid: `blocks` blocks of 8 threads in one frame
+                ax.add_patch(Rectangle((-0.3, y - 0.45), width * blocks - 1.1, 1.1, fill=False,
+                                       edgecolor="#777777", linewidth=1.4))
+                ax.text(width * blocks - 1.2, y + 0.8, f"host: <<<{blocks}, 8>>>", ha="right",
+                        fontsize=8)
+                parents = [(b * width, 8) for b in range(blocks)]
+            else:  # one child grid of one block under each parent block
+                parents = [(b * width, threads) for b, (_, threads) in enumerate(level)]
+            for b, (x0, threads) in enumerate(parents):
+                if depth > 0:
+                    ax.add_patch(Rectangle((x0 - 0.2, y - 0.35), threads + 0.2, 0.9, fill=False,
+                                           edgecolor="#777777", linewidth=1.4))
+                    ax.text(x0 + threads + 0.3, y + 0.1, f"<<<1, {threads}>>>: block 0",
+                            va="center", fontsize=8)
+                for t in range(threads):
+                    ax.add_patch(Rectangle((x0 + t, y - 0.2), 0.8, 0.6,
+                                           facecolor=colours[min(depth, 3)], edgecolor="#333333",
+                                           linewidth=0.6))
+                    if depth == 0:
+                        ax.text(x0 + t + 0.4, y + 0.1, str(t), ha="center", va="center",
+                                fontsize=7)
+                if depth == 0 and blocks > 1:
+                    ax.text(x0 + 3.9, y + 0.8, f"block {b}", ha="center", fontsize=7)
+                if depth + 1 < len(levels):
+                    ax.add_patch(FancyArrowPatch((x0 + 0.4, y - 0.25), (x0 + 0.4, y - step + 0.6),
+                                                 arrowstyle="-|>", mutation_scale=10,
+                                                 color="#555555", linewidth=0.8))
+                    ax.text(x0 + 0.7, y - step / 2, "thread 0 launches", fontsize=7,
+                            color="#555555", va="center")
+        ax.set_xlim(-3.4, width * blocks)
+        ax.set_ylim(-step * (len(levels) - 1) - 0.8, 1.4)
+        ax.set_aspect("equal")
+        ax.axis("off")
+    fig.text(0.5, 0.02, "Each child is a grid of its own, so its only block is block 0; the launch "
+             "returns at once, so each level prints after the whole level above it.",
+             ha="center", fontsize=8)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.savefig(png, dpi=110)
+    print(f"wrote {png}")
 
 
 def check_document_counts():
@@ -128,12 +210,16 @@ def draw(grid, block, png):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--png", required=True)
+    p.add_argument("--hello-png", help="also draw 01's launches at the document's size here")
     p.add_argument("--grid", type=int, default=4, help="parent blocks drawn")
     p.add_argument("--block", type=int, default=8, help="elements per parent block, a power of two")
     args = p.parse_args()
     nested, nested2 = check_document_counts()
     print(f"grid 2048 x block 512: {nested} and {nested2} device-side launches, as in the document")
     draw(args.grid, args.block, args.png)
+    check_hello_counts()
+    if args.hello_png:
+        draw_hello(args.hello_png)
 
 
 if __name__ == "__main__":

@@ -252,30 +252,21 @@ def us(ms, launches):
 # --- 01 ----------------------------------------------------------------------------------------
 
 def prints_01():
-    """The document's two runs: the middle (by its median) of the --blocks 1 runs, whole, then the
-    first --blocks 2 run, cut short."""
+    """The document's first run: the middle (by its median) of the --blocks 1 runs, whole but for
+    the top grid's threads 2 to 6 (the --blocks 2 runs are in data/ and RESULTS.md)."""
     path = data("hello_world.txt")
     if not path:
         return missing("01_nested_hello_world", "hello_world.txt")
-    every = runs(path)
-    one = [(c, l) for c, l, s in every if c.endswith("--blocks 1") and s == 0]
-    shown = ""
-    if one:
-        ms = statistics.median(results(l)["01_nested_hello_world blocks 1"] for _, l in one)
-        command, lines = next((c, l) for c, l in one
-                              if results(l)["01_nested_hello_world blocks 1"] == ms)
-        top = [i for i, l in enumerate(lines) if l.startswith("Recursion=0:")]
-        if len(top) > 3:  # the top grid's threads 2 to 6 say what 0, 1 and 7 say
-            lines = lines[:top[1] + 1] + ["..."] + lines[top[-1]:]
-        shown = fence(command, lines) + "\n"
-    for command, lines, _ in every:
-        if command.endswith("--blocks 2"):
-            first = [i for i, l in enumerate(lines) if l.startswith("Recursion=")]
-            arrow = next(i for i, l in enumerate(lines) if l.startswith("------->"))
-            cut = lines[:first[0] + 2] + ["..."] + lines[arrow - 1:arrow + 4] + ["..."] + \
-                lines[first[-1] - 1:]
-            return Done(shown + fence(command, cut))
-    return missing("01_nested_hello_world --blocks 2", "hello_world.txt")
+    one = [(c, l) for c, l, s in runs(path) if c.endswith("--blocks 1") and s == 0]
+    if not one:
+        return missing("01_nested_hello_world --blocks 1", "hello_world.txt")
+    ms = statistics.median(results(l)["01_nested_hello_world blocks 1"] for _, l in one)
+    command, lines = next((c, l) for c, l in one
+                          if results(l)["01_nested_hello_world blocks 1"] == ms)
+    top = [i for i, l in enumerate(lines) if l.startswith("Recursion=0:")]
+    if len(top) > 3:  # the top grid's threads 2 to 6 say what 0, 1 and 7 say
+        lines = lines[:top[1] + 1] + ["..."] + lines[top[-1]:]
+    return Done(fence(command, lines))
 
 
 def hello_one_block():
@@ -299,10 +290,9 @@ def number_01():
     return (f"**One number:** {us(ms, launches)} per device-side launch: the whole recursion of "
             f"the document's first run (`--blocks 1`, {levels} grids, the host's and {launches} "
             f"launched from the device, each by the grid before it) took {ms:.4f} ms, the middle "
-            f"of {count} runs in [`{SHOWN}hello_world.txt`]({SHOWN}hello_world.txt) (the first run "
-            f"printed above), over its {launches} launches. Here and below, *per "
-            f"launch* is a run's median time divided by the device-side launches it makes; this "
-            f"one includes the host's launch of the first grid and the timing.\n")
+            f"of {count} runs in [`{SHOWN}hello_world.txt`]({SHOWN}hello_world.txt) (the run "
+            f"printed above), over its {launches} launches (04 says what *per launch* "
+            f"measures).\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
@@ -417,7 +407,12 @@ def correct_forms(program, every=False):
             found.setdefault(c, []).append(l)
     if not found:
         return missing(program, "correct_forms.txt")
-    text = "```\n" + "\n\n".join(fence(c, l[0]).strip("`\n") for c, l in found.items()) + "\n```\n"
+    # After the first command, the lines every run prints alike (the device, the problem) stand
+    # as "...".
+    alike = ("device ", "array ")
+    shown = [fence(c, l[0] if i == 0 else ["..."] + [x for x in l[0] if not x.startswith(alike)])
+             for i, (c, l) in enumerate(found.items())]
+    text = "```\n" + "\n\n".join(f.strip("`\n") for f in shown) + "\n```\n"
     if not every:
         return Done(text)
     times = "; ".join(f"`{c.replace('build/bin/', '')}`: "
@@ -467,7 +462,7 @@ def number_03():
 def nosync_vs_nested():
     def make(rows, limit):
         nested, nosync = float(rows["gpu nested"]["ms"]), float(rows["gpu nestedNosync"]["ms"])
-        return (f"In 05's run (printed under 05, and the table under *Results*) the barrier "
+        return (f"In 05's run (its table, under 05) the barrier "
                 f"form takes "
                 f"{nosync / nested:.2f} times 02's time: with the device-side wait gone, they are "
                 f"the same kernel.\n")
@@ -550,8 +545,8 @@ def per_launch():
 # --- 05 ----------------------------------------------------------------------------------------
 
 def prints_05():
-    """The run that wrote comparison.csv (the one every number of 05 quotes): its log, then its
-    CSV, as the two files hold them."""
+    """The run that wrote comparison.csv (the one every number of 05 quotes): its log, as the file
+    holds it (its rows are the results table under it)."""
     csv_path, log = data("comparison.csv"), data("comparison_log.txt")
     if not (csv_path and log):
         return missing("05_reduction_comparison --csv", "comparison.csv")
@@ -559,9 +554,13 @@ def prints_05():
     if not any(ONE_LIMIT.search(l) for l in lines):
         return stale_05(f"{SHOWN}comparison_log.txt does not say one pending-launch limit for "
                         f"every row")
+    # Each row's launch count is in the table under it: those lines stand as "...".
+    counts = [i for i, l in enumerate(lines) if l.endswith("device-side launches")]
+    if counts:
+        lines = lines[:counts[0]] + ["..."] + lines[counts[-1] + 1:]
     return Done("```\n$ build/bin/05_reduction_comparison --csv >comparison.csv "
                 "2>comparison_log.txt\n$ cat comparison_log.txt\n" + "\n".join(lines)
-                + "\n$ cat comparison.csv\n" + open(csv_path).read().rstrip("\n") + "\n```\n")
+                + "\n```\n")
 
 
 def printed_table_ms(variant):
@@ -657,6 +656,17 @@ def prints_06():
     if not path:
         return missing("06_mandelbrot_mariani_silver", "mandelbrot_default.txt")
     command, lines, _ = runs(path)[0]
+    # The CPU reference's two lines, and the other forms' trees, the same as the first's (the
+    # program checks that they are), stand as "..." here.
+    cpu = [i for i, l in enumerate(lines) if l.startswith("CPU reference:")]
+    if cpu:
+        lines = lines[:cpu[0]] + ["..."] + lines[cpu[0] + 2:]
+    trees = [i for i, l in enumerate(lines) if l.endswith("the tree, counted on the device:")]
+    for start in reversed(trees[1:]):
+        stop = start + 1
+        while stop < len(lines) and lines[stop].startswith(" "):
+            stop += 1
+        lines = lines[:start] + (["..."] if start != trees[1] else []) + lines[stop:]
     note = default_vs_sweep(short=True)
     return Done(fence(command, lines) + ("\n" + wrap(note) if note else ""))
 
@@ -830,34 +840,30 @@ def mandelbrot_table():
 
 
 def split_table(rows):
-    """The sweep as two tables: the times, then the trees (plot_mandelbrot.table() has both in
-    one, as RESULTS.md keeps it)."""
+    """The sweep as one table of times, with the two counts that explain them: the launches from
+    the device, and the dwell steps Mariani-Silver computes (plot_mandelbrot.table() has every
+    column, as RESULTS.md keeps it; the logs there have the rest of each tree)."""
     tail = all(r.get("tail_levels_ms") for r in rows)
     times = ["| image | flat | host-driven | dynamic parallelism | "
              + ("tail-launched levels | " if tail else "")
              + "dynamic parallelism ÷ host-driven | dynamic parallelism ÷ flat |"
-             + (" tail-launched levels ÷ host-driven |" if tail else ""),
-             "|---|---|---|---|---|---|" + ("---|---|" if tail else "")]
-    trees = ["| image | launches from the device | launches from the host | pixels filled from a "
-             "border | dwell steps, Mariani–Silver ÷ flat | filled pixels off their escape time |",
-             "|---|---|---|---|---|---|"]
+             + (" tail-launched levels ÷ host-driven |" if tail else "")
+             + " launches from the device | dwell steps, Mariani–Silver ÷ flat |",
+             "|---|---|---|---|---|---|---|---|" + ("---|---|" if tail else "")]
     for r in rows:
         flat, host = float(r["flat_ms"]), float(r["host_driven_ms"])
         dp = float(r["mariani_silver_ms"])
         levels = float(r["tail_levels_ms"]) if tail else None
+        steps = int(r["mariani_silver_steps"]) / max(1, int(r["flat_steps"]))
         times.append(f"| {r['n']} × {r['n']} | {flat:.4f} | {host:.4f} | {dp:.4f} | "
                      + (f"{levels:.4f} | " if tail else "")
                      + f"{dp / host:.2f} | {dp / flat:.2f} |"
-                     + (f" {levels / host:.2f} |" if tail else ""))
-        filled = 100 * int(r["filled_pixels"]) / int(r["pixels"])
-        steps = int(r["mariani_silver_steps"]) / max(1, int(r["flat_steps"]))
-        trees.append(f"| {r['n']} × {r['n']} | {r['launches']} | {r['host_levels']} | "
-                     f"{filled:.0f}% | {steps:.2f} | {r['fill_mismatches']} |")
+                     + (f" {levels / host:.2f} |" if tail else "")
+                     + f" {r['launches']} | {steps:.2f} |")
     runs = {r.get("runs", "1") for r in rows}
     said = (f"each the middle of {' or '.join(sorted(runs))} runs of its size, each in a process "
             f"of its own" if runs != {"1"} else "one run each")
-    return ("The times, in ms (" + said + "):\n\n" + "\n".join(times)
-            + "\n\nThe trees (the same in every run of a size):\n\n" + "\n".join(trees) + "\n")
+    return "The times, in ms (" + said + "):\n\n" + "\n".join(times) + "\n"
 
 
 def pool_rows():
@@ -1178,27 +1184,27 @@ def pool_memory():
 
 
 def chain_times():
-    """Under 04's per-launch question: a launch's latency alone, the slope of device_runtime_limits
-    --chain-times."""
+    """Under 04's latency: a launch's latency alone, from device_runtime_limits --chain-times: what
+    a grid adds in short chains (the first lengths' difference) and in long ones (the last two
+    lengths'), since the least-squares line through every length overfits the long chains."""
     run = run_of("chain_times.txt", "--chain-times")
     if not run:
         return missing("device_runtime_limits --chain-times", "chain_times.txt")
-    text = "\n".join(run[1])
-    slope = re.search(r"least squares, (\d+) lengths\): ([0-9.]+) us per grid, ([-0-9.]+) us "
-                      r"besides", text)
-    chains = re.findall(r"chain of\s+(\d+) grids:\s+([0-9.]+) ms", text)
-    if not (slope and chains):
+    chains = [(int(n), float(ms)) for n, ms in
+              re.findall(r"chain of\s+(\d+) grids:\s+([0-9.]+) ms", "\n".join(run[1]))]
+    if len(chains) < 4:
         return missing("device_runtime_limits --chain-times", "chain_times.txt")
-    lengths, per_grid, besides = slope.groups()
-    (short, short_ms), (long, long_ms) = chains[0], chains[-1]
+    (n0, t0), (n2, t2) = chains[0], chains[2]
+    (m0, u0), (m1, u1) = chains[-2], chains[-1]
+    short = 1000 * (t2 - t0) / (n2 - n0)
+    long = 1000 * (u1 - u0) / (m1 - m0)
     return (f"**A launch's latency on its own** (`device_runtime_limits --chain-times`, on the "
             f"{gpu('chain_times.txt')}, [`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)): "
-            f"chains of one-thread grids, each launching the next, from {short} grids "
-            f"({float(short_ms):.4f} ms) to {long} ({float(long_ms):.4f} ms), each the median of "
-            f"20 runs. The line through "
-            f"the {lengths} medians rises by {float(per_grid):.2f} µs per grid: a dependent "
-            f"device-side launch's latency, without the host's launch and the timing that 01's "
-            f"per-launch time includes.\n")
+            f"chains of one-thread grids, each launching the next, each the median of 20 runs: "
+            f"from {n0} to {n2} grids ({t0:.4f} to {t2:.4f} ms) each grid added {short:.1f} µs, "
+            f"from {m0} to {m1} ({u0:.4f} to {u1:.4f} ms) {long:.1f} µs. A dependent launch's "
+            f"latency, without the host's launch that 01's includes, grows with the chain's "
+            f"length.\n")
 
 
 def relocatable_runs():
@@ -1219,7 +1225,7 @@ def relocatable_overhead():
     if not (plain and rdc):
         return missing("relocatable_overhead[_no_rdc]", "relocatable_overhead.txt")
     p, r = statistics.median(plain), statistics.median(rdc)
-    text = (f"**One number:** {r / p:.2f}: 06's flat kernel, a 4096 × 4096 image of milliseconds "
+    text = (f"**In short:** {r / p:.2f}: 06's flat kernel, a 4096 × 4096 image of milliseconds "
             f"of arithmetic, built with `-rdc=true` and the device runtime over the same kernel "
             f"built without ({r:.4f} ms over {p:.4f} ms, the middle of {len(rdc)} runs each, "
             f"alternating, on the {gpu('relocatable_overhead.txt')}, "
@@ -1347,30 +1353,23 @@ def refused_at(limit):
 
 
 def pool_trade():
-    """The question under 02: what 02's time did at each pool size that passed, and what 2048
-    did."""
+    """The question under 02: 02's time at each pool size that passed (the middle run), and what
+    2048 did; RESULTS.md has every run."""
     times = limit_times()
     if "4096" not in times or "16384" not in times:
         return missing("02_nested_reduce --pending-limit N", "pending_limit.txt")
-    def spread(limit):
-        t = times[limit]
-        return (f"{min(t):.2f} to {max(t):.2f} ms" if len(t) > 1 else f"{t[0]:.2f} ms (one run)")
-    small, large = statistics.median(times["4096"]), statistics.median(times["16384"])
-    text = (f"In [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt), {len(times['4096'])} "
-            f"runs at each size that passed: 4096 slots took {spread('4096')}, 16384 took "
-            f"{spread('16384')}; "
-            f"their middle runs, {small:.2f} and {large:.2f} ms, are {large / small:.1f} times "
-            f"apart.")
-    others = [l for l in ("8192", "32768") if l in times]
-    if others:
-        text += " " + "; ".join(f"{l}: {spread(l)}" for l in others) + "."
+    sizes = [l for l in ("4096", "8192", "16384", "32768") if l in times]
+    counts = {len(times[l]) for l in sizes}
+    said = (f"the middle of {counts.pop()} runs each" if len(counts) == 1
+            else "the middle run of each")
+    text = (f"In [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt) ({said}): "
+            + ", ".join(f"{l} slots {statistics.median(times[l]):.2f} ms" for l in sizes) + ".")
     refused = refused_at(2048)
     if refused:
-        text += (f" At 2048 the run failed, {refused[0]} launches refused." if len(refused) == 1
+        text += (f" At 2048, {refused[0]} launches were refused." if len(refused) == 1
                  else f" At 2048 every run failed: {', '.join(map(str, refused))} launches "
                       f"refused.")
-    text += (" The older runs, one run per size, are in "
-             "[RESULTS.md](RESULTS.md#the-pending-launch-limit) with every run of this one.")
+    text += " [RESULTS.md](RESULTS.md#the-pending-launch-limit) has every run."
     return text + "\n"
 
 
@@ -1701,7 +1700,10 @@ RESULTS_BLOCKS = {name: (lambda make=make, file=file: both(make, file))
     "relocatable-overhead-runs": (relocatable_results, "relocatable_overhead.txt"),
 }.items()}
 # This run's alone: what the README's 06 says in a sentence, in full.
-RESULTS_BLOCKS.update({"mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": mandelbrot_depth})
+RESULTS_BLOCKS.update({"mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": mandelbrot_depth,
+                       "pool-costs": pool_costs, "pool-memory": pool_taken_first,
+                       "program-costs": program_costs, "provenance-older": provenance_older,
+                       "relocatable-overhead": relocatable_overhead})
 
 
 def wrap(text):
@@ -1748,8 +1750,7 @@ def main_or_second(make):
 
 
 BLOCKS = {
-    "provenance-older": provenance_older, "program-costs": program_costs,
-    "prints-01": prints_01, "nesting": main_or_second(nesting), "number-01": number_01,
+    "prints-01": prints_01, "number-01": number_01,
     "prints-02": prints_02, "number-02": number_02,
     "prints-03": prints_03, "prints-03-correct": main_or_second(prints_03_correct),
     "number-03": main_or_second(number_03), "nosync-vs-nested": main_or_second(nosync_vs_nested),
@@ -1763,9 +1764,7 @@ BLOCKS = {
     "mandelbrot-verdict": main_or_second(mandelbrot_verdict),
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),
     "racing-summary": main_or_second(racing_summary),
-    "pool-costs": pool_costs, "pool-trade": pool_trade,
-    "chain-times": chain_times, "relocatable-overhead": relocatable_overhead,
-    "pool-memory": pool_taken_first,
+    "pool-trade": pool_trade, "chain-times": chain_times,
 }
 
 
