@@ -581,8 +581,9 @@ def determinism_summary():
     orders = [o for o in ("sorted", "partially sorted", "random")
               if any(r["order"] == o for r in rows)]
     head = orders + (["sorted, 4096 a key (double)"] if long_runs else [])
-    lines = [sentence(f"Identical bits in all {rows[0]['runs']} runs? Float and double alike; "
-                      "values that are multiples of 1/10, whose sums round "
+    lines = [sentence(f"Identical bits in all {rows[0]['runs']} runs? Each cell: float and double, "
+                      "every variant of the row; values that are multiples of 1/10, whose sums "
+                      "round "
                       f"({link('determinism.csv')}"
                       + (f", {link('determinism_4096.csv')}" if long_runs else "")
                       + "; every variant, with its counts: "
