@@ -7,7 +7,7 @@
     ... --root DIR        another copy of the repository (the tests' scratch trees)
 
 The block of a chapter stands between <!-- costs:begin --> and <!-- costs:end --> in its
-README.md: one row for each of its programs in the CSV (wall, host CPU and GPU seconds of one
+README.md (or, where the README has none, its RESULTS.md): one row for each of its programs in the CSV (wall, host CPU and GPU seconds of one
 default run), which programs take longer than a few seconds, and where and when the run was made
 (the machine line of the .md that scripts/time_programs.py wrote beside the CSV). After a new run
 is committed, run this and commit the READMEs; --check (a CTest test, label tools) fails until
@@ -116,6 +116,9 @@ def main():
     stale = []
     for chapter in CHAPTERS:
         readme = root / chapter / "README.md"
+        results = root / chapter / "RESULTS.md"  # where a chapter keeps the block in its appendix
+        if BEGIN not in readme.read_text(encoding="utf-8") and results.is_file():
+            readme = results
         mine = [r for r in rows if r["chapter"] == chapter]
         if not mine:
             sys.exit(f"{csv_path}: no program of {chapter}")

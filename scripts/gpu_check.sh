@@ -455,6 +455,7 @@ if want warp; then
   record traces.txt build/bin/01_get_peers --n 64 --trace
   record traces.txt build/bin/02_reduce_peers --n 64 --trace
   step figures.log sh -c "build/bin/01_get_peers --csv >'$DATA/get_peers.csv' 2>'$DATA/get_peers_log.txt'"
+  step figures.log sh -c "build/bin/02_reduce_peers --csv >'$DATA/reduce_peers.csv' 2>'$DATA/reduce_peers_log.txt'"
   step figures.log sh -c "build/bin/04_warp_aggregated_increment --csv >'$DATA/filter.csv' 2>'$DATA/filter_log.txt'"
   record filter.txt build/bin/04_warp_aggregated_increment
   # Per kernel of 01-03 for sm_90: the warp instructions of a peer search (MATCH.ANY, REDUX.OR,

@@ -61,7 +61,8 @@ def draw(png):
     keys = eight_keys(WARP, SEED)
     rounds = get_peers_rounds(keys)
     palette = plt.get_cmap("Set3").colors  # no grey among the first 8
-    fig, ax = plt.subplots(figsize=(15, 1.3 + 0.62 * (len(rounds) + 2)))
+    fig, ax = plt.subplots(figsize=(9.5, 8))
+    fig.subplots_adjust(left=0.01, right=0.99)  # the cells fill the width; bbox_inches crops
     rows = len(rounds) + 2  # the keys, the rounds, __match_any_sync
 
     def cell(lane, row, face, text="", edge="white", lw=1.0, bold=False, alpha=1.0):
@@ -92,7 +93,7 @@ def draw(png):
         cell(lane, rows - 1, palette[key], str(key), alpha=0.85)
     ax.text(-0.4, 0.5, "__match_any_sync: one step", ha="right", va="center", fontsize=8)
     for lane in range(WARP):
-        ax.text(lane + 0.5, rows + 0.25, str(lane), ha="center", va="bottom", fontsize=6.5,
+        ax.text(lane + 0.5, rows + 0.25, str(lane), ha="center", va="bottom", fontsize=7.5,
                 color="gray")
     ax.text(WARP / 2, rows + 0.9, "lane", ha="center", fontsize=8, color="gray")
     ax.set_xlim(-9, WARP + 0.2)
@@ -100,11 +101,11 @@ def draw(png):
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_title(f"get_peers on the first warp of the '8 keys' pattern (keys from 8 values, "
-                 f"seed {SEED}): {len(rounds)} rounds, one per distinct key.\nEach round, the "
-                 "leader (outlined: the lowest lane still in the loop) broadcasts its key; the "
-                 "lanes holding it (coloured) take\nthe ballot as their peer mask and leave the "
-                 "loop. Grey: still in the loop; white: already left.", fontsize=9)
-    fig.savefig(png, dpi=110, bbox_inches="tight")
+                 f"seed {SEED}):\n{len(rounds)} rounds, one per distinct key. Each round, the "
+                 "leader (outlined: the lowest lane\nstill in the loop) broadcasts its key; the "
+                 "lanes holding it (coloured) take the ballot as their\npeer mask and leave the "
+                 "loop. Grey: still in the loop; white: already left.", fontsize=9.5)
+    fig.savefig(png, dpi=100, bbox_inches="tight")  # about 950 px: a README column
     print(f"wrote {png}")
 
 

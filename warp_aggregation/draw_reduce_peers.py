@@ -91,7 +91,8 @@ def draw(png):
         return palette[key] if key in shown else FADED
     rows = len(rounds) + 2  # the keys and rel_pos, the values, the rounds
     gap = 1.6  # vertical distance between two rows: room for the arrows
-    fig, ax = plt.subplots(figsize=(16, 1.6 + 1.05 * rows))
+    fig, ax = plt.subplots(figsize=(9.5, 8))
+    fig.subplots_adjust(left=0.01, right=0.99)  # the cells fill the width; bbox_inches crops
 
     def y_of(row):
         return (rows - 1 - row) * gap
@@ -101,7 +102,7 @@ def draw(png):
         ax.add_patch(Rectangle((lane, y_of(row)), 1, 1, facecolor=face(key), edgecolor=edge, lw=lw))
         ax.text(lane + 0.5, y_of(row) + 0.5, text, ha="center", va="center", fontsize=7,
                 fontweight="bold" if bold else "normal",
-                color="black" if key in shown else "0.6")
+                color="black" if key in shown else "0.35")
 
     for lane, key in enumerate(keys):
         cell(lane, 0, f"{key}\n{rel_pos[lane]}")
@@ -133,7 +134,7 @@ def draw(png):
                 ax.plot([lane + 0.5, lane + 0.5], [y_of(r + 1), y_of(r + 2) + 1], color="0.75",
                         lw=0.6, zorder=1)
     for lane in range(WARP):
-        ax.text(lane + 0.5, y_of(0) + 1.15, str(lane), ha="center", va="bottom", fontsize=6.5,
+        ax.text(lane + 0.5, y_of(0) + 1.15, str(lane), ha="center", va="bottom", fontsize=7.5,
                 color="gray")
     ax.text(WARP / 2, y_of(0) + 1.6, "lane", ha="center", fontsize=8, color="gray")
     ax.set_xlim(-6, WARP + 0.2)
@@ -141,16 +142,16 @@ def draw(png):
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_title(
-        f"reduce_peers on the first warp of the '8 keys' pattern (keys from 8 values, "
-        f"seed {SEED}): {len(rounds)} rounds for a largest group of "
-        f"{max(keys.count(k) for k in keys)} lanes.\n"
-        "In round i every lane still holding a partial sum adds the one of its next-higher "
-        "remaining peer (arrow), wherever in the warp\nit sits; then the lanes whose rel_pos has "
-        f"bit i set drop out. Keys {min(shown)} and {max(shown)} in colour; the other groups do the "
-        "same at the same time (faded).\nThe lanes left are the groups' first peers, each with its "
-        "group's sum (outlined for the two).",
-        fontsize=9)
-    fig.savefig(png, dpi=110, bbox_inches="tight")
+        f"reduce_peers on the first warp of the '8 keys' pattern (keys from 8 values, seed "
+        f"{SEED}):\n{len(rounds)} rounds for a largest group of "
+        f"{max(keys.count(k) for k in keys)} lanes. In round i every lane still holding a partial "
+        "sum adds\nthe one of its next-higher remaining peer (arrow), wherever in the warp it "
+        "sits; then the lanes\nwhose rel_pos has bit i set drop out. Keys "
+        f"{min(shown)} and {max(shown)} in colour; the other groups do the same at\nthe same "
+        "time (grey). The lanes left are the groups' first peers, each with its group's sum\n"
+        "(outlined for the two).",
+        fontsize=9.5)
+    fig.savefig(png, dpi=100, bbox_inches="tight")  # about 950 px: a README column
     print(f"wrote {png}")
 
 

@@ -17,7 +17,7 @@ import argparse
 
 from draw_get_peers import splitmix64
 
-WARP, ITEMS, PER_CELL, SEED, SHOWN = 32, 4, 10, 1234, 12
+WARP, ITEMS, PER_CELL, SEED, SHOWN = 32, 4, 10, 1234, 8
 
 
 def values(n, seed):
@@ -88,7 +88,8 @@ def draw(png):
     rows = (["keys", "values", "tail"] + [f"scan, offset {o}" for o in rounds]
             + ["carried in\n+ own part", "atomicAdd"])
     gap = 1.7
-    fig, ax = plt.subplots(figsize=(16, 1.5 + 1.0 * len(rows)))
+    fig, ax = plt.subplots(figsize=(9.5, 8))
+    fig.subplots_adjust(left=0.01, right=0.99)  # the cells fill the width; bbox_inches crops
 
     def y_of(row):
         return (len(rows) - 1 - row) * gap
@@ -139,7 +140,7 @@ def draw(png):
     for row, label in enumerate(rows):
         ax.text(-0.5, y_of(row) + 0.5, label, ha="right", va="center", fontsize=8)
     for l in range(SHOWN):
-        ax.text(l * w + w / 2, y_of(0) + 1.5, f"lane {l}", ha="center", fontsize=7, color="gray")
+        ax.text(l * w + w / 2, y_of(0) + 1.5, f"lane {l}", ha="center", fontsize=8, color="gray")
     ax.set_xlim(-5, SHOWN * w + 0.2)
     ax.set_ylim(-1.6, y_of(0) + 2.0)
     ax.set_aspect("equal")
@@ -147,12 +148,12 @@ def draw(png):
     ax.set_title(
         f"The warp segmented scan on 03's sorted keys ({PER_CELL} per key, {ITEMS} a lane): "
         f"lanes 0-{SHOWN - 1} of the first tile.\n`tail`: the part of a lane's last run that "
-        "reaches its end (outlined where a run starts in the lane). Each scan round adds the "
-        "tail of the lane `offset` below (arrow)\nwhen that lane is in the same segment. A run "
+        "reaches its end (outlined where a run starts in the lane).\nEach scan round adds the "
+        "tail of the lane `offset` below (arrow) when that lane is in the same segment.\nA run "
         "that began in an earlier lane takes what the lanes before carry in (the tail of the lane "
-        "before, after the scan)\nand adds its own part; the run's last element adds the sum "
-        "with one atomicAdd.", fontsize=9)
-    fig.savefig(png, dpi=110, bbox_inches="tight")
+        "before,\nafter the scan) and adds its own part; the run's last element adds the sum "
+        "with one atomicAdd.", fontsize=9.5)
+    fig.savefig(png, dpi=100, bbox_inches="tight")  # about 950 px: a README column
     print(f"wrote {png}")
 
 

@@ -8,10 +8,11 @@ results tables and a plot.
         --readme warp_aggregation/README.md --results warp_aggregation/RESULTS.md \
         --ncu warp_aggregation/data/h200/ncu_sorted_double.csv
 
---readme rewrites the README's results tables (median ms and speed-up over atomicAdd of every
-variant, then the fastest warp variant of each order) between its results-table markers, and its
-provenance line; --results rewrites RESULTS.md's spread table (every run's median, fastest and
-slowest, and the speed-ups) and its provenance line, and with --ncu (ncu --csv --page raw of
+--readme rewrites the README's results table (median ms and speed-up over atomicAdd of every
+variant, in double) between its results-table markers, and its provenance line; --results rewrites
+RESULTS.md's spread table (both types: every cell's median, fastest and slowest run, and the
+speed-ups), its table of the fastest warp variant of each order, and its provenance line, and with
+--ncu (ncu --csv --page raw of
 `03_reduction_by_key_benchmark --order sorted --precision double --reps 1`, as
 scripts/gpu_check.sh runs it) its two Nsight Compute tables. The only export committed is the
 H200's of 2026-11-23, data/h200/ncu_sorted_double.csv (an earlier build, before the L2 flush became
@@ -31,6 +32,7 @@ import csv
 import os
 import re
 import sys
+import textwrap
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
 import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
@@ -104,20 +106,38 @@ def variant_grid(rows, variants, cell):
     return lines
 
 
-def readme_tables(rows, variants, peak):
+def variant_grid_of(rows, variants, cell, precisions):
+    """variant_grid for the given precisions alone."""
+    return variant_grid({k: r for k, r in rows.items() if k[0] in precisions}, variants, cell)
+
+
+def readme_tables(rows, variants):
+    """The README's table: double, the blog's precision (float where no double was measured);
+    both precisions, with their spreads, are RESULTS.md's."""
     first = next(iter(rows.values()))
-    lines = [f"{count_label(first['n'])} values summed into {count_label(first['bins'])} bins. "
-             "Each cell: the median time in ms ·", "the speed-up over plain `atomicAdd` (above 1: "
-             "faster).", ""]
-    lines += variant_grid(rows, variants, lambda r: f"{float(r['ms']):.4f} · "
-                                                    f"{fmt_ratio(rows, r, 'vs_atomicadd', '×')}")
-    lines += ["The fastest warp variant of each order (its peer search and atomics included); the "
-              "bytes it must", f"move at least, as a share of the {peak} GB/s theoretical peak: "
-              "2 × bus width × the memory clock", "that the program reads from the CUDA runtime "
-              "(`cudaDevAttrMemoryClockRate`), which may differ from", "`nvidia-smi`'s "
-              "(`data/env.txt`):", "",
-              f"| type | order | variant | ms | % of {peak} GB/s | × atomicAdd | × atomicCAS loop "
-              "| × CUB ReduceByKey |", "|---|---|---|---|---|---|---|---|"]
+    shown = "double" if any(p == "double" for p, _, _ in rows) else first["precision"]
+    lines = [f"{count_label(first['n'])} values summed into {count_label(first['bins'])} bins, in "
+             f"{shown} (both types, with each cell's fastest and slowest run: "
+             "[RESULTS.md](RESULTS.md#the-benchmark-with-its-spreads)). Each cell: the median time "
+             "in ms · the speed-up over plain `atomicAdd` (above 1: faster).", ""]
+    lines += variant_grid_of(rows, variants, lambda r: f"{float(r['ms']):.4f} · "
+                             f"{fmt_ratio(rows, r, 'vs_atomicadd', '×')}", [shown])
+    return report_fill("\n".join(lines).strip()) + "\n"
+
+
+def report_fill(text):
+    """Wraps the table's lead-in paragraph (its first line) at 100 columns; the rest as it is."""
+    head, _, rest = text.partition("\n")
+    return textwrap.fill(head, width=100, break_long_words=False,
+                         break_on_hyphens=False) + "\n" + rest
+
+
+def best_table(rows, peak):
+    """RESULTS.md: the fastest warp variant of each order and type, with its share of the peak."""
+    lines = ["The fastest warp variant of each order (its peer search and atomics included); the "
+             "bytes it must", f"move at least, as a share of the {peak} GB/s theoretical peak:", "",
+             f"| type | order | variant | ms | % of {peak} GB/s | × atomicAdd | × atomicCAS loop "
+             "| × CUB ReduceByKey |", "|---|---|---|---|---|---|---|---|"]
     for precision in PRECISIONS:
         for o in ORDERS:
             r = best_warp(rows, precision, o)
@@ -255,7 +275,8 @@ def plot(rows, variants, png, title):
     what = f"{count_label(first['n'])} values into {count_label(first['bins'])} bins"
     markers = {"sorted": "o", "partially sorted": "s", "random": "^"}
     shades = {"sorted": "#1b5e20", "partially sorted": "#1565c0", "random": "#c62828"}
-    fig, axes = plt.subplots(1, 2, figsize=(15, 0.42 * len(variants) + 2.2), sharey=True)
+    # One panel above the other, at a README column's width (about 950 px at 100 dpi).
+    fig, axes = plt.subplots(2, 1, figsize=(9.5, 0.56 * len(variants) + 3.0), sharex=True)
     for ax, precision in zip(axes, PRECISIONS):
         for j, order in enumerate(ORDERS):
             found = [(i, rows.get((precision, order, v))) for i, v in enumerate(variants)]
@@ -272,20 +293,20 @@ def plot(rows, variants, png, title):
             lambda x, _: f"{x:g}" if f"{x:.0e}"[0] in "235" else ""))
         ax.tick_params(axis="x", which="minor", labelsize=7)
         ax.set_title(f"{precision}: {what}")
-        ax.set_xlabel("ms (median, bar from the fastest to the slowest run; log scale; left is "
-                      "faster)")
         ax.grid(axis="x", which="both", alpha=0.3)
         for i in range(len(variants)):
             ax.axhline(i + 0.5, color="#dddddd", lw=0.6)
-    axes[0].set_yticks(range(len(variants)))
-    axes[0].set_yticklabels(variants)
-    axes[0].invert_yaxis()  # the first variant on top (the axes share it: invert once)
+        ax.set_yticks(range(len(variants)))
+        ax.set_yticklabels(variants)
+        ax.invert_yaxis()  # the first variant on top
+    axes[-1].set_xlabel("ms (median, bar from the fastest to the slowest run; log scale; left is "
+                        "faster)")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, title="key order", loc="lower center", ncol=3, fontsize=9,
                frameon=False)
     fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
-    fig.savefig(png, dpi=110)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.savefig(png, dpi=100)
     print(f"wrote {png}")
 
 
@@ -296,7 +317,7 @@ def main():
     args = report.parse_args(parser)
     rows, variants = load(args.csv)
     peak = report.peak_gbps(rows.values(), args.csv, args.env)
-    text = readme_tables(rows, variants, peak)
+    text = readme_tables(rows, variants)
     print(text)
     if args.readme:
         report.update_readme(args.readme, text, "results-table")
@@ -304,6 +325,7 @@ def main():
                              "provenance")
     if args.results:
         report.update_readme(args.results, spread_table(rows, variants, peak), "spread-table")
+        report.update_readme(args.results, best_table(rows, peak), "best-table")
         report.update_readme(args.results, provenance(args.env, args.csv, args.results) + "\n",
                              "provenance")
         if args.ncu:

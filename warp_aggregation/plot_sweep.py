@@ -189,7 +189,8 @@ def plot(data, png, title):
         print("matplotlib is not installed: plot skipped (pip install matplotlib)")
         return
     panels = [(p, a) for p, arrangements in data.items() for a in arrangements]
-    fig, axes = plt.subplots(2, len(panels), figsize=(7.5 * len(panels), 9), squeeze=False,
+    # At a README column's width (about 950 px at 100 dpi), whatever the number of panels.
+    fig, axes = plt.subplots(2, len(panels), figsize=(9.5, 9.5), squeeze=False,
                              sharex=True, sharey="row")
     for col, (precision, arrangement) in enumerate(panels):
         rows = data[precision][arrangement]
@@ -219,21 +220,22 @@ def plot(data, png, title):
             ax.tick_params(axis="y", which="minor", labelsize=7)
             ax.set_xticks([1, 2, 4, 8, 12, 16, 20, 24, 28, 32])
             ax.grid(alpha=0.3)
-        top.set_ylabel("ms (median; log scale; lower is faster)")
-        bottom.set_ylabel("speed-up over atomicAdd (above 1: faster; log scale)")
-        bottom.set_xlabel("distinct keys per warp = atomics per warp = get_peers rounds")
+        if col == 0:
+            top.set_ylabel("ms (median; log scale; lower is faster)")
+            bottom.set_ylabel("speed-up over atomicAdd\n(above 1: faster; log scale)")
+        bottom.set_xlabel("distinct keys per warp\n= atomics per warp = get_peers rounds")
         first = next(iter(next(iter(rows.values())).values()))
-        top.set_title(f"{precision}, {int(first['n']):,} values: the keys of a warp "
+        top.set_title(f"{precision}, {int(first['n']):,} values:\nthe keys of a warp "
                       f"{ARRANGEMENTS.get(arrangement, arrangement)}", fontsize=10)
     # Below the panels, not inside one: every panel's curves span its whole height somewhere.
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=9, frameon=False)
     if any(doubtful(r) for p, a in panels for v in SHOWN for r in data[p][a].get(v, {}).values()):
         title += (f"\nringed: a point whose slowest run took more than {TAIL:g} times its median "
                   "(a disturbed sample)")
     fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(png, dpi=110)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.savefig(png, dpi=100)
     print(f"wrote {png}")
 
 

@@ -6,7 +6,8 @@ files in data/, so that the README quotes the committed measurements and nothing
         --results warp_aggregation/RESULTS.md
 
 Each block stands between <!-- <name>:begin --> and <!-- <name>:end --> in the README (BLOCKS) or
-in RESULTS.md (RESULTS_BLOCKS: the sweep in full). Without --readme or --results the blocks are
+in RESULTS.md (RESULTS_BLOCKS: the sweep in full, the determinism table in full). Each section's
+printed excerpt and its numbers come from one run. Without --readme or --results the blocks are
 printed; --data reads another folder than data/ (the tests give it one).
 A block whose data is missing says so instead of a number ("not yet measured" in a table cell).
 
@@ -19,8 +20,10 @@ The files (a GPU run writes them; the commands are in RESULTS.md):
   sources.txt           the commit and the sources' sha256 (scripts/gpu_check.sh)
   traces.txt            01 and 02 --n 64 --trace
   get_peers.csv         01 --csv at its default size
+  reduce_peers.csv      02 --csv at its default size (reduce_peers_log.txt: its stderr)
   benchmark.csv         03 --csv (benchmark_log.txt: what it printed besides)
-  scan.txt              03 --order sorted --precision double, as it prints it
+  scan.txt              03 --order sorted --precision double, as it prints it (RESULTS.md's;
+                        the README prints the rows of the run its numbers quote, benchmark.csv)
   sweep.csv             03 --order sweep --precision double --csv (and ../sweep.png, its plot)
   determinism.csv       03 --determinism 20 --csv
   determinism_4096.csv  03 --determinism 20 --order sorted --per-cell 4096 --precision double --csv
@@ -112,7 +115,7 @@ def recorded(name):
 
 
 # The files a GPU run writes: with any of them, sources.txt must say which code they measured.
-GPU_FILES = ["traces.txt", "get_peers.csv", "benchmark.csv", "benchmark_log.txt", "scan.txt",
+GPU_FILES = ["traces.txt", "get_peers.csv", "reduce_peers.csv", "benchmark.csv", "benchmark_log.txt", "scan.txt",
              "sweep.csv", "determinism.csv", "determinism_4096.csv", "filter.csv", "filter.txt"]
 # The sources behind each program's output: its own file and the two headers.
 HEADERS = ["warp_peers.cuh", "warp_agg.h"]
@@ -286,52 +289,82 @@ def prints_03():
 SCAN_ROWS = ["atomicAdd", "warp match_any", "reduce_peers masks given",
              "warp segmented scan 4/lane", "warp segmented scan 8/lane", "CUB ReduceByKey"]
 ROW = re.compile(r"^(float|double)\s+(sorted)\s+(.+?)\s+(\d+\.\d+)\s+\d+\.\d+ \.\.")
+TEXT_HEADER = ("type   order             variant                              ms         ms min .. "
+               "max     GB/s   %peak  xatomic    xCAS   xCUB")
 
 
-def scan_rows():
-    """{variant: (ms, line)} of scan.txt's rows, or None where it is missing."""
-    found = recorded("scan.txt")
-    if not found:
-        return None
-    rows = {}
-    for line in found[1]:
-        m = ROW.match(line)
-        if m:
-            rows[m.group(3)] = (float(m.group(4)), line)
-    return rows
+def text_row(row):
+    """A benchmark.csv row as 03 prints it without --csv (print_results' format)."""
+    def fmt(x):
+        return f"{float(x):.2f}" if x else "-"
+    return ("%-6s %-17s %-28s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s"
+            % (row["precision"], row["order"], row["variant"], float(row["ms"]),
+               float(row["ms_min"]), float(row["ms_max"]), float(row["gb_per_s"]),
+               float(row["pct_of_peak"]), fmt(row["vs_atomicadd"]), fmt(row["vs_cas"]),
+               fmt(row["vs_cub_sorted"])))
 
 
 def prints_scan():
-    found, rows = recorded("scan.txt"), scan_rows()
-    if not found or not rows:
-        return missing("03's text output on sorted keys in double", "scan.txt")
-    command, lines = found
-    header = [line for line in lines if line.startswith("type ")]
-    order = [line for line in lines if line.startswith("sorted: ")]
-    out = ["```", "$ " + command, "..."] + order + header
-    out += [rows[v][1] for v in SCAN_ROWS if v in rows]
-    note = separate_run([(rows[v][0], bench("double", "sorted", v)) for v in SCAN_ROWS
-                         if v in rows], "benchmark.csv")
-    return stale_note("03") + "\n".join(out + ["...", "```", ""]) + note
+    """03's rows on sorted keys in double, from the run that the numbers quote (benchmark.csv):
+    as that run printed them where its text (benchmark_log.txt) holds them, else rebuilt from its
+    CSV in the program's format, and the block says so. A separate run's text (scan.txt) would put
+    one run's times beside another's numbers."""
+    rows = {(r["precision"], r["order"], r["variant"]): r for r in load("benchmark.csv") or []}
+    if not all(("double", "sorted", v) in rows for v in SCAN_ROWS):
+        return missing("03 on sorted keys in double", "benchmark.csv")
+    log = open(path("benchmark_log.txt")).read().splitlines() if have("benchmark_log.txt") else []
+    printed = {m.group(3): line for line in log for m in [ROW.match(line)]
+               if m and m.group(1) == "double"}
+    order = [line for line in log if line.startswith("sorted: ")]
+    command = "$ build/bin/03_reduction_by_key_benchmark --csv > benchmark.csv"
+    if all(v in printed for v in SCAN_ROWS):
+        out = ["```", command, "..."] + order + [TEXT_HEADER]
+        out += [printed[v] for v in SCAN_ROWS] + ["...", "```", ""]
+        return stale_note("03") + "\n".join(out) + "\n" + sentence(
+            f"*From {link('benchmark_log.txt')}, the text of the run whose CSV the numbers "
+            "quote.*")
+    out = ["```", "$ build/bin/03_reduction_by_key_benchmark --order sorted --precision double",
+           "..."] + order + [TEXT_HEADER]
+    out += [text_row(rows[("double", "sorted", v)]) for v in SCAN_ROWS] + ["...", "```", ""]
+    return stale_note("03") + "\n".join(out) + "\n" + sentence(
+        f"*These rows are those of the run that the numbers quote, {link('benchmark.csv')}, "
+        "printed in the program's text format by `readme_numbers.py` (that run wrote its rows as "
+        "CSV only).*")
+
+
+FILTER_LINE = re.compile(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms")
+
+
+def filter_run():
+    """(the file, {variant: ms}, [the lines at 50% kept]) of the 04 run that the README quotes:
+    the run it prints (filter.txt) where that holds the lines at 50% kept, else the CSV's
+    (filter.csv); or None. Every number of 04 in the README comes from this one run."""
+    found = recorded("filter.txt")
+    if found:
+        kept = [line for line in found[1] if "/50% " in line]
+        times_ = {m.group(1): float(m.group(2)) for line in found[1]
+                  for m in [FILTER_LINE.match(line)] if m}
+        if kept:
+            return "filter.txt", times_, kept
+    rows = load("filter.csv")
+    if not rows:
+        return None
+    return "filter.csv", {r["variant"]: float(r["ms"]) for r in rows}, []
+
+
+def filter_ms(variant):
+    found = filter_run()
+    return found[1].get(variant) if found else None
 
 
 def prints_04():
     """04's result lines at 50% kept: as it printed them (filter.txt), else rebuilt from its CSV
     in the same format, and the block says so."""
-    found = recorded("filter.txt")
-    if found:
-        command, lines = found
-        kept = [line for line in lines if "/50% " in line]
-        if kept:
-            rows = load("filter.csv")
-            pairs = []
-            for line in kept:
-                m = re.search(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms", line)
-                if m:
-                    pairs.append((float(m.group(2)), ms(rows, variant=m.group(1))))
-            return stale_note("04") + "\n".join(["```", "$ " + command, "..."] + kept
-                                                 + ["...", "```", ""]) \
-                + separate_run(pairs, "filter.csv")
+    found = filter_run()
+    if found and found[2]:
+        return stale_note("04") + "\n".join(
+            ["```", "$ " + recorded("filter.txt")[0], "..."] + found[2] + ["...", "```", ""]) \
+            + "\n" + sentence(f"*From {link('filter.txt')}, which the numbers below quote.*")
     rows = [r for r in load("filter.csv") or [] if r["variant"].endswith("/50%")]
     if not rows:
         return missing("04 at its default size", "filter.csv")
@@ -366,39 +399,36 @@ def number_01():
     if loop is None or match is None:
         return missing("01 at its default size", "get_peers.csv")
     n = next((int(r["n"]) for r in rows if r["variant"] == "get_peers/all distinct"), None)
-    text = (f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
-            f"{n:,} keys), the blog's loop takes **{times(loop, match)} times** as long as "
-            f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}).")
-    text += (" That is 01's kernel, which does nothing but search. There nvcc can prove which "
-             "lanes run each round, so it leaves out the checks that the loop carries inside an "
-             "aggregating kernel (a `MATCH.ANY`/`REDUX.OR` test, each round, that the lanes "
-             "running the shuffle and the ballot are the lanes their mask names: "
-             "[RESULTS.md](RESULTS.md#the-peer-search-in-the-sass)).")
-    inside = search_ratio()
-    if inside:
-        text += (" Inside an aggregating kernel the gap is wider: on random keys in double (*d* ≈ "
-                 "32), 03's rows \"get_peers search only\" and \"match_any search only\" (the "
-                 "aggregating kernel stopped after its search) take "
-                 f"{inside[0]:.4f} ms and {inside[1]:.4f} ms ({link('benchmark.csv')}), "
-                 f"**{times(*inside)} times** as long.")
-    return sentence(text)
+    # The same search inside an aggregating kernel (03's search-only rows) and why nvcc makes it
+    # dearer there: RESULTS.md, "01's timings", one link away.
+    return sentence(
+        f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
+        f"{n:,} keys), the blog's loop takes **{times(loop, match)} times** as long as "
+        f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}). "
+        "Inside an aggregating kernel the loop costs more: [RESULTS.md](RESULTS.md#01s-timings).")
 
 
 def number_02():
+    """02's own kernel (01's search, then the tree) over 01's search alone, on the same 1,000,003
+    keys drawn from 8 values in float (reduce_peers.csv, get_peers.csv); until 02's timings are
+    committed, 03's reduction from given masks over plain atomicAdd, said to be 03's."""
+    own = ms(load("reduce_peers.csv"), variant="reduce_peers/float/8 keys")
+    search = ms(load("get_peers.csv"), variant="get_peers/8 keys")
+    if own is not None and search is not None:
+        return sentence(
+            f"**One number:** on 1,000,003 keys drawn from 8 values, in float, 02's kernel (the "
+            f"search, then the tree) takes **{times(own, search)} times** as long as 01's search "
+            f"alone on the same keys: {own:.4f} ms over {search:.4f} ms ({link('reduce_peers.csv')}"
+            f", {link('get_peers.csv')}).\n")
     given = bench("double", "sorted", "reduce_peers masks given")
     atomic = bench("double", "sorted", "atomicAdd")
-    cas = bench("double", "sorted", "atomicCAS loop")
-    if given is None or atomic is None or cas is None:
-        return missing("the reduction from given masks", "benchmark.csv")
+    if given is None or atomic is None:
+        return missing("02 at its default size", "reduce_peers.csv")
     return sentence(
-        "**One number (from 03):** 02's own timings, the search and the tree together, are not "
-        "among the committed data, so this number is 03's. 03 also times the tree and the atomics "
-        "alone, from peer masks that an earlier pass found and stored (its row \"reduce_peers "
-        "masks given\": what the blog's figure timed, the search left out). That reduction is "
+        "**One number (03's; 02's own timing is not yet committed):** the tree and one atomic per "
+        "group, from peer masks found beforehand (03's row \"reduce_peers masks given\"), are "
         f"**{times(atomic, given)} times as fast** as plain `atomicAdd` on sorted keys in double: "
-        f"{atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}). Against the blog's own "
-        f"baseline, the `atomicCAS` loop ({cas:.4f} ms), it is **{times(cas, given)} times as "
-        "fast**.\n")
+        f"{atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}).\n")
 
 
 def number_03():
@@ -422,17 +452,6 @@ def number_cg():
         f"**One number:** on sorted keys in double the two calls take **{times(cg, match)} "
         f"times** the time of the hand-written `match_peers` + `reduce_peers<false>`: "
         f"{cg:.4f} ms over {match:.4f} ms ({link('benchmark.csv')}).\n")
-
-
-def separate_run(pairs, csv_name):
-    """An italic line under a printed excerpt from a run other than the CSV's: how far its times
-    (pairs of (printed ms, the CSV's ms)) lie from the CSV's, which the numbers quote."""
-    apart = [abs(shown / quoted - 1) for shown, quoted in pairs if shown and quoted]
-    if not apart:
-        return ""
-    return "\n" + sentence(
-        f"*A separate run from {link(csv_name)}, which the numbers below quote: its times differ "
-        f"from that file's by up to {100 * max(apart):.1f}%, and its ratios with them.*")
 
 
 def number_scan():
@@ -528,28 +547,65 @@ def determinism_table():
     return "\n".join(lines)
 
 
+# The variants of 03 in families that behave alike for determinism: the README's summary.
+FAMILIES = [("plain atomics (atomicAdd, CAS loop, hashing)",
+             ["atomicAdd", "atomicCAS loop", "shared-memory hashing"]),
+            ("warp aggregation (every search, cg, masks given)",
+             ["warp get_peers", "warp get_peers + CAS", "warp match_any", "cg labeled_partition",
+              "reduce_peers masks given"]),
+            ("warp segmented scan (4 and 8 a lane)",
+             ["warp segmented scan 4/lane", "warp segmented scan 8/lane"]),
+            ("CUB ReduceByKey", ["CUB ReduceByKey"]),
+            ("CUB sort + ReduceByKey", ["CUB sort + ReduceByKey"])]
+
+
+def family_cell(rows):
+    """yes, no or mixed over a family's rows (both types), or – where it did not run."""
+    if not rows:
+        return "–"
+    same = {r["identical"] for r in rows}
+    if same == {"yes"}:
+        return "yes"
+    if same == {"no"}:
+        return "**no**"
+    return "mixed ([RESULTS.md](RESULTS.md#run-to-run-determinism))"
+
+
+def determinism_summary():
+    """The README's table: one row per family of variants, yes/no per order (float and double
+    together), and the runs of 4096 equal keys; the full table is RESULTS.md's."""
+    rows = load("determinism.csv")
+    if not rows:
+        return missing("the determinism check", "determinism.csv")
+    long_runs = load("determinism_4096.csv") or []
+    orders = [o for o in ("sorted", "partially sorted", "random")
+              if any(r["order"] == o for r in rows)]
+    head = orders + (["sorted, 4096 a key (double)"] if long_runs else [])
+    lines = [sentence(f"Identical bits in all {rows[0]['runs']} runs? Each cell: float and double, "
+                      "every variant of the row; values that are multiples of 1/10, whose sums "
+                      "round "
+                      f"({link('determinism.csv')}"
+                      + (f", {link('determinism_4096.csv')}" if long_runs else "")
+                      + "; every variant, with its counts: "
+                      "[RESULTS.md](RESULTS.md#run-to-run-determinism))."),
+             "| variants | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
+    for name, variants in FAMILIES:
+        cells = [family_cell([r for r in rows if r["variant"] in variants and r["order"] == o])
+                 for o in orders]
+        if long_runs:
+            cells.append(family_cell([r for r in long_runs if r["variant"] in variants]))
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def number_04():
-    rows = load("filter.csv")
-    plain = ms(rows, variant="plain atomicAdd/50%")
-    warp = ms(rows, variant="warp-aggregated/50%")
+    plain, warp = filter_ms("plain atomicAdd/50%"), filter_ms("warp-aggregated/50%")
     if None in (plain, warp):
-        return missing("04 at its default size", "filter.csv")
+        return missing("04 at its default size", "filter.txt")
     return sentence(
         f"**One number:** keeping half of 2^24 ints, the hand-written warp aggregation takes "
         f"**{times(warp, plain)} times** the time of one plain `atomicAdd` per element: "
-        f"{warp:.4f} ms against {plain:.4f} ms ({link('filter.csv')}).\n")
-
-
-def number_04_cub():
-    rows = load("filter.csv")
-    cub = ms(rows, variant="CUB DeviceSelect::If/50%")
-    block = ms(rows, variant="block-aggregated/50%")
-    if cub is None or block is None:
-        return missing("`CUB DeviceSelect::If`", "filter.csv")
-    return sentence(
-        f"**One number:** keeping half of 2^24 ints, `cub::DeviceSelect::If` takes "
-        f"**{times(cub, block)} times** the time of the block-aggregated kernel: {cub:.4f} ms "
-        f"over {block:.4f} ms ({link('filter.csv')}).\n")
+        f"{warp:.4f} ms against {plain:.4f} ms ({link(filter_run()[0])}).\n")
 
 
 def data_state():
@@ -758,10 +814,17 @@ def blog_table():
         "native atomics | "
         + cell(speedup("double", "sorted", "shared-memory hashing"),
                "hashing over `atomicAdd`") + " |",
+        "| aggregation \"at the thread block level is significantly slower\" (shared memory, "
+        "synchronisation) | for many keys, yes (hashing, the row above); not for 04's one "
+        "counter, where a block has no keys to match and one atomic replaces a block's | "
+        + cell(ratio(filter_ms("plain atomicAdd/50%"), filter_ms("block-aggregated/50%")),
+               "04 (half of 2^24 ints kept), per-block aggregation over the plain kernel")
+        + " |",
     ]
     return "\n".join(lines) + "\n\n" + sentence(
         f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} (ms: the "
-        "median of 20 runs).")
+        "median of 20 runs)" + (f"; the last row {link(filter_run()[0])}" if filter_run() else "")
+        + ".")
 
 
 def reuse_masks():
@@ -866,23 +929,22 @@ def which_to_use():
                  "time " + NOT_YET)
     sort_cell += "; identical bits: " + (
         ", ".join(f"{r['identical']} ({r['precision']})" for r in repeat) if repeat else NOT_YET)
-    filter_rows = load("filter.csv")
-    block = ratio(ms(filter_rows, variant="plain atomicAdd/50%"),
-                  ms(filter_rows, variant="block-aggregated/50%"))
-    select = ratio(ms(filter_rows, variant="plain atomicAdd/50%"),
-                   ms(filter_rows, variant="CUB DeviceSelect::If/50%"))
-    counter_cell = ("per block: " + (f"{block:.2f}× as fast as" if block else NOT_YET)
-                    + " the plain kernel; `DeviceSelect::If`: "
+    block = ratio(filter_ms("plain atomicAdd/50%"), filter_ms("block-aggregated/50%"))
+    select = ratio(filter_ms("plain atomicAdd/50%"), filter_ms("CUB DeviceSelect::If/50%"))
+    counter_cell = ("half kept, 2^24 ints: per block " + (f"{block:.2f}× as fast as" if block
+                                                          else NOT_YET)
+                    + " the plain kernel; `DeviceSelect::If` "
                     + (f"{select:.2f}× as fast" if select else NOT_YET))
     inside = search_ratio()
     loop_cell = (NOT_YET if inside is None else
                  f"inside the aggregating kernel, random keys in double (*d* ≈ 32): the loop's "
                  f"search takes {times(*inside)}× `__match_any_sync`'s")
     rows = [
-        ("sorted", "the warp segmented scan (written for 03, not in the header: [what it "
-         "assumes](#copying-the-segmented-scan)), or CUB's `ReduceByKey` (see below); to copy as it is: "
-         "CUB, or `match_peers` + `reduce_peers` from the header",
-         "runs need no peer search; the scan is bound by memory, `ReduceByKey` is one call",
+        ("sorted", "CUB's `ReduceByKey`, or `match_peers` + `reduce_peers` from the header. The "
+         "warp segmented scan is faster, but not offered for copying: it is 03's alone "
+         "([what it assumes](#copying-the-segmented-scan))",
+         "runs need no peer search; `ReduceByKey` is one call, the scan (bound by memory) the "
+         "fastest",
          sorted_cell),
         ("nearly sorted (each key's values within a warp or so)",
          "the scan or `match_peers` + `reduce_peers`: measure both",
@@ -1044,16 +1106,16 @@ def provenance_block():
 BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_01,
           "prints-02": prints_02, "number-02": number_02, "orders": orders,
           "prints-03": prints_03, "number-03": number_03, "number-cg": number_cg,
-          "sweep-bins": sweep_bins, "sweep-figure": sweep_figure, "sweep-table": sweep_table,
-          "number-sweep": number_sweep,
+          "sweep-bins": sweep_bins, "sweep-figure": sweep_figure, "number-sweep": number_sweep,
           "prints-scan": prints_scan, "number-scan": number_scan,
-          "prints-library": prints_library, "number-library": number_library, "determinism-table": determinism_table,
-          "prints-04": prints_04, "number-04": number_04, "number-04-cub": number_04_cub,
+          "prints-library": prints_library, "number-library": number_library,
+          "determinism-summary": determinism_summary,
+          "prints-04": prints_04, "number-04": number_04,
           "provenance": provenance_block, "blog-table": blog_table,
           "which-to-use": which_to_use, "reuse-masks": reuse_masks}
 # RESULTS.md's blocks (--results).
 RESULTS_BLOCKS = {"sweep-full": sweep_full, "sweep-disturbed": sweep_disturbed,
-                  "sweep-even": sweep_even}
+                  "sweep-even": sweep_even, "determinism-table": determinism_table}
 
 
 def main():

@@ -124,6 +124,9 @@ def write_data(folder):
         f"01_get_peers,{v}/{p},1000003,{made_up_ms(v, p):.6f},1000.00,20.00\n"
         for p in ["all equal", "all distinct", "runs", "8 keys"]
         for v in ["get_peers", "__match_any_sync"]))
+    put("reduce_peers.csv", "program,variant,n,ms,gb_per_s,pct_of_peak\n" + "".join(
+        f"02_reduce_peers,reduce_peers/{t}/{p},1000003,{made_up_ms(t, p):.6f},1000.00,20.00\n"
+        for t in ["float", "double"] for p in ["all equal", "all distinct", "runs", "8 keys"]))
     put("benchmark.csv", bench_rows(ORDERS, ["float", "double"]))
     put("benchmark_log.txt",
         "device 0: NVIDIA H200, sm_90, 132 SMs, 4814 GB/s peak memory bandwidth\n"
@@ -284,6 +287,8 @@ def main():
         expect("2 lanes" not in full.get("prints-02", "") and
                "1 lanes with an odd rel_pos" in full.get("prints-02", ""),
                "02's excerpt counts the lanes it leaves out")
+        expect("data/reduce_peers.csv" in full.get("number-02", ""),
+               "02's number is 02's own timing once it is committed")
         expect("scattered" in full.get("which-to-use", ""),
                "the advice on scattered keys quotes the scattered sweep")
         expect(not any(re.search(r"ha(s|ve) changed since", text) for text in full.values()),

@@ -25,7 +25,9 @@ def tree(work, name):
     root = Path(work) / name
     for chapter in cost_tables.CHAPTERS:
         (root / chapter).mkdir(parents=True)
-        shutil.copy(stubs.REPO / chapter / "README.md", root / chapter / "README.md")
+        for doc in ("README.md", "RESULTS.md"):  # RESULTS.md: where a chapter keeps the block
+            if (stubs.REPO / chapter / doc).is_file():
+                shutil.copy(stubs.REPO / chapter / doc, root / chapter / doc)
     timings = root / Path(cost_tables.TIMINGS).parent
     timings.mkdir(parents=True)
     for suffix in (".csv", ".md"):
@@ -80,7 +82,7 @@ def main():
     edit_csv(root, "03_reduction_by_key_benchmark", wall_s="8.60")
     code, out = run(root, "--check")
     check(code == 1 and "ch10_reduction/README.md: its costs block" in out
-          and "warp_aggregation/README.md: its costs block" in out
+          and "warp_aggregation/RESULTS.md: its costs block" in out
           and "ch07_convolution/README.md" not in out, "a new number in the CSV: --check fails "
                                                       "for the two READMEs it changes, only them")
     check("fix: run `python3 scripts/cost_tables.py`" in out, "... and says the fix")
@@ -90,7 +92,7 @@ def main():
     check(code == 0 and "| `10_06_simple_sum` | 0.77 |" in block_of(after),
           "rewritten, the block has the new number")
     check(outside(after) == outside(before), "nothing outside the block changed")
-    warp = block_of((root / "warp_aggregation" / "README.md").read_text(encoding="utf-8"))
+    warp = block_of((root / "warp_aggregation" / "RESULTS.md").read_text(encoding="utf-8"))
     check("`04_warp_aggregated_increment` (failed) | 7.40 |" in warp, "a failed run says so")
     check("Every program but `03_reduction_by_key_benchmark` (9 s) finishes within 0.6 s." in
           warp.replace("\n", " "), "a run of over 5 s is named above the table, failed ones not")
