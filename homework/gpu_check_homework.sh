@@ -366,12 +366,17 @@ EOF
     (exec python3 "$W/student/grader/grade.py" --out "$OUT/hw_killed" --work "$W/grading-work" \
       --timeout "$timeout" --class "$W/killed" >"$OUT/hw_killed.log" 2>&1) &
     grader=$!
-    for _ in $(seq 120); do
-      pgrep -u nobody >/dev/null && break
-      sleep 1
+    # Wait for the hanging exercise's own program, not the grader's GPU probe (a process of the
+    # same user that ends within a second): the kill must come while the run is on the GPU.
+    exercise=$(basename "$hang")
+    exercise=${exercise#adv-}
+    exercise=${exercise%.*}
+    running=0
+    for _ in $(seq 1200); do
+      running=$(pgrep -u nobody -f "$exercise" | wc -l)
+      [ "$running" -gt 0 ] && break
+      sleep 0.2
     done
-    sleep 2
-    running=$(pgrep -u nobody | wc -l)
     kill -9 $grader 2>/dev/null
     wait $grader 2>/dev/null
     sleep 3
