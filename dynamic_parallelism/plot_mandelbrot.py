@@ -8,14 +8,11 @@ process of its own): then each time is the middle run's.
 
     build/bin/06_mandelbrot_mariani_silver --sweep --csv > dynamic_parallelism/data/mandelbrot.csv
     python3 dynamic_parallelism/plot_mandelbrot.py dynamic_parallelism/data/mandelbrot.csv \\
-        --env dynamic_parallelism/data/env_06_07_limits_tools.txt \\
-        --png dynamic_parallelism/mandelbrot.png
+        --env dynamic_parallelism/data/env.txt --png dynamic_parallelism/mandelbrot.png
 
-(data/env_06_07_limits_tools.txt is the env.txt of the call of scripts/gpu_check.sh that ran 06,
-data/env.txt that of 01 to 05's.) --readme README.md rewrites the table between its
-mandelbrot-table markers; readme_numbers.py writes the same table with the plot under it. The
-plot needs matplotlib; without it the plot is skipped with a message and the table is still
-written.
+--readme README.md rewrites the table between its mandelbrot-table markers; readme_numbers.py
+writes the same table with the plot under it. The plot needs matplotlib; without it the plot is
+skipped with a message and the table is still written.
 """
 import csv
 import os

@@ -11,37 +11,32 @@ of a number, and so does a block of 05's table when that run is not one of today
 (comparison_log.txt) must say that one pending-launch limit was set for every row, and every GPU
 row of its CSV must give that limit (a warning on stderr says which file is stale).
 
-Three runs. data/ is this run, the one the README quotes, written by two calls of
-scripts/gpu_check.sh's dp stage after the L2 flush became a read: its `reduce` part (01 to 05,
-DP_PARTS=reduce) on an H100 on 2026-11-25, described by env.txt, and its other parts (06, 07, the
-device runtime's limits, relocatable_overhead, the compute-sanitizer tools) on an H200 on
-2026-11-26, described by env_06_07_limits_tools.txt (PARTS_ENV): each block names the GPU of the
-file it reads. Two older runs sit inside it, with the same file names and each its own env.txt
-(OLDER, below, says what each is): data/h100/, an earlier H100 run of every part with the programs
-before their latest changes, and data/h200/, the H200's run of 2026-11-23, before the flush fix.
-Where this run lacks a file (or its 05 is stale), a README block gives the first older run's numbers
-that has it, under one line that names that run; RESULTS.md gives every run's record, each
-labelled. The older runs' provenance lines go between the provenance-older markers, and the
-programs' costs come from the repository's timing of every default run
-(../timings/default_runs_h100.csv).
+Three runs, each folder with its env.txt. data/ is this run, the one the README quotes: one call of
+scripts/gpu_check.sh's dp stage on an H200 on 2026-11-26, of every program as it is now. Two older
+runs sit inside it, with the same file names (OLDER, below, says what each is): data/h100/, the
+H100's run of 01 to 05 of 2026-11-25 (the reduce part alone, DP_PARTS=reduce), and data/h200/, the
+H200's run of 2026-11-23, before the L2 flush fix. Where this run lacks a file (or its 05 is
+stale), a README block gives the first older run's numbers that has it, under one line that names
+that run; RESULTS.md gives every run's record, each labelled. The older runs' provenance lines go
+between the provenance-older markers, and the programs' costs come from the repository's timing of
+every default run (../timings/default_runs_h100.csv), beside 02's time from the run on the same
+kind of GPU.
 The files (scripts/gpu_check.sh writes them on a GPU machine):
   env.txt               the GPU, driver and toolkit of the run (and, from the runs that record
-                        them, the commit and a hash of every source file); in data/, of the
-                        reduce part, and env_06_07_limits_tools.txt of the others
+                        them, the commit and a hash of every source file)
   hello_world.txt       01 with 1 parent block (three times) and 2
   pending_limit.txt     02 at pending-launch limits from 16 to 32768 (those that pass, 3 times)
+  pending_limit_refused.txt
+                        02 and device_runtime_limits asking for more slots than the runtime grants
   printed_forms.txt     03 and 04 as printed, and stalled
   correct_forms.txt     03 (barrier), 03 --tail and 04, the correct forms, at their defaults
   comparison.csv, comparison_log.txt, comparison.txt
                         05 --csv, its log, and 05's printed table from a second run
   comparison_no_rdc.csv 05_reduction_comparison_no_rdc --csv
-  comparison.png (in data/h100/ only: this run's plots, of 05's table and of 06's sizes,
-                        are beside this script)
   mandelbrot_default.txt 06's default run
   mandelbrot.csv, mandelbrot_log.txt
                         06 at each size in its own process at its own pending-launch limit
-                        (three times each), and what each run printed besides; an older run
-                        holds 06 --sweep instead, every size in one process at one limit
+                        (three times each), and what each run printed besides
   mandelbrot_pool.csv, mandelbrot_pool_log.txt
                         the same at the limit of the largest size
   mandelbrot_depth.csv, mandelbrot_depth_log.txt
@@ -77,9 +72,10 @@ DATA = os.path.join(HERE, "data")  # --data replaces it (the tests' own files)
 # The older runs, inside DATA, in the order a README block falls back on them where this run lacks
 # a file, each with what a reader must know about it besides its env.txt.
 OLDER = {
-    "h100": ("an earlier H100 run of 2026-11-25, of the programs before their latest changes",
-             "the earlier H100 run of the same day, of the programs as they were before their "
-             "latest changes; its env.txt records no commit"),
+    "h100": ("the H100 run of 2026-11-25, of 01 to 05 only, as they were then",
+             "the H100 run of 2026-11-25, of 01 to 05 only, as they were before their latest "
+             "changes (among them the check that stops a run granted fewer pending-launch slots "
+             "than it needs)"),
     "h200": ("the H200 run of 2026-11-23, before the L2 flush fix",
              "the H200 run of 2026-11-23 (code 7a3500e), before the L2 flush fix: a memset "
              "flushed the L2, and its write-backs inside the timed region made times slower"),
@@ -118,60 +114,37 @@ def older(folder):
         DATA, SHOWN, FOLDER = saved
 
 
-# This run's data/ holds two calls of scripts/gpu_check.sh's dp stage, each with its env.txt: the
-# `reduce` part (01 to 05) in env.txt, the other parts in PARTS_ENV. An older run's folder, or a
-# folder given with --data that has no PARTS_ENV, is one call: env.txt.
-PARTS_ENV = "env_06_07_limits_tools.txt"
-REDUCE_FILES = {"hello_world.txt", "pending_limit.txt", "printed_forms.txt", "correct_forms.txt",
-                "comparison.csv", "comparison_log.txt", "comparison.txt", "comparison_no_rdc.csv",
-                "comparison_no_rdc_log.txt", "tail_vs_printed.txt", "launch_baseline.txt"}
-
-
-def env(name=None):
-    """The env.txt of the call that wrote data file `name` in the folder being read (without a
-    name, of the reduce part), or None."""
-    if name and name not in REDUCE_FILES and data(PARTS_ENV):
-        return data(PARTS_ENV)
+def env():
+    """The env.txt of the folder being read, or None."""
     return data("env.txt")
 
 
-def gpu(name=None):
-    """The short name of the GPU that wrote `name` in the folder being read ('H200' of 'NVIDIA
-    H200'), from its env.txt."""
-    path = env(name)
+def gpu():
+    """The short name of the GPU of the folder being read ('H200' of 'NVIDIA H200'), from its
+    env.txt."""
+    path = env()
     found = re.search(r"^NVIDIA ([^\s,]+)", open(path).read(), re.M) if path else None
     return found.group(1) if found else "GPU"
 
 
-def day(name=None):
-    """The date of the call that wrote `name` in the folder being read, from its env.txt, or
-    None."""
-    path = env(name)
+def day():
+    """The date of the run in the folder being read, from its env.txt, or None."""
+    path = env()
     found = re.search(r"^date: (\S+)", open(path).read(), re.M) if path else None
     return found.group(1) if found else None
 
 
-def run_name(name=None):
-    """The run that wrote `name` in the folder being read, in a few words, in bold, with a link to
-    its folder."""
-    when = f" of {day(name)}" if day(name) else ""
+def run_name():
+    """The run in the folder being read, in a few words, in bold, with a link to its folder."""
+    when = f" of {day()}" if day() else ""
     if FOLDER is None:
-        return f"**This run** ({gpu(name)}{when}, [`{SHOWN}`]({SHOWN}))"
+        return f"**This run** ({gpu()}{when}, [`{SHOWN}`]({SHOWN}))"
     return f"**An older run** ([`{SHOWN}`]({SHOWN}), {OLDER[FOLDER][0]})"
 
 
 def provenance(document):
-    """The provenance line of this run: one GPU per call of the dp stage whose env.txt data/
-    holds."""
-    line = report.provenance(data("env.txt"), DATA, document)
-    if not data(PARTS_ENV):
-        return line
-    reduce_env = report.describe_env(data("env.txt"))
-    parts_env = report.describe_env(data(PARTS_ENV))
-    where = line[line.index("; data: "):]
-    return (f"01 to 05 measured on {reduce_env} ([`env.txt`]({SHOWN}env.txt)); 06, 07, "
-            f"`device_runtime_limits`, `relocatable_overhead` and the compute-sanitizer tools on "
-            f"{parts_env} ([`{PARTS_ENV}`]({SHOWN}{PARTS_ENV})){where}")
+    """The provenance line of this run."""
+    return report.provenance(data("env.txt"), DATA, document)
 
 
 def either(make):
@@ -192,12 +165,11 @@ def either(make):
     return first
 
 
-def both(make, name=None):
-    """make() on every run's data, each labelled (RESULTS.md keeps every record; `name`, the data
-    file make() reads, says which GPU of this run wrote it); an older run that lacks the file is
-    left out."""
-    parts = [wrap(run_name(name) + ":") + "\n" + wrap(make()) if not isinstance(make(), Missing)
-             else wrap(run_name(name) + ": " + make().strip())]
+def both(make):
+    """make() on every run's data, each labelled (RESULTS.md keeps every record); an older run
+    that lacks the file is left out."""
+    parts = [wrap(run_name() + ":") + "\n" + wrap(make()) if not isinstance(make(), Missing)
+             else wrap(run_name() + ": " + make().strip())]
     for folder in OLDER:
         with older(folder):
             if not data("env.txt"):
@@ -331,6 +303,51 @@ def number_02():
             f"summed with {launches} launches at the pending-launch limit 16384 took {ms:.2f} ms, "
             f"the middle of {count} runs in [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt) "
             f"(the run above is the first). The time is the launches, not the 4 MiB.\n")
+
+
+REFUSED = re.compile(r"asked the device runtime for (\d+) slots .* granted (\d+), fewer than")
+
+
+def refused_runs():
+    """The runs of pending_limit_refused.txt that stopped because the runtime granted fewer slots
+    than asked: [(command, FAIL line, asked, granted, exit status)]."""
+    path = data("pending_limit_refused.txt")
+    found = []
+    for command, lines, status in runs(path) if path else []:
+        fail = next((l for l in lines if l.startswith("FAIL") and REFUSED.search(l)), None)
+        if fail and status != 0:
+            found.append((command, fail, *REFUSED.search(fail).groups(), status))
+    return found
+
+
+def pending_refused():
+    """The check after setting the limit, at work: a run that asked for more slots than the device
+    runtime grants stops before it launches anything."""
+    found = refused_runs()
+    if not found:
+        return missing("02_nested_reduce --pending-limit 16777216", "pending_limit_refused.txt")
+    asked = {a for _, _, a, _, _ in found}
+    granted = {g for _, _, _, g, _ in found}
+    programs = " and ".join(f"`{c.replace('build/bin/', '').split()[0]}`"
+                            for c, _, _, _, _ in found)
+    said = (f"The check at work: asked for {' and '.join(sorted(asked))} slots, the device runtime "
+            f"granted {' and '.join(sorted(granted))}, without an error; {programs} read the limit "
+            f"back and stopped, exit {found[0][4]}, before their first launch "
+            f"([`{SHOWN}pending_limit_refused.txt`]({SHOWN}pending_limit_refused.txt)):")
+    command, fail = found[0][:2]
+    return Done(wrap(said) + "\n" + fence(command, [fail]))
+
+
+def pending_refused_runs():
+    """RESULTS.md: every run of pending_limit_refused.txt, less the device line."""
+    path = data("pending_limit_refused.txt")
+    if not path:
+        return missing("02_nested_reduce --pending-limit 16777216", "pending_limit_refused.txt")
+    shown = []
+    for command, out, status in runs(path):
+        shown += ["$ " + command] + [l for l in out if not l.startswith("device ")]
+        shown.append(f"[exit {status}]")
+    return "```\n" + "\n".join(shown) + "\n```\n"
 
 
 # --- 05's run: the rows of 03 and 05 -----------------------------------------------------------
@@ -1108,7 +1125,7 @@ def nesting():
     ran = [re.match(r"nesting: all (\d+) grids ran \(depths 0 to (\d+)\)", l) for l in said]
     both_ways = (", each with modules loaded lazily and eagerly"
                  if runtime_limits_rows(eager=True) else "")
-    runs_named = (f"each of its {len(said)} runs on the {gpu('runtime_limits.txt')} "
+    runs_named = (f"each of its {len(said)} runs on the {gpu()} "
                   f"(pending-launch limits "
                   f"{', '.join(limits[:-1])} and {limits[-1]}{both_ways})" if len(limits) > 1
                   else "its run")
@@ -1199,7 +1216,7 @@ def chain_times():
     short = 1000 * (t2 - t0) / (n2 - n0)
     long = 1000 * (u1 - u0) / (m1 - m0)
     return (f"**A launch's latency on its own** (`device_runtime_limits --chain-times`, on the "
-            f"{gpu('chain_times.txt')}, [`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)): "
+            f"{gpu()}, [`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)): "
             f"chains of one-thread grids, each launching the next, each the median of 20 runs: "
             f"from {n0} to {n2} grids ({t0:.4f} to {t2:.4f} ms) each grid added {short:.1f} µs, "
             f"from {m0} to {m1} ({u0:.4f} to {u1:.4f} ms) {long:.1f} µs. A dependent launch's "
@@ -1228,7 +1245,7 @@ def relocatable_overhead():
     text = (f"**In short:** {r / p:.2f}: 06's flat kernel, a 4096 × 4096 image of milliseconds "
             f"of arithmetic, built with `-rdc=true` and the device runtime over the same kernel "
             f"built without ({r:.4f} ms over {p:.4f} ms, the middle of {len(rdc)} runs each, "
-            f"alternating, on the {gpu('relocatable_overhead.txt')}, "
+            f"alternating, on the {gpu()}, "
             f"[`{SHOWN}relocatable_overhead.txt`]({SHOWN}relocatable_overhead.txt)); the runs "
             f"of the two builds spanned {min(plain + rdc):.4f} to {max(plain + rdc):.4f} ms")
     busy = found.get("relocatable, launches in flight")
@@ -1312,18 +1329,14 @@ def pool_costs():
     times = limit_times()
     if "4096" in times and "16384" in times:
         small, large = times["4096"], times["16384"]
-        on = ("" if gpu("runtime_limits.txt") == gpu("pending_limit.txt") or not data(
-            "runtime_limits.txt") else f" on the {gpu('pending_limit.txt')}")
-        parts.append(f"02's 16384 launches{on} took {statistics.median(small):.2f} ms with a pool "
+        parts.append(f"02's 16384 launches took {statistics.median(small):.2f} ms with a pool "
                      f"of "
                      f"4096 slots and {statistics.median(large):.2f} ms with 16384, the one size "
                      f"enough in any order (the middle of {len(small)} runs each; RESULTS.md has "
                      f"every run and the other sizes).")
     memory = pool_memory()
     if memory:
-        where = ("" if gpu("runtime_limits.txt") == gpu("pending_limit.txt")
-                 else f", on the {gpu('runtime_limits.txt')}")
-        parts.append(f"In device memory (`device_runtime_limits`{where}, RESULTS.md): {memory}.")
+        parts.append(f"In device memory (`device_runtime_limits`, RESULTS.md): {memory}.")
     else:
         for folder in OLDER:
             with older(folder):
@@ -1387,9 +1400,16 @@ def program_costs():
     text = cost_tables.block(rows, "../timings/default_runs_h100.md",
                              cost_tables.read_machine(pathlib.Path(TIMINGS + ".md")))
     nested = next((r for r in rows if r["program"] == "02_nested_reduce"), None)
-    found = nested_16384_middle()
-    if nested and nested["gpu_s"] and found and gpu() in cost_tables.read_machine(
-            pathlib.Path(TIMINGS + ".md"))[0]:
+    machine = cost_tables.read_machine(pathlib.Path(TIMINGS + ".md"))[0]
+    # 02's timed run from the run in data/ on the timings' kind of GPU: this run's, else an older
+    # one's.
+    found = None
+    for folder in (None, *OLDER):
+        with older(folder) if folder else contextlib.nullcontext():
+            if data("env.txt") and gpu() in machine and nested_16384_middle():
+                found, shown = nested_16384_middle(), SHOWN
+                break
+    if nested and nested["gpu_s"] and found:
         one = found[0]
         if 1000 * float(nested["gpu_s"]) < one:
             text += "\n" + wrap(
@@ -1397,7 +1417,7 @@ def program_costs():
                 f"records of 02's run add up to {float(nested['gpu_s']):.4f} s, less than one of "
                 f"its timed runs takes ({one:.2f} ms at its default limit on the same kind of GPU, "
                 f"the middle of {found[1]} runs in "
-                f"[`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt)). The wall seconds are "
+                f"[`{shown}pending_limit.txt`]({shown}pending_limit.txt)). The wall seconds are "
                 f"the measure for 01 to 07.")
     return Done(text)
 
@@ -1464,6 +1484,11 @@ def pending_limits():
             outcome = (f"{m.group(1)} launches refused, {m.group(2)} made, {m.group(3)} never "
                        f"attempted ({m.group(4)}); exit {status}" if m else cell(fail))
         rows.setdefault((asked, granted), []).append((status, outcome))
+    for command, _, asked, granted, status in refused_runs():
+        if command.startswith("build/bin/02_nested_reduce"):
+            rows.setdefault((asked, granted), []).append(
+                (status, f"stopped before its first launch: fewer slots granted than asked "
+                         f"(`{SHOWN}pending_limit_refused.txt`); exit {status}"))
     lines = ["| `--pending-limit` | limit granted | outcome |", "|---|---|---|"]
     for (asked, granted), outcomes in rows.items():
         passed = [o for st, o in outcomes if st == 0]
@@ -1681,23 +1706,23 @@ def runtime_limits():
     return Done(text + "\n" + wrap(" ".join(said)))
 
 
-RESULTS_BLOCKS = {name: (lambda make=make, file=file: both(make, file))
-                  for name, (make, file) in {
-    "pending-limits": (pending_limits, "pending_limit.txt"),
-    "tail-vs-printed": (tail_vs_printed, "tail_vs_printed.txt"),
-    "launch-baseline": (launch_baseline_runs, "launch_baseline.txt"),
-    "printed-forms": (printed_forms, "printed_forms.txt"),
-    "sanitizer": (sanitizer, "sanitizer.txt"),
-    "mandelbrot-log": (mandelbrot_log, "mandelbrot_log.txt"),
-    "racing-ports": (racing_ports, "continuation.txt"),
-    "runtime-limits": (runtime_limits, "runtime_limits.txt"),
-    "correct-forms": (correct_forms_runs, "correct_forms.txt"),
-    "default-vs-sweep": (default_vs_sweep_results, "mandelbrot_default.txt"),
-    "mandelbrot-pool-runs": (mandelbrot_pool_results, "mandelbrot_pool.csv"),
-    "mandelbrot-depth-runs": (mandelbrot_depth_results, "mandelbrot_depth.csv"),
-    "pool-memory-runs": (pool_memory_results, "pool_memory.txt"),
-    "chain-times-runs": (chain_times_results, "chain_times.txt"),
-    "relocatable-overhead-runs": (relocatable_results, "relocatable_overhead.txt"),
+RESULTS_BLOCKS = {name: (lambda make=make: both(make)) for name, make in {
+    "pending-limits": pending_limits,
+    "tail-vs-printed": tail_vs_printed,
+    "launch-baseline": launch_baseline_runs,
+    "printed-forms": printed_forms,
+    "sanitizer": sanitizer,
+    "mandelbrot-log": mandelbrot_log,
+    "racing-ports": racing_ports,
+    "runtime-limits": runtime_limits,
+    "pending-refused-runs": pending_refused_runs,
+    "correct-forms": correct_forms_runs,
+    "default-vs-sweep": default_vs_sweep_results,
+    "mandelbrot-pool-runs": mandelbrot_pool_results,
+    "mandelbrot-depth-runs": mandelbrot_depth_results,
+    "pool-memory-runs": pool_memory_results,
+    "chain-times-runs": chain_times_results,
+    "relocatable-overhead-runs": relocatable_results,
 }.items()}
 # This run's alone: what the README's 06 says in a sentence, in full.
 RESULTS_BLOCKS.update({"mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": mandelbrot_depth,
@@ -1764,7 +1789,7 @@ BLOCKS = {
     "mandelbrot-verdict": main_or_second(mandelbrot_verdict),
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),
     "racing-summary": main_or_second(racing_summary),
-    "pool-trade": pool_trade, "chain-times": chain_times,
+    "pool-trade": pool_trade, "chain-times": chain_times, "pending-refused": pending_refused,
 }
 
 
