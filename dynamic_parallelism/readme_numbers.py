@@ -19,7 +19,7 @@ H200's run of 2026-11-23, before the L2 flush fix. Where this run lacks a file (
 stale), a README block gives the first older run's numbers that has it, under one line that names
 that run; RESULTS.md gives every run's record, each labelled. The older runs' provenance lines go
 between the provenance-older markers, and the programs' costs come from the repository's timing of
-every default run (../timings/default_runs_h100.csv), beside 02's time from the run on the same
+every default run (../timings/default_runs_h200.csv), beside 02's time from the run on the same
 kind of GPU.
 The files (scripts/gpu_check.sh writes them on a GPU machine):
   env.txt               the GPU, driver and toolkit of the run (and, from the runs that record
@@ -82,7 +82,7 @@ OLDER = {
 }
 SHOWN = "data/"  # how the blocks name the folder being read
 FOLDER = None  # the key of OLDER being read, None for this run's data/
-TIMINGS = os.path.join(HERE, os.pardir, "timings", "default_runs_h100")  # .csv and .md
+TIMINGS = os.path.join(HERE, os.pardir, "timings", "default_runs_h200")  # .csv and .md
 RESULT = re.compile(r"^(?P<name>\S.*?)\s+n=(?P<n>\d+)\s+(?P<ms>[0-9.]+) ms")
 ONE_LIMIT = re.compile(r"pending-launch limit (\d+) for every row")
 
@@ -1389,15 +1389,15 @@ def pool_trade():
 def program_costs():
     """Each program's default run: wall, host and GPU seconds, in the block every chapter's README
     has (scripts/cost_tables.py writes the others'), from the repository's timing of every default
-    run (timings/default_runs_h100.csv and the .md beside it, which names the machine); and what its
+    run (timings/default_runs_h200.csv and the .md beside it, which names the machine); and what its
     GPU seconds leave out here."""
     if not (os.path.exists(TIMINGS + ".csv") and os.path.exists(TIMINGS + ".md")):
-        return missing("scripts/time_programs.py", "../timings/default_runs_h100.csv")
+        return missing("scripts/time_programs.py", "../timings/default_runs_h200.csv")
     rows = [r for r in cost_tables.read_rows(TIMINGS + ".csv")
             if r["chapter"] == "dynamic_parallelism"]
     if not rows:
-        return missing("scripts/time_programs.py", "../timings/default_runs_h100.csv")
-    text = cost_tables.block(rows, "../timings/default_runs_h100.md",
+        return missing("scripts/time_programs.py", "../timings/default_runs_h200.csv")
+    text = cost_tables.block(rows, "../timings/default_runs_h200.md",
                              cost_tables.read_machine(pathlib.Path(TIMINGS + ".md")))
     nested = next((r for r in rows if r["program"] == "02_nested_reduce"), None)
     machine = cost_tables.read_machine(pathlib.Path(TIMINGS + ".md"))[0]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes each chapter README's "What each program costs" block from the committed timings.
 
-    python3 scripts/cost_tables.py            rewrite the blocks from timings/default_runs_h100.csv
+    python3 scripts/cost_tables.py            rewrite the blocks from timings/default_runs_h200.csv
     python3 scripts/cost_tables.py --check    only check that the committed READMEs agree
     ... --timings FILE    another table of scripts/time_programs.py (its .md beside it)
     ... --root DIR        another copy of the repository (the tests' scratch trees)
@@ -22,7 +22,7 @@ import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-TIMINGS = "timings/default_runs_h100.csv"
+TIMINGS = "timings/default_runs_h200.csv"
 # The chapters whose README quotes its programs' lines from here; the others' are left alone.
 CHAPTERS = ("ch07_convolution", "ch10_reduction", "atomics_appendix", "warp_aggregation")
 BEGIN, END = "<!-- costs:begin -->", "<!-- costs:end -->"
