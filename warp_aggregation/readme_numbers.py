@@ -287,8 +287,8 @@ def prints_03():
 
 
 # 03's text rows on sorted keys in double that the segmented scan's section shows.
-SCAN_ROWS = ["atomicAdd", "warp match_any", "reduce_peers masks given",
-             "warp segmented scan 4/lane", "warp segmented scan 8/lane", "CUB ReduceByKey"]
+# The rows the scan's lesson compares: plain atomics, the blog's aggregation today, the scan, CUB.
+SCAN_ROWS = ["atomicAdd", "warp match_any", "warp segmented scan 4/lane", "CUB ReduceByKey"]
 ROW = re.compile(r"^(float|double)\s+(sorted)\s+(.+?)\s+(\d+\.\d+)\s+\d+\.\d+ \.\.")
 TEXT_HEADER = ("type   order             variant                              ms         ms min .. "
                "max     GB/s   %peak  xatomic    xCAS   xCUB")
@@ -972,9 +972,9 @@ def which_to_use():
                  f"inside the aggregating kernel, random keys in double (*d* ≈ 32): the loop's "
                  f"search takes {times(*inside)}× `__match_any_sync`'s")
     rows = [
-        ("sorted", "CUB's `ReduceByKey`, or `match_peers` + `reduce_peers` from the header. The "
-         "warp segmented scan is faster, but not offered for copying: it is 03's alone "
-         "([what it assumes](RESULTS.md#copying-the-segmented-scan))",
+        ("sorted", "CUB's `ReduceByKey`, or `match_peers` + `reduce_peers` from the header (the "
+         "faster segmented scan is 03's alone: [what it assumes]"
+         "(RESULTS.md#copying-the-segmented-scan))",
          "runs need no peer search; `ReduceByKey` is one call, the scan (bound by memory) the "
          "fastest",
          sorted_cell),
@@ -995,8 +995,7 @@ def which_to_use():
          "the compiler already aggregates per warp; the counter is the limit, and a scan has "
          "none", counter_cell),
         ("any of these, keys of 32 or 64 bits", "`__match_any_sync` (`match_peers`), not the "
-         "blog's `get_peers` loop", "the same mask in one instruction since Volta; the loop is "
-         "left for keys wider than 64 bits, written as your own (the header's refuses them)",
+         "blog's `get_peers` loop", "the same mask in one instruction since Volta",
          loop_cell),
     ]
     lines = ["| your keys | reach for | because | measured |", "| --- | --- | --- | --- |"]
