@@ -233,6 +233,7 @@ int main(int argc, char** argv) {
     atomics::Table host_table;
     auto time_inserts = [&](atomics::Push push, const atomics::ChainedTable& table,
                             const char* name) {
+        atomics::SlowPhaseNote note("timing the inserts");
         const double ms = timer.median_ms([&] {
             atomics::build_lock_free_table(push, table, dev_keys.get(), dev_values.get(), n);
         });
