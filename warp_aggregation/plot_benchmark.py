@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Turns 03_reduction_by_key_benchmark's CSV (and its Nsight Compute export) into the chapter's
-results tables and a plot.
+results tables and two plots: every variant's time, and the blog's comparison as speed-ups
+(--png benchmark.png also writes benchmark_speedup.png beside it).
 
     build/bin/03_reduction_by_key_benchmark --csv > warp_aggregation/data/benchmark.csv
     python3 warp_aggregation/plot_benchmark.py warp_aggregation/data/benchmark.csv \
@@ -292,6 +293,7 @@ def plot(rows, variants, png, title):
         ax.xaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(
             lambda x, _: f"{x:g}" if f"{x:.0e}"[0] in "235" else ""))
         ax.tick_params(axis="x", which="minor", labelsize=7)
+        ax.tick_params(axis="x", which="both", labelbottom=True)  # both panels: sharex hides it
         ax.set_title(f"{precision}: {what}")
         ax.grid(axis="x", which="both", alpha=0.3)
         for i in range(len(variants)):
@@ -306,6 +308,62 @@ def plot(rows, variants, png, title):
                frameon=False)
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.savefig(png, dpi=100)
+    print(f"wrote {png}")
+
+
+# The blog's Figure 1, rebuilt: its baseline (the atomicCAS loop, Kepler's and Maxwell's only
+# double add), its alternative (hashing), its warp reduction with the search (get_peers + CAS) and
+# without it (masks given, as its figure timed it), and today's native atomicAdd for scale.
+BLOG_VARIANTS = ["atomicCAS loop", "shared-memory hashing", "warp get_peers + CAS",
+                 "reduce_peers masks given", "atomicAdd"]
+BLOG_ORDERS = ["sorted", "partially sorted"]
+
+
+def speedup_png(png):
+    """benchmark.png -> benchmark_speedup.png, beside it."""
+    root, ext = os.path.splitext(png)
+    return f"{root}_speedup{ext or '.png'}"
+
+
+def plot_speedup(rows, png, title):
+    """The blog's comparison alone: speed-up over the atomicCAS loop, double, sorted and partially
+    sorted keys, one bar per variant (a linear axis, so a bar's length is the speed-up)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: plot skipped (pip install matplotlib)")
+        return
+    shades = {"sorted": "#1b5e20", "partially sorted": "#1565c0"}
+    fig, ax = plt.subplots(figsize=(9.5, 3.8))
+    top = 0.0
+    for j, order in enumerate(BLOG_ORDERS):
+        cas = rows.get(("double", order, "atomicCAS loop"))
+        if not cas:
+            continue
+        for i, variant in enumerate(BLOG_VARIANTS):
+            r = rows.get(("double", order, variant))
+            if not r:
+                continue
+            x = float(cas["ms"]) / float(r["ms"])
+            top = max(top, x)
+            y = i + (j - 0.5) * 0.38
+            ax.barh(y, x, height=0.36, color=shades[order],
+                    label=order if i == 0 else None)
+            ax.text(x, y, f" {x:.2f}×", va="center", fontsize=8)
+    ax.axvline(1.0, color="#555555", lw=0.8)
+    ax.set_xlim(0, top * 1.35 if top else 1)  # room for the legend
+    ax.set_yticks(range(len(BLOG_VARIANTS)))
+    ax.set_yticklabels([v + (" (today)" if v == "atomicAdd" else "") for v in BLOG_VARIANTS])
+    ax.invert_yaxis()
+    ax.set_xlabel("speed-up over the atomicCAS loop, double (median over median; right is faster)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(title="key order", fontsize=9, loc="center right", frameon=False)
+    ax.set_title("The blog's Figure 1 rebuilt (masks given: the search left out, as the blog "
+                 f"timed it)\n{title}", fontsize=9)
+    fig.tight_layout()
     fig.savefig(png, dpi=100)
     print(f"wrote {png}")
 
@@ -333,6 +391,7 @@ def main():
     if args.png:
         title = report.describe_env(args.env) or "03_reduction_by_key_benchmark"
         plot(rows, variants, args.png, title)
+        plot_speedup(rows, speedup_png(args.png), title)
 
 
 if __name__ == "__main__":

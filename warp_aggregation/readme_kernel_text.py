@@ -2,12 +2,13 @@
 """Checks, without a GPU, that the kernels the README prints for copying are the ones that
 readme_kernel_test.cu compiles and runs.
 
-    python3 warp_aggregation/readme_kernel_text.py [--readme README.md] [--source FILE.cu]
+    python3 warp_aggregation/readme_kernel_text.py [--readme README.md] [--results RESULTS.md] \
+        [--source FILE.cu]
 
 Two kernels. The README's `copied_kernel` is its one ```cuda block that defines `__global__ void
 copied_kernel(`; the test's is the lines between `// readme-kernel:begin` and
-`// readme-kernel:end`. The README's `grid_stride_kernel` is its one ```cuda block that defines
-`__global__ void grid_stride_kernel(`; the test's runs from the `template` line above that
+`// readme-kernel:end`. RESULTS.md's `grid_stride_kernel` (the README links to it there) is its
+one ```cuda block that defines `__global__ void grid_stride_kernel(`; the test's runs from the `template` line above that
 definition to the first line after it that is `}` alone. Each pair must be the same lines, spaces
 included (an edit on either side is made on both, the test's with clang-format). And the launch:
 the README's one ```cuda block that holds `copied_kernel<Key, F>` and `<<<` must be consecutive
@@ -94,9 +95,10 @@ def launch_difference(readme_text, source_text):
             "in the source as it stands there")
 
 
-# (the kernel's name, the README's definition line, how to find it in the source)
-KERNELS = [("copied_kernel", COPIED, marked_kernel),
-           ("grid_stride_kernel", GRID_STRIDE, defined_kernel)]
+# (the kernel's name, the README's definition line, how to find it in the source, the document
+# that prints it)
+KERNELS = [("copied_kernel", COPIED, marked_kernel, "readme"),
+           ("grid_stride_kernel", GRID_STRIDE, defined_kernel, "results")]
 
 
 def differences(readme_text, source_text, definition, find):
@@ -115,31 +117,36 @@ def differences(readme_text, source_text, definition, find):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--readme", default=os.path.join(HERE, "README.md"))
+    parser.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
     parser.add_argument("--source", default=os.path.join(HERE, "readme_kernel_test.cu"))
     args = parser.parse_args()
-    with open(args.readme, encoding="utf-8") as f:
-        readme = f.read()
+    docs = {}
+    for key, doc in (("readme", args.readme), ("results", args.results)):
+        with open(doc, encoding="utf-8") as f:
+            docs[key] = f.read()
+    readme = docs["readme"]
     with open(args.source, encoding="utf-8") as f:
         source = f.read()
-    for name, definition, find in KERNELS:
+    for name, definition, find, where in KERNELS:
+        text, doc = docs[where], "README" if where == "readme" else "RESULTS.md"
         try:
             # The check must see a change: the README's kernel with one character replaced (the
             # first one after the kernel's name and parenthesis: the `c` of `const`).
-            at = readme.index(definition) + len(definition)
-            changed = readme[:at] + "C" + readme[at + 1:]
+            at = text.index(definition) + len(definition)
+            changed = text[:at] + "C" + text[at + 1:]
             if not differences(changed, source, definition, find):
-                print(f"FAILED: a README {name} with one character changed passes the check")
+                print(f"FAILED: a {doc} {name} with one character changed passes the check")
                 return 1
-            found = differences(readme, source, definition, find)
+            found = differences(text, source, definition, find)
         except ValueError as error:
             print(f"FAILED: {error}")
             return 1
         if found:
-            print(f"FAILED: the README's {name} is not the one readme_kernel_test.cu runs:\n"
-                  + found)
+            print(f"FAILED: the {doc}'s {name} is not the one readme_kernel_test.cu runs:\n"
+                  + found.replace("README line", f"{doc} line"))
             return 1
-        lines = len(readme_kernel(readme, definition)[0])
-        print(f"ok: the README's {name}, {lines} lines, is readme_kernel_test.cu's")
+        lines = len(readme_kernel(text, definition)[0])
+        print(f"ok: the {doc}'s {name}, {lines} lines, is readme_kernel_test.cu's")
     try:
         # The character after the launch's `<<<` (the `g` of `grid`), made a `G`.
         at = readme.index("<<<", readme.index(LAUNCH)) + 3
