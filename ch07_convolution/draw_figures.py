@@ -562,9 +562,10 @@ def roofline(png, data, bench, env):
     # The three kernels the book counts: the square at the book's OP/B and the dot at the measured
     # one share a colour (no arrows between them: they would cross the other points' labels).
     book_colours = {"07_07 basic": ACCENT, "07_09 constant memory": ACCENT2,
-                    "07_12 tiled": "#b07aa1"}
+                    "07_12 tiled": "#b07aa1", "07_15 cached halo": "#76b7b2",
+                    "07_ex2 output tiled": "#9c755f"}
     for kernel, measured, gflops, book in points:
-        if book is not None:
+        if book is not None:  # 07_15 and 07_ex2: the book counts no OP/B, so a dot alone
             colour = book_colours[kernel]
             ax.plot(book, copy * book, "s", color=colour, markersize=10, mfc="white", mew=2.5)
             ax.annotate(f"{kernel[:5]}: the book's {book:g} OP/B,\nat most {copy * book:,.0f}"
@@ -607,10 +608,13 @@ def roofline(png, data, bench, env):
     handles = [Line2D([], [], color="black", linewidth=2, label=ax.get_lines()[0].get_label()),
                Line2D([], [], marker="s", color="#777777", mfc="white", mew=2, linestyle="",
                       label="the book's OP/B (requests counted as DRAM bytes), on the roof"),
-               Line2D([], [], marker="o", color=DARK, linestyle="",
+               Line2D([], [], marker="o", color="#777777", linestyle="",
                       label="measured at 5×5 (GFLOP/s labelled): DRAM bytes from Nsight "
                             "Compute,\nGFLOP/s from 07_99; a square and a dot of one colour: "
-                            "one kernel")]
+                            "one kernel;\n07_15 and 07_ex2, which the book gives no OP/B: "
+                            "a dot alone, in a colour of its own"),
+               Line2D([], [], marker="o", color=DARK, linestyle="",
+                      label="measured at 5×5: the four kernels beyond the book (07_91-07_94)")]
     ax.legend(handles=handles, loc="lower right", fontsize=9)
     ax.set_title(f"The roofline of {env or 'the GPU of the committed data'}, "
                  f"5×5 filter on {first['width']}×{first['height']}: every kernel moves the "
