@@ -812,14 +812,25 @@ def mandelbrot_verdict():
 
 
 def mandelbrot_table():
+    """RESULTS.md: the sweep's times; the README shows them as the plot (mandelbrot_figure())."""
+    rows = mandelbrot_rows()
+    if not rows:
+        return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot.csv")
+    return Done(split_table(rows))
+
+
+def mandelbrot_figure():
+    """The README's plot of the sweep (plot_mandelbrot.py draws it from the same CSV)."""
     rows = mandelbrot_rows()
     if not rows:
         return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot.csv")
     png, shown = ((data("mandelbrot.png"), f"{SHOWN}mandelbrot.png") if FOLDER else
                   (os.path.join(HERE, "mandelbrot.png"), "mandelbrot.png"))
-    figure = (f"\n![Time by image size: flat, host-driven and dynamic parallelism]({shown})\n"
-              if png and os.path.exists(png) else "")
-    return Done(split_table(rows) + figure)
+    if not (png and os.path.exists(png)):
+        return missing("plot_mandelbrot.py --png", "mandelbrot.png")
+    return Done(f"![Time by image size: flat, host-driven and dynamic parallelism]({shown})\n\n"
+                f"The times, each the middle of its runs, are tabled in [RESULTS.md]"
+                f"(RESULTS.md#06-the-sweep).\n")
 
 
 def split_table(rows):
@@ -1716,7 +1727,8 @@ RESULTS_BLOCKS.update({"mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": m
                        "pool-costs": pool_costs, "pool-memory": pool_taken_first,
                        "program-costs": program_costs, "provenance-older": provenance_older,
                        "relocatable-overhead": relocatable_overhead,
-                       "per-launch": per_launch, "chain-times": chain_times})
+                       "per-launch": per_launch, "chain-times": chain_times,
+                       "mandelbrot-table": lambda: either(mandelbrot_table)})
 
 
 def wrap(text):
@@ -1773,7 +1785,7 @@ BLOCKS = {
     "rdc-noise": main_or_second(rdc_noise),
     "results-table": main_or_second(results_table), "comparison-figure": comparison_figure,
     "prints-06": main_or_second(prints_06), "number-06": main_or_second(number_06),
-    "mandelbrot-table": main_or_second(mandelbrot_table),
+    "mandelbrot-figure": main_or_second(mandelbrot_figure),
     "mandelbrot-verdict": main_or_second(mandelbrot_verdict),
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),
     "racing-summary": main_or_second(racing_summary),
