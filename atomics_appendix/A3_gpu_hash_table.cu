@@ -281,23 +281,30 @@ int main(int argc, char** argv) {
 
     // A graded run checks every timed build too (common::Timer), on a poisoned pool.
     common::Timer timer(dev, opt.reps);
-    const double gpu_ms =
-        timer
+    const double gpu_ms = [&] {
+        atomics::SlowPhaseNote note("timing the builds");
+        return timer
             .measure(
                 build, [&] { table.poison_pool(); },
                 [&] {
                     return atomics::verify_device_table(table, keys, host_table, nullptr, false);
                 })
             .median;
+    }();
     // Every timed build must have released every lock it took, as the verified one did.
     if (!mutexes.all_released("the timed builds")) return common::kExitWrong;
-    const std::optional<double> book_ms =
-        atomics::time_book_scope(dev, 1, keys, values, capacity, host_table);
+    const std::optional<double> book_ms = [&] {
+        atomics::SlowPhaseNote note("timing the build as the book times it");
+        return atomics::time_book_scope(dev, 1, keys, values, capacity, host_table);
+    }();
     if (!book_ms) return common::kExitWrong;
     // The CPU build once (after a warm-up), in the storage the checks faulted in: A2 times it
     // with repetitions.
-    const double cpu_ms =
-        common::host_median_ms(1, [&] { atomics::build_cpu_table(host_table, keys, capacity); });
+    const double cpu_ms = [&] {
+        atomics::SlowPhaseNote note("timing the CPU build");
+        return common::host_median_ms(
+            1, [&] { atomics::build_cpu_table(host_table, keys, capacity); });
+    }();
     std::fprintf(report.text(),
                  "Time to hash: GPU %.1f ms (%.1f M keys/s), CPU %.1f ms on the same keys\n"
                  "GPU as the book times it (from before the allocations and the copy of the keys "

@@ -183,6 +183,7 @@ class OpenTable {
 template <std::size_t (*Home)(unsigned int, std::size_t) = home_slot>
 bool verify_open_table(const std::vector<unsigned long long>& slots,
                        const std::vector<unsigned int>& keys, const MapReference& ref) {
+    SlowPhaseNote note("checking the table's slots on the host");
     const std::size_t num_slots = slots.size(), n = keys.size(), words = n / 64 + 1;
     // Bit v of a part's bitmap: value v may not appear (again) in the part's slots. It starts as
     // the later occurrences (a slot must hold its key's first) and takes each value seen, so that
@@ -282,6 +283,7 @@ bool verify_open_table(const std::vector<unsigned long long>& slots,
 inline bool check_open_lookups(const std::vector<unsigned int>& keys, const MapReference& ref,
                                const std::vector<unsigned int>& queries, std::size_t hits,
                                const std::vector<unsigned int>& got) {
+    SlowPhaseNote note("checking the lookups on the host");
     std::vector<Problem> problems(parallel_parts(queries.size()));
     parallel_for(queries.size(), [&](unsigned int part, std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) {

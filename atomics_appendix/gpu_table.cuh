@@ -4,6 +4,7 @@
 //                       all_released() checks after a kernel that every lock was given back
 //   ChainedTable        owns a chained table's heads, pool and refused-key counter (DeviceTable)
 //   copy_table_to_host  A.2.4's copy, every pointer relocated, for hash_table.h's verify_table
+//   copy_device_table, verify_device_table  a ChainedTable's copy (every key inserted), checked
 //   copy_to_host        a DeviceBuffer into a host vector that is reused
 #pragma once
 
@@ -113,11 +114,10 @@ const std::vector<T>& copy_to_host(const common::DeviceBuffer<T>& from, std::vec
     return host;
 }
 
-// Every key inserted, then verify_table on the host copy (with `lost`, entries may be missing:
-// verify_table counts them). Prints why on failure. The copy is left in host_table (A4 walks it).
-inline bool verify_device_table(const ChainedTable& owner, const std::vector<unsigned int>& keys,
-                                Table& host_table, std::size_t* lost = nullptr,
-                                bool record = true) {
+// The first half of verify_device_table: every key inserted (prints why not), then the host copy
+// in host_table. A4 checks the copy on the host while the GPU builds its next table.
+inline bool copy_device_table(const ChainedTable& owner, const std::vector<unsigned int>& keys,
+                              Table& host_table, bool record = true) {
     const unsigned long long refused = owner.refused_count();
     if (refused > 0) {
         std::fprintf(stderr,
@@ -127,7 +127,16 @@ inline bool verify_device_table(const ChainedTable& owner, const std::vector<uns
         return false;
     }
     copy_table_to_host(owner.table(), host_table, record);
-    return verify_table(host_table, keys, lost);
+    return true;
+}
+
+// Every key inserted, then verify_table on the host copy (with `lost`, entries may be missing:
+// verify_table counts them). Prints why on failure. The copy is left in host_table (A4 walks it).
+inline bool verify_device_table(const ChainedTable& owner, const std::vector<unsigned int>& keys,
+                                Table& host_table, std::size_t* lost = nullptr,
+                                bool record = true) {
+    return copy_device_table(owner, keys, host_table, record) &&
+           verify_table(host_table, keys, lost);
 }
 inline bool verify_device_table(const ChainedTable& owner, const std::vector<unsigned int>& keys,
                                 std::size_t* lost = nullptr, bool record = true) {

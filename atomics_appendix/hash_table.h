@@ -6,10 +6,13 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -56,6 +59,38 @@ void parallel_for(std::size_t n, F&& f) {
     parallel_for(n, parallel_parts(n), f);
 }
 
+// Says on stderr what a phase of the host's is doing once it has run two seconds (a run at ten
+// times the default size, say), and nothing where it ends sooner: made at the phase's start,
+// destroyed at its end.
+class SlowPhaseNote {
+  public:
+    explicit SlowPhaseNote(const char* what)
+        : what_(what), thread_([this] {
+              std::unique_lock<std::mutex> lock(mutex_);
+              if (!ended_.wait_for(lock, std::chrono::seconds(2), [this] { return done_; })) {
+                  std::fprintf(stderr, "... %s\n", what_);
+                  std::fflush(stderr);
+              }
+          }) {}
+    ~SlowPhaseNote() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            done_ = true;
+        }
+        ended_.notify_one();
+        thread_.join();
+    }
+    SlowPhaseNote(const SlowPhaseNote&) = delete;
+    SlowPhaseNote& operator=(const SlowPhaseNote&) = delete;
+
+  private:
+    const char* what_;
+    std::mutex mutex_;
+    std::condition_variable ended_;
+    bool done_ = false;
+    std::thread thread_;  // last: it starts once the members above exist
+};
+
 // The first problem a part of a check found (empty: none), and the first of all parts, printed.
 using Problem = std::string;
 inline bool report_first(const std::vector<Problem>& problems) {
@@ -93,6 +128,7 @@ inline unsigned int lists_parts(const Table& table) {
 // checked in one pass over the pool in order, split among the cores too.
 inline bool verify_table(const Table& table, const std::vector<unsigned int>& keys,
                          std::size_t* lost = nullptr) {
+    SlowPhaseNote note("checking the table on the host");
     const std::size_t n = keys.size(), capacity = table.pool.size();
     // reached[i]: pool entry i is on some list. Relaxed atomics: two cores that reach the same
     // entry (from two buckets: one of them fails the bucket check) must not race on it.

@@ -24,6 +24,7 @@ namespace atomics {
 // (splitmix64's state only counts), so the host's cores make them in pieces, and the rare
 // skipped draw is put right afterwards, in order.
 inline std::vector<unsigned int> random_keys(std::size_t n, std::uint64_t seed) {
+    SlowPhaseNote note("drawing the keys");
     constexpr std::uint64_t kStep = 0x9E3779B97F4A7C15ull;  // splitmix64's increment
     std::vector<unsigned int> keys(n);
     std::vector<std::uint8_t> skipped(parallel_parts(n), 0);
@@ -157,6 +158,7 @@ std::vector<unsigned int> absent_keys_by(std::size_t count, std::uint64_t seed,
 // finds the few candidates that are keys; one more pass flags them, in the generator's order.
 inline std::vector<unsigned int> absent_keys(const std::vector<unsigned int>& sorted_keys,
                                              std::size_t count, std::uint64_t seed) {
+    SlowPhaseNote note("drawing keys that are not in the table");
     return absent_keys_by(count, seed, [&](const std::vector<unsigned int>& candidates) {
         const std::vector<unsigned int> sorted = sorted_copy(candidates);
         const unsigned int parts = parallel_parts(sorted.size());
@@ -229,6 +231,7 @@ class MapReference {
   public:
     explicit MapReference(const std::vector<unsigned int>& keys)
         : later_bits_((keys.size() + 63) / 64, 0) {
+        SlowPhaseNote note("the reference: the keys sorted, each one's first occurrence");
         const std::size_t n = keys.size();
         const std::vector<unsigned int> sorted = sorted_copy(keys);
         // The distinct keys (the first of each run of equal keys) and the repeated ones (the

@@ -8,8 +8,9 @@
         --before atomics_appendix/data/h200/benchmark.csv \
         --before-env atomics_appendix/data/h200/env.txt
 
-data/ holds the run the README quotes; data/h200/ an older run (an H200, 2026-11-23, an older
-version of the programs and of the timer's L2 flush), kept as a record. --before names that
+data/ holds the run the README quotes; data/h100/ the H100 run before it and data/h200/ an older
+run (an H200, 2026-11-23, an older version of the programs and of the timer's L2 flush), kept as
+records. --before names that
 older run's CSV: where the first CSV has no cuCollections rows and the older one has, RESULTS.md's
 cuco table is written from the older run, with that run's own provenance line between the
 cuco-provenance markers (RESULTS.md's text says how the two runs differ). Nothing else is taken

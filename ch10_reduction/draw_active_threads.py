@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Draws the active threads of Figs 10.6 and 10.9, step by step and warp by warp.
 
-    python3 ch10_reduction/draw_active_threads.py --png ch10_reduction/active_threads.png \
-        [--n 256] [--bin build/bin]
+    python3 ch10_reduction/draw_active_threads.py --kernel 10_06 \
+        --png ch10_reduction/active_threads_10_06.png [--n 256] [--bin build/bin]
+
+--kernel 10_06 or 10_09 draws that kernel alone (the README shows each under its own figure);
+without it the two are drawn side by side.
 
 One row per iteration of each kernel's loop, one square per thread of the block, the warps side by
 side. The index arithmetic is the kernels' and divergence_analysis.h's, line for line:
@@ -72,7 +75,11 @@ def check_against_programs(bin_dir, n):
         print(f"{program} --n {n}: {drawn[0]}/{drawn[1]}, as drawn")
 
 
-def draw(n, png):
+PANELS = {"10_06": ("Fig 10.6: thread t owns input[2t], stride doubles", simple_steps),
+          "10_09": ("Fig 10.9: thread t owns input[t], stride halves", convergent_steps)}
+
+
+def draw(n, png, kernels):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -80,13 +87,15 @@ def draw(n, png):
 
     threads = single_block_threads(n)
     warps = (threads + WARP - 1) // WARP
-    panels = [("Fig 10.6: thread t owns input[2t], stride doubles", list(simple_steps(n))),
-              ("Fig 10.9: thread t owns input[t], stride halves", list(convergent_steps(n)))]
+    panels = [(PANELS[k][0], list(PANELS[k][1](n))) for k in kernels]
     rows = max(len(steps) for _, steps in panels)
     gap = 3  # columns between warps
     width = threads + gap * (warps - 1)
     colours = {"active": ADDS, "idle lane": IDLE_LANE, "warp idle": NO_WORK}
-    fig, axes = plt.subplots(1, 2, figsize=(15, 0.42 * rows + 2.2))
+    alone = len(panels) == 1
+    fig, axes = plt.subplots(1, len(panels), figsize=(7.5 * len(panels), 0.42 * rows + 2.4),
+                             squeeze=False)
+    axes = axes[0]
     for ax, (title, steps) in zip(axes, panels):
         for row, (stride, active) in enumerate(steps):
             busy_warps = 0
@@ -100,7 +109,8 @@ def draw(n, png):
                     ax.add_patch(Rectangle((x, -row - 1), 1, 0.8, facecolor=colour, linewidth=0))
             ax.text(-2, -row - 0.6, f"stride {stride}", ha="right", va="center", fontsize=8)
             warp_count = f"{busy_warps} warp{'s' if busy_warps != 1 else ''}"
-            ax.text(width + 2, -row - 0.6, f"{sum(active)} adds, {warp_count} busy",
+            adds = f"{sum(active)} add{'s' if sum(active) != 1 else ''}"
+            ax.text(width + 2, -row - 0.6, f"{adds}, {warp_count} busy",
                     ha="left", va="center", fontsize=8)
         for w in range(warps):
             ax.text(w * (WARP + gap) + WARP / 2, 0.3, f"warp {w}", ha="center", fontsize=8)
@@ -115,10 +125,11 @@ def draw(n, png):
                          ("idle lane of a busy warp: consumed, does nothing",
                           colours["idle lane"]),
                          ("warp with no active thread: consumes nothing", colours["warp idle"]))],
-               loc="lower center", ncol=3, fontsize=9, frameon=False)
-    fig.suptitle(f"Active threads of the single-block kernels, N = {n} ({threads} threads, "
-                 f"{warps} warps), one row per step", fontsize=11)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+               loc="lower center", ncol=1 if alone else 3, fontsize=9, frameon=False)
+    what = f"Fig 10.{int(kernels[0][3:])}'s kernel" if alone else "the single-block kernels"
+    fig.suptitle(f"Active threads of {what}, N = {n} ({threads} threads, {warps} warps), "
+                 "one row per step", fontsize=11)
+    fig.tight_layout(rect=(0, 0.12 if alone else 0.06, 1, 1))
     if os.path.dirname(png):
         os.makedirs(os.path.dirname(png), exist_ok=True)
     fig.savefig(png, dpi=110)
@@ -129,11 +140,12 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--png", required=True)
     p.add_argument("--n", type=int, default=256, help="elements (the book's example: 256)")
+    p.add_argument("--kernel", choices=sorted(PANELS), help="draw this kernel alone")
     p.add_argument("--bin", help="folder of the built programs, to check the counts against")
     args = p.parse_args()
     if args.bin:
         check_against_programs(args.bin, args.n)
-    draw(args.n, args.png)
+    draw(args.n, args.png, [args.kernel] if args.kernel else sorted(PANELS))
 
 
 if __name__ == "__main__":

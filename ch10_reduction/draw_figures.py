@@ -5,9 +5,10 @@
 
 Writes, into --out:
   fig_10_05_sum_tree.png      Fig 10.5: the sum tree over 8 values, 3 steps of 4, 2 and 1 adders
-  fig_10_07_10_08.png         Figs 10.7 and 10.8 as data flow at N = 16 (8 threads), and below
-                              them, at N = 256 (4 warps), the 128-byte segments each warp's loads
-                              and stores touch at every step: the book's 141 and 36 requests
+  fig_10_07.png               Fig 10.7 as data flow at N = 16 (8 threads), and below it, at
+                              N = 256 (4 warps), the 128-byte segments each warp's loads and
+                              stores touch at every step of Fig 10.6: the book's 141 requests
+  fig_10_08.png               the same for Fig 10.8 and the kernel of Fig 10.9: 36 requests
   fig_10_10_shared_memory.png Fig 10.10 at N = 16 (8 threads): the load that adds two inputs into
                               input_s, the tree in shared memory, the input never written
   fig_10_12_segments.png      Fig 10.12: three blocks of 8 threads, a slice of 16 inputs each, a
@@ -264,34 +265,33 @@ def draw_segments(ax, title, steps):
 
 
 def draw_figs_7_8(out):
+    """One picture per kernel: its data flow at N = 16 (Fig 10.7 or 10.8) above its segments at
+    N = 256, so that each figure's section of the README shows its own kernel."""
     plt = setup()
     from matplotlib.patches import Patch
-    fig = plt.figure(figsize=(15, 8.6))
-    grid = fig.add_gridspec(2, 2, height_ratios=[5, 8])
     n = 16
-    draw_flow(fig.add_subplot(grid[0, 0]),
-              "Fig 10.7 (kernel of Fig 10.6), N = 16: thread t owns input[2t]",
-              list(simple_steps(n)), n)
-    draw_flow(fig.add_subplot(grid[0, 1]),
-              "Fig 10.8 (kernel of Fig 10.9), N = 16: thread t owns input[t]",
-              list(convergent_steps(n)), n)
-    draw_segments(fig.add_subplot(grid[1, 0]),
-                  "Fig 10.6 at N = 256: the 128-byte segments each warp touches",
-                  list(simple_steps(256)))
-    draw_segments(fig.add_subplot(grid[1, 1]),
-                  "Fig 10.9 at N = 256: the 128-byte segments each warp touches",
-                  list(convergent_steps(256)))
-    fig.legend(handles=[Patch(color=ADDS, label="element written in this step (by thread tK)")]
-               + [Patch(color=COLOURS[w], label=f"warp {w} touches this segment")
-                  for w in range(4)],
-               loc="lower center", ncol=5, fontsize=9, frameon=False)
-    fig.text(0.5, 0.04, "The book's request: a 128-byte segment (32 floats) that one warp's load "
-             "or store touches. Each step loads the owner's and the partner's element and stores "
-             "the owner's:\n'w0: 3' = warp 0 touches this segment with 3 of the step's requests "
-             "(2 if only its owners' elements are there, 1 if only its partners').",
-             ha="center", fontsize=9)
-    fig.tight_layout(rect=(0, 0.085, 1, 1))
-    save(fig, out, "fig_10_07_10_08.png")
+    for name, fig_no, kernel, owns, steps in (
+            ("fig_10_07.png", "10.7", "10.6", "input[2t]", simple_steps),
+            ("fig_10_08.png", "10.8", "10.9", "input[t]", convergent_steps)):
+        fig = plt.figure(figsize=(8, 9.4))
+        grid = fig.add_gridspec(2, 1, height_ratios=[5, 8])
+        draw_flow(fig.add_subplot(grid[0, 0]),
+                  f"Fig {fig_no} (kernel of Fig {kernel}), N = {n}: thread t owns {owns}",
+                  list(steps(n)), n)
+        draw_segments(fig.add_subplot(grid[1, 0]),
+                      f"Fig {kernel} at N = 256: the 128-byte segments each warp touches",
+                      list(steps(256)))
+        fig.legend(handles=[Patch(color=ADDS, label="element written in this step (by thread tK)")]
+                   + [Patch(color=COLOURS[w], label=f"warp {w} touches this segment")
+                      for w in range(4)],
+                   loc="lower center", ncol=3, fontsize=8.5, frameon=False)
+        fig.text(0.5, 0.075, "The book's request: a 128-byte segment (32 floats) that one warp's "
+                 "load or store touches.\nEach step loads the owner's and the partner's element "
+                 "and stores the owner's. 'w0: 3' = warp 0\ntouches this segment with 3 of the "
+                 "step's requests (2 if only its owners' elements are there, 1 if only\nits "
+                 "partners').", ha="center", fontsize=8.5)
+        fig.tight_layout(rect=(0, 0.15, 1, 1))
+        save(fig, out, name)
 
 
 # ---- Fig 10.10 --------------------------------------------------------------------------------

@@ -17,13 +17,16 @@ about how that run was measured).
 read ceiling of every kernel at every size, the two runs' columns side by side, each size's first
 run first), its provenance lines (one per run) between the provenance markers, and every number
 written inline between <!--ceiling KERNEL[ @2^K]-->...<!--/--> (that kernel's % of the read ceiling
-at the largest size or at 2^K), <!--ms KERNEL[ @2^K]-->...<!--/--> (its median time, "2.35 ms") or
+at the largest size or at 2^K), <!--ms KERNEL[ @2^K]-->...<!--/--> (its median time, "2.35 ms"),
+<!--us KERNEL[ @2^K]-->...<!--/--> (the same in microseconds to four digits, "2353 µs", "234.0 µs",
+so that a reader can divide two of them and find the share) or
 <!--ratio KERNEL A / KERNEL B[ @2^K]-->...<!--/--> (A's speed over B's), from the first run; a
-marker written <!--ceiling2 ...-->, <!--ms2 ...--> or <!--ratio2 ...--> takes its number from the
-second run. --results rewrites RESULTS.md's spread tables (median, fastest and
+marker written <!--ceiling2 ...-->, <!--ms2 ...-->, <!--us2 ...--> or <!--ratio2 ...--> takes its
+number from the second run. --results rewrites RESULTS.md's spread tables (median, fastest and
 slowest run, GB/s and speed against CUB at every size), one per run, with one provenance line per
-run. The plot (the first run: each kernel's % of the read ceiling, and the COARSE_FACTOR sweep)
-needs matplotlib; without it the plot is skipped with a message and the tables are still written.
+run, and its inline numbers, marked as the README's are. The plot (the first run: each kernel's %
+of the read ceiling, and the COARSE_FACTOR sweep) needs matplotlib; without it the plot is skipped
+with a message and the tables are still written.
 """
 import csv
 import os
@@ -82,7 +85,7 @@ def readme_table(runs, labels):
     return "\n".join(lines) + "\n"
 
 
-INLINE = re.compile(r"<!--(ceiling|ms|ratio)(2?) ([^@>]+?)(?: @2\^(\d+))?-->.*?<!--/-->")
+INLINE = re.compile(r"<!--(ceiling|ms|us|ratio)(2?) ([^@>]+?)(?: @2\^(\d+))?-->.*?<!--/-->")
 
 
 def inline_numbers(text, runs, path):
@@ -102,6 +105,9 @@ def inline_numbers(text, runs, path):
             number = f"{float(rows[(names[0], n)]['pct_of_read_ceiling']):.1f}%"
         elif kind == "ms":
             number = f"{float(rows[(names[0], n)]['ms']):.2f} ms"
+        elif kind == "us":
+            us = 1000 * float(rows[(names[0], n)]["ms"])
+            number = f"{us:.{max(0, 4 - len(str(int(us))))}f} µs"
         else:
             a, b = (float(rows[(k, n)]["gb_per_s"]) for k in names)
             number = f"{a / b:.1f}×"
@@ -218,6 +224,8 @@ def main():
                                  spread_table(*run) if run else "No run committed yet.\n", marker)
         report.update_readme(args.results, provenance_lines(args, args.results, labels),
                              "provenance")
+        text = inline_numbers(open(args.results).read(), runs, args.results)
+        open(args.results, "w").write(text)
     if args.png:
         env = report.describe_env(args.env)
         plot(first[0], first[1], args.png, env or "10_99_benchmark")
