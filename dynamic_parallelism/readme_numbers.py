@@ -1174,7 +1174,7 @@ def pool_memory():
 
 
 def chain_times():
-    """Under 04's latency: a launch's latency alone, from device_runtime_limits --chain-times: what
+    """RESULTS.md, a launch's latency alone, from device_runtime_limits --chain-times: what
     a grid adds in short chains (the first lengths' difference) and in long ones (the last two
     lengths'), since the least-squares line through every length overfits the long chains."""
     run = run_of("chain_times.txt", "--chain-times")
@@ -1354,8 +1354,8 @@ def refused_at(limit):
 
 
 def pool_trade():
-    """The question under 02: 02's time at each pool size that passed (the middle run), and what
-    2048 did; RESULTS.md has every run."""
+    """The README's pool section (under 05): 02's time at each pool size that passed (the middle
+    run), the spread of single repetitions behind it, and what 2048 did; RESULTS.md has every run."""
     times = limit_times()
     if "4096" not in times or "16384" not in times:
         return missing("02_nested_reduce --pending-limit N", "pending_limit.txt")
