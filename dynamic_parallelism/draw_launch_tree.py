@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Draws the launch trees of the nested reductions: 02/03 (a chain of child grids per parent block)
 against 04 (one grid per level for all blocks); and, with --hello-png, 01's nested hello world at
-the document's size (blocks of 8 threads, 1 parent block and 2).
+the document's size (blocks of 8 threads, 1 parent block and 2); with --sums-png, which element 02
+adds to which, level by level, in one block of 8.
 
     python3 dynamic_parallelism/draw_launch_tree.py --png dynamic_parallelism/launch_tree.png \
-        --hello-png dynamic_parallelism/hello_tree.png [--grid 4] [--block 8]
+        --hello-png dynamic_parallelism/hello_tree.png \
+        --sums-png dynamic_parallelism/reduce_sums.png [--grid 4] [--block 8]
 
 The launches are the kernels' own recursion, step for step:
   02, 03 (gpuRecursiveReduce, ...Nosync): a block reducing isize elements, isize > 2, has thread 0
@@ -121,6 +123,69 @@ def draw_hello(png):
     print(f"wrote {png}")
 
 
+def halving_steps(values):
+    """02's sums for one block, level by level: each grid of isize threads (isize > 2) adds
+    idata[t + isize / 2] onto idata[t] for t < isize / 2, and the last, of 2, writes
+    idata[0] + idata[1] to g_odata[block]. [(isize, the block's elements after that grid)]."""
+    steps, data, isize = [], list(values), len(values)
+    while isize > 2:
+        half = isize // 2
+        for t in range(half):
+            data[t] += data[t + half]
+        steps.append((isize, list(data)))
+        isize = half
+    steps.append((2, [data[0] + data[1]]))
+    assert steps[-1][1][0] == sum(values), steps
+    return steps
+
+
+def draw_sums(values, png):
+    """02's block 0, element by element: the row of its 8 ints, then what each grid of the chain
+    adds to which element (the arrows), down to g_odata[0]."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    steps = halving_steps(values)
+    n = len(values)
+    fig, ax = plt.subplots(figsize=(13, 1.25 * (len(steps) + 1) + 0.4))
+    rows = [("block 0's idata[0 .. 7],\nas the host wrote them", list(values), n, None)]
+    grids = ["host's grid, block 0: <<<4, 8>>>"] + [f"child <<<1, {i}>>>" for i, _ in steps[1:]]
+    for (isize, data), who in zip(steps, grids):
+        half = isize // 2
+        text = (f"{who}:\nthread t < {half} adds idata[t + {half}] onto idata[t]" if isize > 2
+                else f"{who}:\nthread 0 writes idata[0] + idata[1] to g_odata[0]")
+        rows.append((text, data, half if isize > 2 else 1, isize))
+    for r, (text, data, live, isize) in enumerate(rows):
+        y = -1.25 * r
+        ax.text(n + 0.3, y, text, fontsize=9, va="center")
+        for i, v in enumerate(data):
+            active = i < live
+            ax.add_patch(Rectangle((i, y - 0.3), 0.9, 0.6, linewidth=0.8, edgecolor="#333333",
+                                   facecolor=("#fdae6b" if isize == 2 else "#9ecae1") if active
+                                   and isize else "#f0f0f0" if not active else "#d9d9d9"))
+            ax.text(i + 0.45, y, str(v), ha="center", va="center", fontsize=9,
+                    color="#000000" if active else "#999999")
+        if isize:  # arrows from the row above: element t + half, and t itself, into element t
+            half = isize // 2
+            for t in range(half):
+                for src in (t, t + half):
+                    ax.add_patch(FancyArrowPatch((src + 0.45, y + 0.93), (t + 0.45, y + 0.32),
+                                                 arrowstyle="-|>", mutation_scale=8,
+                                                 color="#555555", linewidth=0.7))
+    ax.set_xlim(-0.3, n + 6.2)
+    ax.set_ylim(-1.25 * (len(rows) - 1) - 0.5, 1.0)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    fig.text(0.5, 0.02, f"The sum {sum(values)} is built in place in the first elements; grey "
+             "ones are no longer read. Every block of 02 does this on its own 512 ints.",
+             ha="center", fontsize=8)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.savefig(png, dpi=110)
+    print(f"wrote {png}")
+
+
 def check_document_counts():
     nested = sum(len(c) for c in nested_reduce_launches(2048, 512))
     nested2 = len(nested_reduce2_launches(512))
@@ -211,6 +276,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--png", required=True)
     p.add_argument("--hello-png", help="also draw 01's launches at the document's size here")
+    p.add_argument("--sums-png", help="also draw 02's block 0 element by element here")
     p.add_argument("--grid", type=int, default=4, help="parent blocks drawn")
     p.add_argument("--block", type=int, default=8, help="elements per parent block, a power of two")
     args = p.parse_args()
@@ -220,6 +286,8 @@ def main():
     check_hello_counts()
     if args.hello_png:
         draw_hello(args.hello_png)
+    if args.sums_png:
+        draw_sums([3, 1, 4, 1, 5, 9, 2, 6], args.sums_png)
 
 
 if __name__ == "__main__":

@@ -10,8 +10,8 @@ process of its own): then each time is the middle run's.
     python3 dynamic_parallelism/plot_mandelbrot.py dynamic_parallelism/data/mandelbrot.csv \\
         --env dynamic_parallelism/data/env.txt --png dynamic_parallelism/mandelbrot.png
 
---readme README.md rewrites the table between its mandelbrot-table markers; readme_numbers.py
-writes the same table with the plot under it. The plot needs matplotlib; without it the plot is
+--readme RESULTS.md rewrites the table between its mandelbrot-table markers; readme_numbers.py
+writes the same table there, and the plot into the README. The plot needs matplotlib; without it the plot is
 skipped with a message and the table is still written.
 """
 import csv

@@ -263,8 +263,8 @@ def number_01():
             f"the document's first run (`--blocks 1`, {levels} grids, the host's and {launches} "
             f"launched from the device, each by the grid before it) took {ms:.4f} ms, the middle "
             f"of {count} runs in [`{SHOWN}hello_world.txt`]({SHOWN}hello_world.txt) (the run "
-            f"printed above), over its {launches} launches (04 says what *per launch* "
-            f"measures).\n")
+            f"printed above), over its {launches} launches: a launch's latency, since each grid "
+            f"launches the next (04).\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
@@ -318,24 +318,6 @@ def refused_runs():
         if fail and status != 0:
             found.append((command, fail, *REFUSED.search(fail).groups(), status))
     return found
-
-
-def pending_refused():
-    """The check after setting the limit, at work: a run that asked for more slots than the device
-    runtime grants stops before it launches anything."""
-    found = refused_runs()
-    if not found:
-        return missing("02_nested_reduce --pending-limit 16777216", "pending_limit_refused.txt")
-    asked = {a for _, _, a, _, _ in found}
-    granted = {g for _, _, _, g, _ in found}
-    programs = " and ".join(f"`{c.replace('build/bin/', '').split()[0]}`"
-                            for c, _, _, _, _ in found)
-    said = (f"The check at work: asked for {' and '.join(sorted(asked))} slots, the device runtime "
-            f"granted {' and '.join(sorted(granted))}, without an error; {programs} read the limit "
-            f"back and stopped, exit {found[0][4]}, before their first launch "
-            f"([`{SHOWN}pending_limit_refused.txt`]({SHOWN}pending_limit_refused.txt)):")
-    command, fail = found[0][:2]
-    return Done(wrap(said) + "\n" + fence(command, [fail]))
 
 
 def pending_refused_runs():
@@ -498,10 +480,6 @@ def prints_04():
     return missing("04_nested_reduce2 --faithful --stall-ns 200000", "printed_forms.txt")
 
 
-def prints_04_correct():
-    return correct_forms("04_nested_reduce2")
-
-
 def number_04():
     found = correct_middle("build/bin/04_nested_reduce2")
     if not found:
@@ -511,7 +489,7 @@ def number_04():
             f"{launches + 1} grids (the host's and {launches} launched from the device, each level "
             f"tail-launched by the one before, at the pending-launch limit 2048 it needs), took "
             f"{ms:.4f} ms, the middle of {count} runs in [`{SHOWN}correct_forms.txt`]"
-            f"({SHOWN}correct_forms.txt) (the first is above), over its {launches} launches.\n")
+            f"({SHOWN}correct_forms.txt), over its {launches} launches.\n")
 
 
 def launch_rows():
@@ -560,25 +538,6 @@ def per_launch():
 
 
 # --- 05 ----------------------------------------------------------------------------------------
-
-def prints_05():
-    """The run that wrote comparison.csv (the one every number of 05 quotes): its log, as the file
-    holds it (its rows are the results table under it)."""
-    csv_path, log = data("comparison.csv"), data("comparison_log.txt")
-    if not (csv_path and log):
-        return missing("05_reduction_comparison --csv", "comparison.csv")
-    lines = open(log).read().splitlines()
-    if not any(ONE_LIMIT.search(l) for l in lines):
-        return stale_05(f"{SHOWN}comparison_log.txt does not say one pending-launch limit for "
-                        f"every row")
-    # Each row's launch count is in the table under it: those lines stand as "...".
-    counts = [i for i, l in enumerate(lines) if l.endswith("device-side launches")]
-    if counts:
-        lines = lines[:counts[0]] + ["..."] + lines[counts[-1] + 1:]
-    return Done("```\n$ build/bin/05_reduction_comparison --csv >comparison.csv "
-                "2>comparison_log.txt\n$ cat comparison_log.txt\n" + "\n".join(lines)
-                + "\n```\n")
-
 
 def printed_table_ms(variant):
     """The ms of `variant` in 05's printed table (comparison.txt, a second run of the same build),
@@ -785,7 +744,10 @@ def number_06():
     return (f"**One number:** {dp / host:.2f}: at {side(large)}, the time of Mariani–Silver with "
             f"dynamic parallelism over the same algorithm driven from the host ({dp:.2f} ms over "
             f"{host:.2f} ms, {runs_said(large)}, "
-            f"[`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)).\n")
+            f"[`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)). It includes the pool: the "
+            f"device-launched form ran at the pending-launch limit {int(large['pending_limit'])}, "
+            f"the worst case an image of that size can need, for the {int(large['launches'])} "
+            f"launches its tree made.\n")
 
 
 def runs_said(row):
@@ -846,14 +808,25 @@ def mandelbrot_verdict():
 
 
 def mandelbrot_table():
+    """RESULTS.md: the sweep's times; the README shows them as the plot (mandelbrot_figure())."""
+    rows = mandelbrot_rows()
+    if not rows:
+        return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot.csv")
+    return Done(split_table(rows))
+
+
+def mandelbrot_figure():
+    """The README's plot of the sweep (plot_mandelbrot.py draws it from the same CSV)."""
     rows = mandelbrot_rows()
     if not rows:
         return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot.csv")
     png, shown = ((data("mandelbrot.png"), f"{SHOWN}mandelbrot.png") if FOLDER else
                   (os.path.join(HERE, "mandelbrot.png"), "mandelbrot.png"))
-    figure = (f"\n![Time by image size: flat, host-driven and dynamic parallelism]({shown})\n"
-              if png and os.path.exists(png) else "")
-    return Done(split_table(rows) + figure)
+    if not (png and os.path.exists(png)):
+        return missing("plot_mandelbrot.py --png", "mandelbrot.png")
+    return Done(f"![Time by image size: flat, host-driven and dynamic parallelism]({shown})\n\n"
+                f"The times, each the middle of its runs, are tabled in [RESULTS.md]"
+                f"(RESULTS.md#06-the-sweep).\n")
 
 
 def split_table(rows):
@@ -1201,7 +1174,7 @@ def pool_memory():
 
 
 def chain_times():
-    """Under 04's latency: a launch's latency alone, from device_runtime_limits --chain-times: what
+    """RESULTS.md, a launch's latency alone, from device_runtime_limits --chain-times: what
     a grid adds in short chains (the first lengths' difference) and in long ones (the last two
     lengths'), since the least-squares line through every length overfits the long chains."""
     run = run_of("chain_times.txt", "--chain-times")
@@ -1353,6 +1326,21 @@ def pool_costs():
     return " ".join(parts) + "\n"
 
 
+def limit_spreads():
+    """02's runs in pending_limit.txt that passed: {limit: (fastest, slowest)} of every timed
+    repetition of every run at that limit."""
+    path = data("pending_limit.txt")
+    found = {}
+    for command, lines, status in runs(path) if path else []:
+        m = re.search(r"fastest and slowest of the \d+ timed runs: ([0-9.]+) to ([0-9.]+) ms",
+                      "\n".join(lines))
+        if status == 0 and m:
+            limit = command.split("--pending-limit ")[1].split()[0]
+            low, high = found.get(limit, (float("inf"), 0.0))
+            found[limit] = (min(low, float(m.group(1))), max(high, float(m.group(2))))
+    return found
+
+
 def refused_at(limit):
     """02's failed runs at `limit` in pending_limit.txt: the launches each refused."""
     path = data("pending_limit.txt")
@@ -1366,8 +1354,8 @@ def refused_at(limit):
 
 
 def pool_trade():
-    """The question under 02: 02's time at each pool size that passed (the middle run), and what
-    2048 did; RESULTS.md has every run."""
+    """The README's pool section (under 05): 02's time at each pool size that passed (the middle
+    run), the spread of single repetitions behind it, and what 2048 did; RESULTS.md has every run."""
     times = limit_times()
     if "4096" not in times or "16384" not in times:
         return missing("02_nested_reduce --pending-limit N", "pending_limit.txt")
@@ -1377,6 +1365,12 @@ def pool_trade():
             else "the middle run of each")
     text = (f"In [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt) ({said}): "
             + ", ".join(f"{l} slots {statistics.median(times[l]):.2f} ms" for l in sizes) + ".")
+    spread = limit_spreads()
+    if "4096" in spread and "16384" in spread:
+        text += (f" Those are medians: single repetitions at 4096 slots took {spread['4096'][0]:.2f}"
+                 f" to {spread['4096'][1]:.2f} ms, at 16384 {spread['16384'][0]:.2f} to "
+                 f"{spread['16384'][1]:.2f} ms; with a small pool, the order the device happens to "
+                 f"run the chains in decides the time.")
     refused = refused_at(2048)
     if refused:
         text += (f" At 2048, {refused[0]} launches were refused." if len(refused) == 1
@@ -1581,7 +1575,9 @@ def launch_baseline():
     return (f"**The same chain launched from the host** (`--launch-from stream` and `--launch-from "
             f"graph`, the middle of {count} runs each, alternating, in "
             f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)): {ms['device']:.4f} ms "
-            f"with each level tail-launched from the device, {ms['stream']:.4f} ms with the host "
+            f"with each level tail-launched from the device (this file's own runs, alternating "
+            f"with the host's: runs of one kernel differ by a few percent, so compare times "
+            f"within one file), {ms['stream']:.4f} ms with the host "
             f"launching the nine levels into one stream, {ms['graph']:.4f} ms with those launches "
             f"captured once as a CUDA graph. The device-side chain took "
             f"{ms['device'] / ms['stream']:.1f} times the host's stream: the host's launches go "
@@ -1728,7 +1724,9 @@ RESULTS_BLOCKS = {name: (lambda make=make: both(make)) for name, make in {
 RESULTS_BLOCKS.update({"mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": mandelbrot_depth,
                        "pool-costs": pool_costs, "pool-memory": pool_taken_first,
                        "program-costs": program_costs, "provenance-older": provenance_older,
-                       "relocatable-overhead": relocatable_overhead})
+                       "relocatable-overhead": relocatable_overhead,
+                       "per-launch": per_launch, "chain-times": chain_times,
+                       "mandelbrot-table": lambda: either(mandelbrot_table)})
 
 
 def wrap(text):
@@ -1779,17 +1777,17 @@ BLOCKS = {
     "prints-02": prints_02, "number-02": number_02,
     "prints-03": prints_03, "prints-03-correct": main_or_second(prints_03_correct),
     "number-03": main_or_second(number_03), "nosync-vs-nested": main_or_second(nosync_vs_nested),
-    "prints-04": prints_04, "prints-04-correct": main_or_second(prints_04_correct),
-    "number-04": number_04, "launch-baseline": launch_baseline, "per-launch": per_launch,
-    "prints-05": main_or_second(prints_05), "number-05": main_or_second(number_05),
+    "prints-04": prints_04,
+    "number-04": number_04, "launch-baseline": launch_baseline,
+    "number-05": main_or_second(number_05),
     "rdc-noise": main_or_second(rdc_noise),
     "results-table": main_or_second(results_table), "comparison-figure": comparison_figure,
     "prints-06": main_or_second(prints_06), "number-06": main_or_second(number_06),
-    "mandelbrot-table": main_or_second(mandelbrot_table),
+    "mandelbrot-figure": main_or_second(mandelbrot_figure),
     "mandelbrot-verdict": main_or_second(mandelbrot_verdict),
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),
     "racing-summary": main_or_second(racing_summary),
-    "pool-trade": pool_trade, "chain-times": chain_times, "pending-refused": pending_refused,
+    "pool-trade": pool_trade,
 }
 
 
