@@ -1633,16 +1633,13 @@ def launch_baseline():
     return (f"**The same chain launched from the host** (`--launch-from stream` and `--launch-from "
             f"graph`, the middle of {count} runs each, alternating, in "
             f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)): {ms['device']:.4f} ms "
-            f"with each level tail-launched from the device (this file's own runs, alternating "
-            f"with the host's: runs of one kernel differ by a few percent, so compare times "
-            f"within one file), {ms['stream']:.4f} ms with the host "
+            f"with each level tail-launched from the device, {ms['stream']:.4f} ms with the host "
             f"launching the nine levels into one stream, {ms['graph']:.4f} ms with those launches "
             f"captured once as a CUDA graph. The device-side chain took "
-            f"{ms['device'] / ms['stream']:.1f} times the host's stream: the host's launches go "
-            f"into the stream while earlier levels run, so each level can start as soon as the one "
-            f"before it is done, while each device-side level is launched by the level before it "
-            f"and waits, in the tail-launch stream, for that grid to complete. Where the host "
-            f"knows every level in advance, it is the better launcher.\n")
+            f"{ms['device'] / ms['stream']:.1f} times the host's stream: the host enqueues every "
+            f"level while earlier ones run, while each device-side level is launched by the one "
+            f"before it and waits for that grid to complete. Where the host knows every level in "
+            f"advance, it is the better launcher.\n")
 
 
 def four_at_2048():
