@@ -418,9 +418,9 @@ def number_02():
     if given is None or atomic is None:
         return missing("the reduction from given masks", "benchmark.csv")
     return sentence(
-        "**One number:** the tree and one atomic per group alone, from peer masks found "
-        "beforehand (03's variant \"reduce_peers masks given\", sorted keys in double, 10^7 "
-        f"values), are **{times(atomic, given)} times as fast** as one plain `atomicAdd` per "
+        "**One number:** the tree and one atomic per group without the search, from peer masks "
+        "found beforehand and read back (03's variant \"reduce_peers masks given\", sorted keys in "
+        f"double, 10^7 values), are **{times(atomic, given)} times as fast** as one plain `atomicAdd` per "
         f"value: {atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}). 02's own "
         "timings, search included: [RESULTS.md](RESULTS.md#02s-timing).\n")
 
