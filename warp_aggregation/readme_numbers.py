@@ -6,8 +6,8 @@ files in data/, so that the README quotes the committed measurements and nothing
         --results warp_aggregation/RESULTS.md
 
 Each block stands between <!-- <name>:begin --> and <!-- <name>:end --> in the README (BLOCKS) or
-in RESULTS.md (RESULTS_BLOCKS: 03's orders of keys, the sweep in full, the determinism table in
-full). Each section's
+in RESULTS.md (RESULTS_BLOCKS: the blog's conclusions, 03's orders of keys, the sweep in full,
+the determinism table in full). Each section's
 printed excerpt and its numbers come from one run. Without --readme or --results the blocks are
 printed; --data reads another folder than data/ (the tests give it one).
 A block whose data is missing says so instead of a number ("not yet measured" in a table cell).
@@ -410,28 +410,19 @@ def number_01():
 
 
 def number_02():
-    """02's own kernel (01's search, then the tree) over 01's search alone, on the same 1,000,003
-    keys drawn from 8 values in float (reduce_peers.csv, get_peers.csv); until 02's timings are
-    committed, 03's reduction from given masks over plain atomicAdd, said to be 03's."""
-    own = ms(load("reduce_peers.csv"), variant="reduce_peers/float/8 keys")
-    search = ms(load("get_peers.csv"), variant="get_peers/8 keys")
-    if own is not None and search is not None:
-        return sentence(
-            f"**One number:** on 1,000,003 keys drawn from 8 values, in float, 02's kernel (the "
-            f"search, then the values' loads and the tree) takes **{times(own, search)} times** as "
-            f"long as 01's search alone on the same keys: {own:.4f} ms over {search:.4f} ms "
-            f"({link('reduce_peers.csv')}, {link('get_peers.csv')}). Both write 4 bytes an "
-            "element (a sum, a mask); the difference is the tree plus reading the values, not the "
-            "tree alone.\n")
+    """The reduction alone: 03's tree and one atomic per group from peer masks found beforehand
+    ("reduce_peers masks given") over plain atomicAdd, sorted keys in double. 02's own timing
+    (reduce_peers.csv) includes the search, so it cannot isolate the tree: RESULTS.md has it."""
     given = bench("double", "sorted", "reduce_peers masks given")
     atomic = bench("double", "sorted", "atomicAdd")
     if given is None or atomic is None:
-        return missing("02 at its default size", "reduce_peers.csv")
+        return missing("the reduction from given masks", "benchmark.csv")
     return sentence(
-        "**One number (03's; 02's own timing is not yet committed):** the tree and one atomic per "
-        "group, from peer masks found beforehand (03's row \"reduce_peers masks given\"), are "
-        f"**{times(atomic, given)} times as fast** as plain `atomicAdd` on sorted keys in double: "
-        f"{atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}).\n")
+        "**One number:** the tree and one atomic per group without the search, from peer masks "
+        "found beforehand and read back (03's variant \"reduce_peers masks given\", sorted keys in "
+        f"double, 10^7 values), are **{times(atomic, given)} times as fast** as one plain `atomicAdd` per "
+        f"value: {atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}). 02's own "
+        "timings, search included: [RESULTS.md](RESULTS.md#02s-timing).\n")
 
 
 def number_03():
@@ -466,6 +457,21 @@ def number_scan():
         f"**One number:** on sorted keys in double, 4 values a lane, it is **{times(cub, scan)} "
         f"times as fast** as CUB's `ReduceByKey` on the same keys: {cub:.4f} ms over "
         f"{scan:.4f} ms ({link('benchmark.csv')}).\n")
+
+
+def prints_cg():
+    """The cooperative-groups section's rows: labeled_partition beside the hand-written
+    match_any kernel, sorted keys in double, read from benchmark.csv without a GPU."""
+    if not have("benchmark.csv"):
+        return missing("`cg labeled_partition`", "benchmark.csv")
+    pattern = re.compile(r"^(precision,|double,sorted,(warp match_any|cg labeled_partition),)")
+    lines = [line.rstrip("\n") for line in open(path("benchmark.csv")) if pattern.match(line)]
+    if len(lines) < 3:
+        return missing("`cg labeled_partition` on sorted keys in double", "benchmark.csv")
+    return ("03 times it as the variant `cg labeled_partition`; its rows beside the hand-written "
+            "kernel's, read\nfrom the committed run without a GPU (ms: the median of 20 runs):\n"
+            "\n```\n$ grep -E '^(precision,|double,sorted,(warp match_any|cg labeled))' "
+            "warp_aggregation/data/benchmark.csv\n" + "\n".join(lines) + "\n```\n")
 
 
 def prints_library():
@@ -764,9 +770,9 @@ def blog_table():
                          "(a model)" if f["k_fused"] else "not with a fused pass (a model)")
         reuse_verdict += (f"; from {use(f['k_separate'])} with a separate search pass"
                           + (", barely" if f["close"] else ""))
-        # The times and the model are the Homework's answer (reuse-masks): linked, not repeated.
-        reuse_cell = ("the passes' times and the model: [When reusing the masks "
-                      "pays](#homework), under Homework")
+        # The times and the model are the README's (reuse-masks, under 03): linked, not repeated.
+        reuse_cell = ("the passes' times and the model: [reusing the masks]"
+                      "(README.md#reusing-the-masks), under 03 in the README")
     gpu = re.search(r"NVIDIA ([^,]+)", report.describe_env(path("env.txt"))
                     if have("env.txt") else "")
 
@@ -932,7 +938,7 @@ def which_to_use():
                     "`match_any` aggregation" if scan_partial >= 1 else
                     "partially sorted, double: the scan slower than `match_any` aggregation "
                     f"({scan_partial:.2f}×)")
-    scattered = None
+    scattered = cross = None
     cg_cost = "but costs more"
     if have("sweep.csv"):
         for arrangements in plot_sweep.load(path("sweep.csv")).values():
@@ -943,6 +949,7 @@ def which_to_use():
                     return (f"slower than `atomicAdd` from *d* = {d} on" if d else
                             "faster than `atomicAdd` at every *d*")
                 cg_cost = cg_against_match(rows, arrangements.get("in runs"), brief=True)
+                cross = plot_sweep.slower_from(rows, "warp match_any")
                 scattered = ("scattered sweep (a warp's bins neighbours in memory), double only "
                              "(float not swept): `match_any` aggregation "
                              + verdict("warp match_any") + "; `labeled_partition` "
@@ -972,9 +979,11 @@ def which_to_use():
                  f"inside the aggregating kernel, random keys in double (*d* ≈ 32): the loop's "
                  f"search takes {times(*inside)}× `__match_any_sync`'s")
     rows = [
-        ("sorted", "CUB's `ReduceByKey`, or `match_peers` + `reduce_peers` from the header (the "
-         "faster segmented scan is 03's alone: [what it assumes]"
-         "(RESULTS.md#copying-the-segmented-scan))",
+        ("sorted", "CUB's `ReduceByKey`, or `match_peers` + `reduce_peers` from the header ("
+         + (f"slower than `atomicAdd` from *d* = {cross} on where a warp's bins are neighbours; "
+            if cross else "")
+         + "timed only in 1-D blocks of 256; the faster segmented scan is 03's alone: [what it "
+         "assumes](RESULTS.md#copying-the-segmented-scan))",
          "runs need no peer search; `ReduceByKey` is one call, the scan (bound by memory) the "
          "fastest",
          sorted_cell),
@@ -1073,8 +1082,8 @@ def sweep_where():
         + f". A likely reason, from the rows that time the kernel's halves "
         f"apart: its search alone takes {near[2]:.4f} ms in the sweep and {far[2]:.4f} on random "
         f"keys, its atomics from given masks {near[3]:.4f} and {far[3]:.4f} "
-        f"({link('sweep.csv')}, {link('benchmark.csv')}). The whole kernel takes about the longer "
-        "of the two: the search hides behind slow, scattered atomics, not behind cheap, "
+        f"({link('sweep.csv')}, {link('benchmark.csv')}). The whole kernel takes no more than the "
+        "longer of the two: the search hides behind slow, scattered atomics, not behind cheap, "
         "neighbouring ones.")
 
 
@@ -1167,17 +1176,17 @@ def provenance_block():
 
 BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_01,
           "prints-02": prints_02, "number-02": number_02,
-          "prints-03": prints_03, "number-03": number_03, "number-cg": number_cg,
+          "prints-03": prints_03, "number-03": number_03, "prints-cg": prints_cg, "number-cg": number_cg,
           "sweep-bins": sweep_bins, "sweep-figure": sweep_figure, "number-sweep": number_sweep,
           "sweep-where": sweep_where,
           "prints-scan": prints_scan, "number-scan": number_scan,
           "prints-library": prints_library, "number-library": number_library,
           "determinism-summary": determinism_summary,
           "prints-04": prints_04, "number-04": number_04,
-          "provenance": provenance_block, "blog-table": blog_table,
+          "provenance": provenance_block,
           "which-to-use": which_to_use, "reuse-masks": reuse_masks}
 # RESULTS.md's blocks (--results).
-RESULTS_BLOCKS = {"orders": orders, "sweep-full": sweep_full, "sweep-disturbed": sweep_disturbed,
+RESULTS_BLOCKS = {"blog-table": blog_table, "orders": orders, "sweep-full": sweep_full, "sweep-disturbed": sweep_disturbed,
                   "sweep-even": sweep_even, "determinism-table": determinism_table}
 
 

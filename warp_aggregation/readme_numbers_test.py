@@ -287,8 +287,11 @@ def main():
         expect("2 lanes" not in full.get("prints-02", "") and
                "1 lanes with an odd rel_pos" in full.get("prints-02", ""),
                "02's excerpt counts the lanes it leaves out")
-        expect("data/reduce_peers.csv" in full.get("number-02", ""),
-               "02's number is 02's own timing once it is committed")
+        expect("reduce_peers masks given" in full.get("number-02", "") and
+               "RESULTS.md#02s-timing" in full.get("number-02", ""),
+               "02's number isolates the reduction (03's masks given) and links 02's own timing")
+        expect("prints-cg" in full and "cg labeled_partition" in full.get("prints-cg", ""),
+               "the cooperative-groups section prints its benchmark rows")
         expect("scattered" in full.get("which-to-use", ""),
                "the advice on scattered keys quotes the scattered sweep")
         expect(not any(re.search(r"ha(s|ve) changed since", text) for text in full.values()),
