@@ -459,14 +459,21 @@ def number_scan():
         f"{scan:.4f} ms ({link('benchmark.csv')}).\n")
 
 
+def benchmark_rows(pattern):
+    """benchmark.csv's header and the two variants' rows that `pattern` matches, as the file has
+    them; None where a row is missing."""
+    match = re.compile(pattern).match
+    lines = [line.rstrip("\n") for line in open(path("benchmark.csv")) if match(line)]
+    return lines if len(lines) >= 3 else None
+
+
 def prints_cg():
     """The cooperative-groups section's rows: labeled_partition beside the hand-written
     match_any kernel, sorted keys in double, read from benchmark.csv without a GPU."""
     if not have("benchmark.csv"):
         return missing("`cg labeled_partition`", "benchmark.csv")
-    pattern = re.compile(r"^(precision,|double,sorted,(warp match_any|cg labeled_partition),)")
-    lines = [line.rstrip("\n") for line in open(path("benchmark.csv")) if pattern.match(line)]
-    if len(lines) < 3:
+    lines = benchmark_rows(r"^(precision,|double,sorted,(warp match_any|cg labeled_partition),)")
+    if lines is None:
         return missing("`cg labeled_partition` on sorted keys in double", "benchmark.csv")
     return ("03 times it as the variant `cg labeled_partition`; its rows beside the hand-written "
             "kernel's, read\nfrom the committed run without a GPU (ms: the median of 20 runs):\n"
@@ -480,9 +487,8 @@ def prints_library():
     the committed file."""
     if not have("benchmark.csv"):
         return missing("`CUB sort + ReduceByKey`", "benchmark.csv")
-    pattern = re.compile(r"^(precision,|double,random,(atomicAdd|CUB sort \+ ReduceByKey),)")
-    lines = [line.rstrip("\n") for line in open(path("benchmark.csv")) if pattern.match(line)]
-    if len(lines) < 3:
+    lines = benchmark_rows(r"^(precision,|double,random,(atomicAdd|CUB sort \+ ReduceByKey),)")
+    if lines is None:
         return missing("`CUB sort + ReduceByKey` on random keys in double", "benchmark.csv")
     return (sentence("03's text for this order alone is not among the data; the run of every "
                      "order, which the numbers quote, saved the same variants' rows in "
