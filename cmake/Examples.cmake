@@ -158,6 +158,18 @@ function(add_compile_alone_test chapter test program header kernels_only)
   set_tests_properties(${test} PROPERTIES LABELS "${chapter};host")
 endfunction()
 
+# add_two_file_example(<name> <chapter>): a copy test, the chapter's kernels in a program of two
+# files, copy_tests/two_file_main.cu and copy_tests/two_file_kernels.cu, built twice as a GPU
+# test-only program: <name> whole-program and <name>_rdc with relocatable device code. A header or
+# kernel that two files cannot share fails the build (the link).
+function(add_two_file_example name chapter)
+  foreach(build IN ITEMS "" _rdc)
+    add_example(${name}${build} CHAPTER ${chapter} GPU TEST_ONLY SOURCE copy_tests/two_file_main.cu)
+    target_sources(${name}${build} PRIVATE copy_tests/two_file_kernels.cu)
+  endforeach()
+  set_target_properties(${name}_rdc PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
+endfunction()
+
 # The text of a call `add_example(<args>)`, each argument quoted where it needs it; the source
 # folder becomes ${CMAKE_CURRENT_SOURCE_DIR} again.
 function(_examples_call_text out_var)
