@@ -76,13 +76,13 @@ def main():
     check(code == 0, "the committed READMEs' blocks are what the committed timings give")
 
     root = tree(work, "csv_changed")
-    ch10 = root / "ch10_reduction" / "README.md"
+    ch10 = root / "ch10_reduction" / "RESULTS.md"
     before = ch10.read_text(encoding="utf-8")
     edit_csv(root, "10_06_simple_sum", wall_s="0.77")
     edit_csv(root, "04_warp_aggregated_increment", wall_s="7.40", status="failed")
     edit_csv(root, "03_reduction_by_key_benchmark", wall_s="8.60")
     code, out = run(root, "--check")
-    check(code == 1 and "ch10_reduction/README.md: its costs block" in out
+    check(code == 1 and "ch10_reduction/RESULTS.md: its costs block" in out
           and "warp_aggregation/RESULTS.md: its costs block" in out
           and "ch07_convolution/README.md" not in out, "a new number in the CSV: --check fails "
                                                       "for the two READMEs it changes, only them")
