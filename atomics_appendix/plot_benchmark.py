@@ -16,10 +16,10 @@ cuco table is written from the older run, with that run's own provenance line be
 cuco-provenance markers (RESULTS.md's text says how the two runs differ). Nothing else is taken
 from it.
 
---readme rewrites the README's results table (time and keys per second of every row, the book's
-times beside the rows timed as the book timed them) between its results-table markers, the
-inserts' rates on the two grids between its grid-table markers, and its provenance line between
-the provenance markers; --results rewrites RESULTS.md's tables of bytes
+--readme rewrites the inserts' rates on the two grids between the README's grid-table markers,
+and its provenance line between the provenance markers; --results rewrites RESULTS.md's results
+table (time and keys per second of every row, the book's times beside the rows timed as the book
+timed them) between its results-table markers, its tables of bytes
 (GB/s and % of the theoretical peak), of ratios and, where the run has cuCollections' rows, of the
 rates against cuco, and its provenance line. --env names the run's env.txt (date, nvidia-smi and
 nvcc output, as scripts/gpu_check.sh writes it; the text output of a run that begins with the
@@ -39,7 +39,8 @@ import report  # noqa: E402  (scripts/report.py: what every chapter's plot scrip
 # kernel alone is not what the book's 375 ms covers (its events enclose allocations and the copy of
 # the keys). The book's CPU time, 360 ms, was one first build, which allocates and first touches the
 # pool; the `A2 cpu` row is the median of builds that reuse it, so the 360 ms goes in a note under
-# the table, pointing to A2's own first build (README, A.2.2), not beside that row.
+# the table, pointing to A2's own first build (README, A.2.2), not beside that row; the table is
+# RESULTS.md's, so its link goes to the README.
 BOOK_MS = {("A3 locks (book's scope)", "insert"): 375.0}
 BOOK_CPU_MS = 360.0
 WALK = "A4 chains (walk)"
@@ -82,7 +83,7 @@ def readme_table(rows):
         # Wrapped at 100 columns, never inside a code span (its spaces held as NUL meanwhile).
         note = (f"The book's CPU time, {BOOK_CPU_MS:.0f} ms on a Core 2 Duo, was one first build, "
                 "which allocates and first touches the pool: its partner is A2's first build "
-                "([A.2.2](#a22--a2_cpu_hash_table-no-gpu)), not the `A2\0cpu` row, the median of "
+                "([A.2.2](README.md#a22--a2_cpu_hash_table-no-gpu)), not the `A2\0cpu` row, the median of "
                 "builds that reuse the pool.")
         lines += [""] + [line.replace("\0", " ") for line in textwrap.wrap(
             note, width=100, break_long_words=False, break_on_hyphens=False)]
@@ -300,7 +301,6 @@ def main():
     table = readme_table(rows)
     print(table)
     if args.readme:
-        report.update_readme(args.readme, table, "results-table")
         report.update_readme(args.readme, grid_table(rows), "grid-table")
         report.update_provenance(args.readme, args.env, args.csv)
     if args.results:
@@ -309,7 +309,8 @@ def main():
         cuco_rows, cuco_csv, cuco_env = rows, args.csv, args.env
         if args.before and not has_cuco(rows) and has_cuco(load(args.before)):
             cuco_rows, cuco_csv, cuco_env = load(args.before), args.before, args.before_env
-        for marker, text in (("bytes-table", bytes_table(rows, peak)), ("ratios", ratios),
+        for marker, text in (("results-table", table), ("bytes-table", bytes_table(rows, peak)),
+                             ("ratios", ratios),
                              ("cuco-table", cuco_table(cuco_rows))):
             report.update_readme(args.results, text, marker)
         report.update_provenance(args.results, args.env, args.csv)
