@@ -5,16 +5,16 @@ readme_kernel_test.cu compiles and runs.
     python3 warp_aggregation/readme_kernel_text.py [--readme README.md] [--results RESULTS.md] \
         [--source FILE.cu]
 
-Two kernels. The README's `copied_kernel` is its one ```cuda block that defines `__global__ void
-copied_kernel(`; the test's is the lines between `// readme-kernel:begin` and
-`// readme-kernel:end`. RESULTS.md's `grid_stride_kernel` (the README links to it there) is its
+Two kernels, both printed in RESULTS.md (the README's "Copying the header" links to them). Its
+`copied_kernel` is its one ```cuda block that defines `__global__ void copied_kernel(`; the test's is the lines between `// readme-kernel:begin` and
+`// readme-kernel:end`. Its `grid_stride_kernel` is its
 one ```cuda block that defines `__global__ void grid_stride_kernel(`; the test's runs from the `template` line above that
 definition to the first line after it that is `}` alone. Each pair must be the same lines, spaces
 included (an edit on either side is made on both, the test's with clang-format). And the launch:
-the README's one ```cuda block that holds `copied_kernel<Key, F>` and `<<<` must be consecutive
+RESULTS.md's one ```cuda block that holds `copied_kernel<Key, F>` and `<<<` must be consecutive
 lines of the test, each indented there by the first one's indentation. On a difference:
 the first line that differs, from both files, and exit 1. Before that each check is run on a copy
-of the README with one character of that kernel changed, which it must refuse: a check that
+of the document with one character of that kernel changed, which it must refuse: a check that
 cannot fail is not one. Exit 0 when all hold, 2 on a bad flag.
 """
 import argparse
@@ -97,7 +97,7 @@ def launch_difference(readme_text, source_text):
 
 # (the kernel's name, the README's definition line, how to find it in the source, the document
 # that prints it)
-KERNELS = [("copied_kernel", COPIED, marked_kernel, "readme"),
+KERNELS = [("copied_kernel", COPIED, marked_kernel, "results"),
            ("grid_stride_kernel", GRID_STRIDE, defined_kernel, "results")]
 
 
@@ -124,7 +124,9 @@ def main():
     for key, doc in (("readme", args.readme), ("results", args.results)):
         with open(doc, encoding="utf-8") as f:
             docs[key] = f.read()
-    readme = docs["readme"]
+    # The kernel to copy, its launch and its checklist stand in RESULTS.md ("Copying the
+    # header"), one link from the README's section of that name.
+    readme = docs["results"]
     with open(args.source, encoding="utf-8") as f:
         source = f.read()
     for name, definition, find, where in KERNELS:
@@ -151,7 +153,7 @@ def main():
         # The character after the launch's `<<<` (the `g` of `grid`), made a `G`.
         at = readme.index("<<<", readme.index(LAUNCH)) + 3
         if not launch_difference(readme[:at] + "G" + readme[at + 1:], source):
-            print("FAILED: a README launch with one character changed passes the check")
+            print("FAILED: a RESULTS.md launch with one character changed passes the check")
             return 1
         found = launch_difference(readme, source)
     except ValueError as error:
@@ -160,7 +162,7 @@ def main():
     if found:
         print(f"FAILED: {found}")
         return 1
-    print(f"ok: the README's launch of copied_kernel, {len(readme_launch(readme)[0])} lines, is "
+    print(f"ok: RESULTS.md's launch of copied_kernel, {len(readme_launch(readme)[0])} lines, is "
           "readme_kernel_test.cu's")
     return 0
 
