@@ -332,9 +332,8 @@ def prints_scan():
            "..."] + order + [TEXT_HEADER]
     out += [text_row(rows[("double", "sorted", v)]) for v in SCAN_ROWS] + ["...", "```", ""]
     return stale_note("03") + "\n".join(out) + "\n" + sentence(
-        f"*These rows are those of the run that the numbers quote, {link('benchmark.csv')}, "
-        "printed in the program's text format by `readme_numbers.py` (that run wrote its rows as "
-        "CSV only).*")
+        f"*The rows of the run the numbers quote, {link('benchmark.csv')}, in the program's text "
+        "format (that run wrote CSV only).*")
 
 
 FILTER_LINE = re.compile(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms")
@@ -389,14 +388,6 @@ def prints_04():
 # ---------------------------------------------------------------------------------------------
 # One number per section: a ratio of two medians, both named.
 
-def search_ratio():
-    """(loop, match) ms of 03's search-only rows on random keys in double (d close to 32): the
-    two searches inside the aggregating kernel, stopped after the search; or None."""
-    loop = bench("double", "random", "get_peers search only")
-    match = bench("double", "random", "match_any search only")
-    return None if loop is None or match is None else (loop, match)
-
-
 def number_01():
     rows = load("get_peers.csv")
     loop = ms(rows, variant="get_peers/all distinct")
@@ -409,8 +400,8 @@ def number_01():
     return sentence(
         f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
         f"{n:,} keys), the blog's loop takes **{times(loop, match)} times** as long as "
-        f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}). "
-        "Inside an aggregating kernel the loop costs more: [RESULTS.md](RESULTS.md#01s-timings).")
+        f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}; more "
+        "inside an aggregating kernel: [RESULTS.md](RESULTS.md#01s-timings)).")
 
 
 def number_02():
@@ -422,9 +413,9 @@ def number_02():
     if given is None or atomic is None:
         return missing("the reduction from given masks", "benchmark.csv")
     return sentence(
-        "**One number:** 02 times its search and its tree together, so the tree alone is timed "
-        "in 03, as the variant \"reduce_peers masks given\" (peer masks found beforehand, then "
-        "the tree and one atomic per group): on sorted keys in double it is "
+        "**One number:** 02 times its search and tree together; the tree alone is 03's variant "
+        "\"reduce_peers masks given\" (masks found beforehand, then the tree and one atomic per "
+        "group). On sorted keys in double it is "
         f"**{times(atomic, given)} times as fast** as one plain `atomicAdd` per value, "
         f"{atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}). 02's own timings: "
         "[RESULTS.md](RESULTS.md#02s-timing).\n")
@@ -480,8 +471,8 @@ def prints_cg():
     lines = benchmark_rows(r"^(precision,|double,sorted,(warp match_any|cg labeled_partition),)")
     if lines is None:
         return missing("`cg labeled_partition` on sorted keys in double", "benchmark.csv")
-    return ("03 times it as the variant `cg labeled_partition`; its rows beside the hand-written "
-            "kernel's, read\nfrom the committed run without a GPU (ms: the median of 20 runs):\n"
+    return ("Its rows in 03's committed run, beside the hand-written kernel's (ms: the median of 20 "
+            "runs):\n"
             "\n```\n$ grep -E '^(precision,|double,sorted,(warp match_any|cg labeled))' "
             "warp_aggregation/data/benchmark.csv\n" + "\n".join(lines) + "\n```\n")
 
@@ -495,10 +486,8 @@ def prints_library():
     lines = benchmark_rows(r"^(precision,|double,random,(atomicAdd|CUB sort \+ ReduceByKey),)")
     if lines is None:
         return missing("`CUB sort + ReduceByKey` on random keys in double", "benchmark.csv")
-    return (sentence("03's text for this order alone is not among the data; the run of every "
-                     "order, which the numbers quote, saved the same variants' rows in "
-                     f"{link('benchmark.csv')} (ms: the median; ms_min and ms_max: the fastest "
-                     "and slowest of its 20 runs), and this reads them without a GPU:")
+    return (sentence("This order's rows in the committed run of every order (ms: the median of "
+                     "20 runs):")
             + "\n```\n$ grep -E '^(precision,|double,random,(atomicAdd|CUB sort))' "
             "warp_aggregation/data/benchmark.csv\n" + "\n".join(lines) + "\n```\n")
 
@@ -678,12 +667,9 @@ def sweep_bins():
     if len(bins) > 1 or len(most) > 1:
         return sentence(f"The sweep's bins differ from one *d* to the next: {', '.join(bins)} "
                         f"({link('key_orders.txt')}).")
-    base = re.search(r"(\d+) bins, at most (\d+) values", lines.get("sorted", ""))
     return sentence(
         f"At every *d*, in runs and scattered, the keys fill the same {int(bins[0]):,} bins with "
-        f"at most {most[0]} values each" + (f", where 03's three orders fill {int(base[1]):,} "
-                                            f"with at most {base[2]}" if base else "")
-        + f" ({link('key_orders.txt')}).")
+        f"at most {most[0]} values each ({link('key_orders.txt')}).")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -853,10 +839,9 @@ def reuse_masks(brief=True):
     f = found
     match = bench("double", "sorted", "warp match_any")
     text = (f"On sorted keys in double ({link('benchmark.csv')}), the blog's search in a pass of "
-            f"its own that writes the masks (03's \"get_peers search only\") takes {f['search']:.4f} "
-            f"ms, a reduction from stored masks {f['given']:.4f} ms, a plain `atomicAdd` pass "
-            f"{f['atomic']:.4f} ms. So k passes cost {f['search']:.4f} + k × {f['given']:.4f} ms "
-            f"against k × {f['atomic']:.4f} ms: ")
+            f"its own that writes the masks takes {f['search']:.4f} ms, a reduction from them "
+            f"{f['given']:.4f} ms, a plain `atomicAdd` pass {f['atomic']:.4f} ms. So k passes cost "
+            f"{f['search']:.4f} + k × {f['given']:.4f} ms against k × {f['atomic']:.4f} ms: ")
     text += (f"the stored masks pay from k = {f['k_separate']} on"
              + (", by less than the runs' spread." if f["close"] else ".")
              if f["k_separate"] else "the stored masks never pay.")
@@ -873,8 +858,7 @@ def reuse_masks(brief=True):
                  " With `__match_any_sync` storing them gains little: a whole pass takes "
                  f"{match:.4f} ms, {times(match, f['given'])} times the reduction from stored masks.")
     if brief and f["first"]:
-        text += (" A first pass that also writes its masks: "
-                 "[RESULTS.md](RESULTS.md#reusing-the-masks).")
+        text += " A pass that also aggregates: [RESULTS.md](RESULTS.md#reusing-the-masks)."
     return sentence(text)
 
 
@@ -985,9 +969,6 @@ def which_to_use():
     select = ratio(filter_ms("plain atomicAdd/50%"), filter_ms("CUB DeviceSelect::If/50%"))
     counter_cell = ("per block " + (f"{block:.2f}×" if block else NOT_YET) + ", `DeviceSelect::If` "
                     + (f"{select:.2f}×" if select else NOT_YET) + " as fast as the plain kernel")
-    inside = search_ratio()
-    loop_cell = (NOT_YET if inside is None else
-                 f"the loop's search {times(*inside)}× the time of `__match_any_sync`'s (random)")
     rows = [
         ("sorted", "`ReduceByKey`, or `match_peers` + `reduce_peers` ¹", sorted_cell),
         ("nearly sorted", "the scan or `match_peers` + `reduce_peers`: measure both ¹",
@@ -997,7 +978,6 @@ def which_to_use():
         ("random, one pass", "plain `atomicAdd`", random_cell),
         ("random, the same bits every run", "sort + `ReduceByKey` ³", sort_cell),
         ("one counter (filtering)", "per-block aggregation, or `DeviceSelect::If`", counter_cell),
-        ("any, keys of 32 or 64 bits", "`match_peers`, not the blog's `get_peers`", loop_cell),
     ]
     lines = ["| your keys | reach for | measured (double; 04: 2^24 ints, half kept) |",
              "| --- | --- | --- |"]
