@@ -951,7 +951,10 @@ def which_to_use():
                 cg_note = ("`labeled_partition` + `cg::reduce` says the same in two calls"
                            + (f" and is slower than `atomicAdd` from *d* = {cg_cross} on"
                               if cg_cross else "")
-                           + cg_best(rows, arrangements.get("in runs")) + ".")
+                           # "; at *d* = 1, `labeled_partition` 1.54× as fast ..." as a clause
+                           + cg_best(rows, arrangements.get("in runs")).replace(
+                               "; at", "; but at", 1).replace(", `labeled_partition` ", " it is ", 1)
+                           + ".")
     random_match = ratio(bench("double", "random", "atomicAdd"),
                          bench("double", "random", "warp match_any"))
     random_cell = (NOT_YET if random_match is None else
