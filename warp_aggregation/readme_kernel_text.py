@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
-"""Checks, without a GPU, that the kernels the README prints for copying are the ones that
-readme_kernel_test.cu compiles and runs.
+"""Checks, without a GPU, that the kernels printed for copying (RESULTS.md, one link from the
+README) are the ones that readme_kernel_test.cu compiles and runs.
 
-    python3 warp_aggregation/readme_kernel_text.py [--readme README.md] [--results RESULTS.md] \
-        [--source FILE.cu]
+    python3 warp_aggregation/readme_kernel_text.py [--results RESULTS.md] [--source FILE.cu]
 
-Two kernels, both printed in RESULTS.md (the README's "Copying the header" links to them). Its
-`copied_kernel` is its one ```cuda block that defines `__global__ void copied_kernel(`; the test's is the lines between `// readme-kernel:begin` and
-`// readme-kernel:end`. Its `grid_stride_kernel` is its
-one ```cuda block that defines `__global__ void grid_stride_kernel(`; the test's runs from the `template` line above that
+Two kernels. RESULTS.md's `copied_kernel` is its one ```cuda block that defines `__global__ void
+copied_kernel(`; the test's is the lines between `// readme-kernel:begin` and
+`// readme-kernel:end`. Its `grid_stride_kernel` is its one ```cuda block that defines
+`__global__ void grid_stride_kernel(`; the test's runs from the `template` line above that
 definition to the first line after it that is `}` alone. Each pair must be the same lines, spaces
 included (an edit on either side is made on both, the test's with clang-format). And the launch:
 RESULTS.md's one ```cuda block that holds `copied_kernel<Key, F>` and `<<<` must be consecutive
@@ -95,10 +94,9 @@ def launch_difference(readme_text, source_text):
             "in the source as it stands there")
 
 
-# (the kernel's name, the README's definition line, how to find it in the source, the document
-# that prints it)
-KERNELS = [("copied_kernel", COPIED, marked_kernel, "results"),
-           ("grid_stride_kernel", GRID_STRIDE, defined_kernel, "results")]
+# (the kernel's name, its definition line in RESULTS.md, how to find it in the source)
+KERNELS = [("copied_kernel", COPIED, marked_kernel),
+           ("grid_stride_kernel", GRID_STRIDE, defined_kernel)]
 
 
 def differences(readme_text, source_text, definition, find):
@@ -116,23 +114,19 @@ def differences(readme_text, source_text, definition, find):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--readme", default=os.path.join(HERE, "README.md"))
     parser.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
     parser.add_argument("--source", default=os.path.join(HERE, "readme_kernel_test.cu"))
     args = parser.parse_args()
-    docs = {}
-    for key, doc in (("readme", args.readme), ("results", args.results)):
-        with open(doc, encoding="utf-8") as f:
-            docs[key] = f.read()
     # The kernel to copy, its launch and its checklist stand in RESULTS.md ("Copying the
     # header"), one link from the README's section of that name.
-    readme = docs["results"]
+    with open(args.results, encoding="utf-8") as f:
+        text = f.read()
+    doc = "RESULTS.md"
     with open(args.source, encoding="utf-8") as f:
         source = f.read()
-    for name, definition, find, where in KERNELS:
-        text, doc = docs[where], "README" if where == "readme" else "RESULTS.md"
+    for name, definition, find in KERNELS:
         try:
-            # The check must see a change: the README's kernel with one character replaced (the
+            # The check must see a change: the kernel with one character replaced (the
             # first one after the kernel's name and parenthesis: the `c` of `const`).
             at = text.index(definition) + len(definition)
             changed = text[:at] + "C" + text[at + 1:]
@@ -151,18 +145,18 @@ def main():
         print(f"ok: the {doc}'s {name}, {lines} lines, is readme_kernel_test.cu's")
     try:
         # The character after the launch's `<<<` (the `g` of `grid`), made a `G`.
-        at = readme.index("<<<", readme.index(LAUNCH)) + 3
-        if not launch_difference(readme[:at] + "G" + readme[at + 1:], source):
+        at = text.index("<<<", text.index(LAUNCH)) + 3
+        if not launch_difference(text[:at] + "G" + text[at + 1:], source):
             print("FAILED: a RESULTS.md launch with one character changed passes the check")
             return 1
-        found = launch_difference(readme, source)
+        found = launch_difference(text, source)
     except ValueError as error:
         print(f"FAILED: {error}")
         return 1
     if found:
         print(f"FAILED: {found}")
         return 1
-    print(f"ok: RESULTS.md's launch of copied_kernel, {len(readme_launch(readme)[0])} lines, is "
+    print(f"ok: RESULTS.md's launch of copied_kernel, {len(readme_launch(text)[0])} lines, is "
           "readme_kernel_test.cu's")
     return 0
 

@@ -471,8 +471,8 @@ def prints_cg():
     lines = benchmark_rows(r"^(precision,|double,sorted,(warp match_any|cg labeled_partition),)")
     if lines is None:
         return missing("`cg labeled_partition` on sorted keys in double", "benchmark.csv")
-    return ("Its rows in 03's committed run, beside the hand-written kernel's (ms: the median of 20 "
-            "runs):\n"
+    return ("Its rows in 03's committed run, beside the hand-written kernel's (ms: the median of "
+            "20 runs):\n"
             "\n```\n$ grep -E '^(precision,|double,sorted,(warp match_any|cg labeled))' "
             "warp_aggregation/data/benchmark.csv\n" + "\n".join(lines) + "\n```\n")
 
@@ -952,8 +952,9 @@ def which_to_use():
                            + (f" and is slower than `atomicAdd` from *d* = {cg_cross} on"
                               if cg_cross else "")
                            # "; at *d* = 1, `labeled_partition` 1.54× as fast ..." as a clause
-                           + cg_best(rows, arrangements.get("in runs")).replace(
-                               "; at", "; but at", 1).replace(", `labeled_partition` ", " it is ", 1)
+                           + cg_best(rows, arrangements.get("in runs"))
+                           .replace("; at", "; but at", 1)
+                           .replace(", `labeled_partition` ", " it is ", 1)
                            + ".")
     random_match = ratio(bench("double", "random", "atomicAdd"),
                          bench("double", "random", "warp match_any"))
@@ -990,7 +991,8 @@ def which_to_use():
         "(RESULTS.md#copying-the-segmented-scan)). `match_peers` + `reduce_peers` was timed only "
         "in 1-D blocks of 256 threads"
         + (f", and is slower than `atomicAdd` from *d* = {cross} on where a warp's bins are "
-           "neighbours in memory ([the sweep](#the-variable-that-decides-distinct-keys-per-warp))." if cross else "."),
+           "neighbours in memory ([the sweep](#the-variable-that-decides-distinct-keys-per-warp))."
+           if cross else "."),
         "² " + cg_note,
         "³ CUB's promise of determinism fails on long runs of equal keys "
         "([determinism](#the-library-and-determinism)): check the bits.",
