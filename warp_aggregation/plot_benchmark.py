@@ -6,14 +6,12 @@ results tables and two plots: every variant's time, and the blog's comparison as
     build/bin/03_reduction_by_key_benchmark --csv > warp_aggregation/data/benchmark.csv
     python3 warp_aggregation/plot_benchmark.py warp_aggregation/data/benchmark.csv \
         --env warp_aggregation/data/env.txt --png warp_aggregation/benchmark.png \
-        --readme warp_aggregation/README.md --results warp_aggregation/RESULTS.md \
+        --results warp_aggregation/RESULTS.md \
         --ncu warp_aggregation/data/h200/ncu_sorted_double.csv
 
---readme rewrites the README's results table (median ms and speed-up over atomicAdd of every
-variant, in double) between its results-table markers, and its provenance line; --results rewrites
-RESULTS.md's spread table (both types: every cell's median, fastest and slowest run, and the
-speed-ups), its table of the fastest warp variant of each order, and its provenance line, and with
---ncu (ncu --csv --page raw of
+--results rewrites RESULTS.md's spread table (both types: every cell's median, fastest and slowest
+run, and the speed-ups), its table of the fastest warp variant of each order, and its provenance
+line, and with --ncu (ncu --csv --page raw of
 `03_reduction_by_key_benchmark --order sorted --precision double --reps 1`, as
 scripts/gpu_check.sh runs it) its two Nsight Compute tables. The only export committed is the
 H200's of 2026-11-23, data/h200/ncu_sorted_double.csv (an earlier build, before the L2 flush became
@@ -33,7 +31,6 @@ import csv
 import os
 import re
 import sys
-import textwrap
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
 import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
@@ -105,32 +102,6 @@ def variant_grid(rows, variants, cell):
             lines.append(f"| {v} | " + " | ".join(cells) + " |")
         lines.append("")
     return lines
-
-
-def variant_grid_of(rows, variants, cell, precisions):
-    """variant_grid for the given precisions alone."""
-    return variant_grid({k: r for k, r in rows.items() if k[0] in precisions}, variants, cell)
-
-
-def readme_tables(rows, variants):
-    """The README's table: double, the blog's precision (float where no double was measured);
-    both precisions, with their spreads, are RESULTS.md's."""
-    first = next(iter(rows.values()))
-    shown = "double" if any(p == "double" for p, _, _ in rows) else first["precision"]
-    lines = [f"{count_label(first['n'])} values summed into {count_label(first['bins'])} bins, in "
-             f"{shown} (both types, with each cell's fastest and slowest run: "
-             "[RESULTS.md](RESULTS.md#the-benchmark-with-its-spreads)). Each cell: the median time "
-             "in ms · the speed-up over plain `atomicAdd` (above 1: faster).", ""]
-    lines += variant_grid_of(rows, variants, lambda r: f"{float(r['ms']):.4f} · "
-                             f"{fmt_ratio(rows, r, 'vs_atomicadd', '×')}", [shown])
-    return report_fill("\n".join(lines).strip()) + "\n"
-
-
-def report_fill(text):
-    """Wraps the table's lead-in paragraph (its first line) at 100 columns; the rest as it is."""
-    head, _, rest = text.partition("\n")
-    return textwrap.fill(head, width=100, break_long_words=False,
-                         break_on_hyphens=False) + "\n" + rest
 
 
 def best_table(rows, peak):
@@ -375,12 +346,11 @@ def main():
     args = report.parse_args(parser)
     rows, variants = load(args.csv)
     peak = report.peak_gbps(rows.values(), args.csv, args.env)
-    text = readme_tables(rows, variants)
-    print(text)
     if args.readme:
-        report.update_readme(args.readme, text, "results-table")
-        report.update_readme(args.readme, provenance(args.env, args.csv, args.readme) + "\n",
-                             "provenance")
+        # The README's numbers are readme_numbers.py's; its every variant's times, this script's
+        # table, stand in RESULTS.md's spread table.
+        parser.error("--readme: the README holds no block of this script's (its table of every "
+                     "variant is RESULTS.md's spread table: --results)")
     if args.results:
         report.update_readme(args.results, spread_table(rows, variants, peak), "spread-table")
         report.update_readme(args.results, best_table(rows, peak), "best-table")

@@ -1,20 +1,19 @@
 #!/usr/bin/env python3
-"""Checks, without a GPU, that the kernels the README prints for copying are the ones that
-readme_kernel_test.cu compiles and runs.
+"""Checks, without a GPU, that the kernels printed for copying (RESULTS.md, one link from the
+README) are the ones that readme_kernel_test.cu compiles and runs.
 
-    python3 warp_aggregation/readme_kernel_text.py [--readme README.md] [--results RESULTS.md] \
-        [--source FILE.cu]
+    python3 warp_aggregation/readme_kernel_text.py [--results RESULTS.md] [--source FILE.cu]
 
-Two kernels. The README's `copied_kernel` is its one ```cuda block that defines `__global__ void
+Two kernels. RESULTS.md's `copied_kernel` is its one ```cuda block that defines `__global__ void
 copied_kernel(`; the test's is the lines between `// readme-kernel:begin` and
-`// readme-kernel:end`. RESULTS.md's `grid_stride_kernel` (the README links to it there) is its
-one ```cuda block that defines `__global__ void grid_stride_kernel(`; the test's runs from the `template` line above that
+`// readme-kernel:end`. Its `grid_stride_kernel` is its one ```cuda block that defines
+`__global__ void grid_stride_kernel(`; the test's runs from the `template` line above that
 definition to the first line after it that is `}` alone. Each pair must be the same lines, spaces
 included (an edit on either side is made on both, the test's with clang-format). And the launch:
-the README's one ```cuda block that holds `copied_kernel<Key, F>` and `<<<` must be consecutive
+RESULTS.md's one ```cuda block that holds `copied_kernel<Key, F>` and `<<<` must be consecutive
 lines of the test, each indented there by the first one's indentation. On a difference:
 the first line that differs, from both files, and exit 1. Before that each check is run on a copy
-of the README with one character of that kernel changed, which it must refuse: a check that
+of the document with one character of that kernel changed, which it must refuse: a check that
 cannot fail is not one. Exit 0 when all hold, 2 on a bad flag.
 """
 import argparse
@@ -95,10 +94,9 @@ def launch_difference(readme_text, source_text):
             "in the source as it stands there")
 
 
-# (the kernel's name, the README's definition line, how to find it in the source, the document
-# that prints it)
-KERNELS = [("copied_kernel", COPIED, marked_kernel, "readme"),
-           ("grid_stride_kernel", GRID_STRIDE, defined_kernel, "results")]
+# (the kernel's name, its definition line in RESULTS.md, how to find it in the source)
+KERNELS = [("copied_kernel", COPIED, marked_kernel),
+           ("grid_stride_kernel", GRID_STRIDE, defined_kernel)]
 
 
 def differences(readme_text, source_text, definition, find):
@@ -116,21 +114,19 @@ def differences(readme_text, source_text, definition, find):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--readme", default=os.path.join(HERE, "README.md"))
     parser.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
     parser.add_argument("--source", default=os.path.join(HERE, "readme_kernel_test.cu"))
     args = parser.parse_args()
-    docs = {}
-    for key, doc in (("readme", args.readme), ("results", args.results)):
-        with open(doc, encoding="utf-8") as f:
-            docs[key] = f.read()
-    readme = docs["readme"]
+    # The kernel to copy, its launch and its checklist stand in RESULTS.md ("Copying the
+    # header"), one link from the README's section of that name.
+    with open(args.results, encoding="utf-8") as f:
+        text = f.read()
+    doc = "RESULTS.md"
     with open(args.source, encoding="utf-8") as f:
         source = f.read()
-    for name, definition, find, where in KERNELS:
-        text, doc = docs[where], "README" if where == "readme" else "RESULTS.md"
+    for name, definition, find in KERNELS:
         try:
-            # The check must see a change: the README's kernel with one character replaced (the
+            # The check must see a change: the kernel with one character replaced (the
             # first one after the kernel's name and parenthesis: the `c` of `const`).
             at = text.index(definition) + len(definition)
             changed = text[:at] + "C" + text[at + 1:]
@@ -149,18 +145,18 @@ def main():
         print(f"ok: the {doc}'s {name}, {lines} lines, is readme_kernel_test.cu's")
     try:
         # The character after the launch's `<<<` (the `g` of `grid`), made a `G`.
-        at = readme.index("<<<", readme.index(LAUNCH)) + 3
-        if not launch_difference(readme[:at] + "G" + readme[at + 1:], source):
-            print("FAILED: a README launch with one character changed passes the check")
+        at = text.index("<<<", text.index(LAUNCH)) + 3
+        if not launch_difference(text[:at] + "G" + text[at + 1:], source):
+            print("FAILED: a RESULTS.md launch with one character changed passes the check")
             return 1
-        found = launch_difference(readme, source)
+        found = launch_difference(text, source)
     except ValueError as error:
         print(f"FAILED: {error}")
         return 1
     if found:
         print(f"FAILED: {found}")
         return 1
-    print(f"ok: the README's launch of copied_kernel, {len(readme_launch(readme)[0])} lines, is "
+    print(f"ok: RESULTS.md's launch of copied_kernel, {len(readme_launch(text)[0])} lines, is "
           "readme_kernel_test.cu's")
     return 0
 

@@ -31,7 +31,7 @@ The files (a GPU run writes them; the commands are in RESULTS.md):
   filter.csv            04 --csv; filter.txt: 04 as it prints it
 and one that the host writes, which a test keeps equal to the program's output:
   key_orders.txt        warp_host_checks --orders: the line 03 prints as it starts each order
-The results table itself, the plots and RESULTS.md's tables come from plot_benchmark.py and
+The plots and RESULTS.md's tables of every variant come from plot_benchmark.py and
 plot_sweep.py. Every ratio here is one median over another, rounded once, where it is printed.
 """
 import argparse
@@ -279,11 +279,15 @@ def prints_03():
     lines = open(path("benchmark_log.txt")).read().splitlines()
     what = ("" if any("distinct keys per warp" in line for line in lines) else
             f"it did not yet print each order's line ({link('key_orders.txt')} has them)")
+    # The lesson is in double, the blog's type: float's lines of the summary are left out.
+    shown = [line for line in lines if not line.lstrip().startswith("float ")]
+    if len(shown) < len(lines):
+        shown.append("  (float's lines left out)")
     return stale_note("03", what) + "\n".join(
-        ["```", "$ build/bin/03_reduction_by_key_benchmark --csv > benchmark.csv"] + lines
+        ["```", "$ build/bin/03_reduction_by_key_benchmark --csv > benchmark.csv"] + shown
         + ["```", ""]) + "\n" + sentence(
-        f"*What it prints on stderr, from {link('benchmark_log.txt')}; stdout, redirected, is the "
-        f"CSV, {link('benchmark.csv')}, which the tables below quote.*")
+        f"*Its stderr, from {link('benchmark_log.txt')}; stdout is the CSV, "
+        f"{link('benchmark.csv')}, which the numbers quote.*")
 
 
 # 03's text rows on sorted keys in double that the segmented scan's section shows.
@@ -328,9 +332,8 @@ def prints_scan():
            "..."] + order + [TEXT_HEADER]
     out += [text_row(rows[("double", "sorted", v)]) for v in SCAN_ROWS] + ["...", "```", ""]
     return stale_note("03") + "\n".join(out) + "\n" + sentence(
-        f"*These rows are those of the run that the numbers quote, {link('benchmark.csv')}, "
-        "printed in the program's text format by `readme_numbers.py` (that run wrote its rows as "
-        "CSV only).*")
+        f"*The rows of the run the numbers quote, {link('benchmark.csv')}, in the program's text "
+        "format (that run wrote CSV only).*")
 
 
 FILTER_LINE = re.compile(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms")
@@ -385,14 +388,6 @@ def prints_04():
 # ---------------------------------------------------------------------------------------------
 # One number per section: a ratio of two medians, both named.
 
-def search_ratio():
-    """(loop, match) ms of 03's search-only rows on random keys in double (d close to 32): the
-    two searches inside the aggregating kernel, stopped after the search; or None."""
-    loop = bench("double", "random", "get_peers search only")
-    match = bench("double", "random", "match_any search only")
-    return None if loop is None or match is None else (loop, match)
-
-
 def number_01():
     rows = load("get_peers.csv")
     loop = ms(rows, variant="get_peers/all distinct")
@@ -405,8 +400,8 @@ def number_01():
     return sentence(
         f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
         f"{n:,} keys), the blog's loop takes **{times(loop, match)} times** as long as "
-        f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}). "
-        "Inside an aggregating kernel the loop costs more: [RESULTS.md](RESULTS.md#01s-timings).")
+        f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}; more "
+        "inside an aggregating kernel: [RESULTS.md](RESULTS.md#01s-timings)).")
 
 
 def number_02():
@@ -418,11 +413,12 @@ def number_02():
     if given is None or atomic is None:
         return missing("the reduction from given masks", "benchmark.csv")
     return sentence(
-        "**One number:** the tree and one atomic per group without the search, from peer masks "
-        "found beforehand and read back (03's variant \"reduce_peers masks given\", sorted keys in "
-        f"double, 10^7 values), are **{times(atomic, given)} times as fast** as one plain `atomicAdd` per "
-        f"value: {atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}). 02's own "
-        "timings, search included: [RESULTS.md](RESULTS.md#02s-timing).\n")
+        "**One number:** 02 times its search and tree together; the tree alone is 03's variant "
+        "\"reduce_peers masks given\" (masks found beforehand, then the tree and one atomic per "
+        "group). On sorted keys in double it is "
+        f"**{times(atomic, given)} times as fast** as one plain `atomicAdd` per value, "
+        f"{atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}). 02's own timings: "
+        "[RESULTS.md](RESULTS.md#02s-timing).\n")
 
 
 def number_03():
@@ -475,8 +471,8 @@ def prints_cg():
     lines = benchmark_rows(r"^(precision,|double,sorted,(warp match_any|cg labeled_partition),)")
     if lines is None:
         return missing("`cg labeled_partition` on sorted keys in double", "benchmark.csv")
-    return ("03 times it as the variant `cg labeled_partition`; its rows beside the hand-written "
-            "kernel's, read\nfrom the committed run without a GPU (ms: the median of 20 runs):\n"
+    return ("Its rows in 03's committed run, beside the hand-written kernel's (ms: the median of "
+            "20 runs):\n"
             "\n```\n$ grep -E '^(precision,|double,sorted,(warp match_any|cg labeled))' "
             "warp_aggregation/data/benchmark.csv\n" + "\n".join(lines) + "\n```\n")
 
@@ -490,10 +486,8 @@ def prints_library():
     lines = benchmark_rows(r"^(precision,|double,random,(atomicAdd|CUB sort \+ ReduceByKey),)")
     if lines is None:
         return missing("`CUB sort + ReduceByKey` on random keys in double", "benchmark.csv")
-    return (sentence("03's text for this order alone is not among the data; the run of every "
-                     "order, which the numbers quote, saved the same variants' rows in "
-                     f"{link('benchmark.csv')} (ms: the median; ms_min and ms_max: the fastest "
-                     "and slowest of its 20 runs), and this reads them without a GPU:")
+    return (sentence("This order's rows in the committed run of every order (ms: the median of "
+                     "20 runs):")
             + "\n```\n$ grep -E '^(precision,|double,random,(atomicAdd|CUB sort))' "
             "warp_aggregation/data/benchmark.csv\n" + "\n".join(lines) + "\n```\n")
 
@@ -596,13 +590,10 @@ def determinism_summary():
     orders = [o for o in ("sorted", "partially sorted", "random")
               if any(r["order"] == o for r in rows)]
     head = orders + (["sorted, 4096 a key (double)"] if long_runs else [])
-    lines = [sentence(f"Identical bits in all {rows[0]['runs']} runs? Each cell: float and double, "
-                      "every variant of the row; values that are multiples of 1/10, whose sums "
-                      "round "
+    lines = [sentence(f"Identical bits in all {rows[0]['runs']} runs? Float and double together "
                       f"({link('determinism.csv')}"
                       + (f", {link('determinism_4096.csv')}" if long_runs else "")
-                      + "; every variant, with its counts: "
-                      "[RESULTS.md](RESULTS.md#run-to-run-determinism))."),
+                      + "; each variant: [RESULTS.md](RESULTS.md#run-to-run-determinism)):"),
              "| variants | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
     for name, variants in FAMILIES:
         cells = [family_cell([r for r in rows if r["variant"] in variants and r["order"] == o])
@@ -676,12 +667,9 @@ def sweep_bins():
     if len(bins) > 1 or len(most) > 1:
         return sentence(f"The sweep's bins differ from one *d* to the next: {', '.join(bins)} "
                         f"({link('key_orders.txt')}).")
-    base = re.search(r"(\d+) bins, at most (\d+) values", lines.get("sorted", ""))
     return sentence(
         f"At every *d*, in runs and scattered, the keys fill the same {int(bins[0]):,} bins with "
-        f"at most {most[0]} values each" + (f", where 03's three orders fill {int(base[1]):,} "
-                                            f"with at most {base[2]}" if base else "")
-        + f" ({link('key_orders.txt')}).")
+        f"at most {most[0]} values each ({link('key_orders.txt')}).")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -842,22 +830,22 @@ def blog_table():
         + ".")
 
 
-def reuse_masks():
+def reuse_masks(brief=True):
+    """The blog's advice to store the masks and reuse them: the measured break-even (brief, the
+    README's), and the model of a first pass that aggregates and stores at once (RESULTS.md's)."""
     found = reuse()
     if found is None:
         return missing("the search and the reduction apart", "benchmark.csv")
     f = found
     match = bench("double", "sorted", "warp match_any")
-    text = (f"On sorted keys in double ({link('benchmark.csv')}): finding the masks with the "
-            f"blog's loop costs {f['search']:.4f} ms in a pass of its own (03's \"get_peers search "
-            f"only\", which also writes them), a reduction from stored masks {f['given']:.4f} ms, "
-            f"a plain `atomicAdd` pass {f['atomic']:.4f} ms. k passes cost {f['search']:.4f} + "
-            f"k × {f['given']:.4f} ms with the masks stored and k × {f['atomic']:.4f} ms without "
-            "aggregation: ")
+    text = (f"On sorted keys in double ({link('benchmark.csv')}), the blog's search in a pass of "
+            f"its own that writes the masks takes {f['search']:.4f} ms, a reduction from them "
+            f"{f['given']:.4f} ms, a plain `atomicAdd` pass {f['atomic']:.4f} ms. So k passes cost "
+            f"{f['search']:.4f} + k × {f['given']:.4f} ms against k × {f['atomic']:.4f} ms: ")
     text += (f"the stored masks pay from k = {f['k_separate']} on"
              + (", by less than the runs' spread." if f["close"] else ".")
              if f["k_separate"] else "the stored masks never pay.")
-    if f["first"]:
+    if f["first"] and not brief:
         text += (f" A first pass that aggregates and writes its masks at once would cost about "
                  f"{f['first']:.4f} ms ({f['whole']:.4f} for the kernel, {f['masks_ms']:.4f} for "
                  f"{4 * f['n'] / 1e6:.0f} MB of masks at the peak bandwidth: a model, not "
@@ -869,7 +857,13 @@ def reuse_masks():
                  if match < f["given"] else
                  " With `__match_any_sync` storing them gains little: a whole pass takes "
                  f"{match:.4f} ms, {times(match, f['given'])} times the reduction from stored masks.")
+    if brief and f["first"]:
+        text += " A pass that also aggregates: [RESULTS.md](RESULTS.md#reusing-the-masks)."
     return sentence(text)
+
+
+def reuse_masks_full():
+    return reuse_masks(brief=False)
 
 
 def cg_against_match(rows, runs=None, brief=False):
@@ -929,7 +923,8 @@ def cg_best(rows, runs=None):
 
 
 def which_to_use():
-    """The advice, each row with the measurement behind it or "(not yet measured)"."""
+    """The advice: a table of short cells, each row with the measurement behind it or "(not yet
+    measured)", and its caveats in numbered notes below it."""
     scan = ratio(bench("double", "sorted", "atomicAdd"),
                  bench("double", "sorted", "warp segmented scan 4/lane"))
     scan_cub = ratio(bench("double", "sorted", "CUB ReduceByKey"),
@@ -937,85 +932,72 @@ def which_to_use():
     scan_partial = ratio(bench("double", "partially sorted", "warp match_any"),
                          bench("double", "partially sorted", "warp segmented scan 4/lane"))
     sorted_cell = (NOT_YET if None in (scan, scan_cub) else
-                   f"sorted, double: the scan {scan:.2f}× as fast as `atomicAdd`, {scan_cub:.2f}× "
-                   "as fast as CUB")
+                   f"03's scan {scan:.2f}× as fast as `atomicAdd`, {scan_cub:.2f}× as fast as CUB")
     partial_cell = (NOT_YET if scan_partial is None else
-                    f"partially sorted, double: the scan {scan_partial:.2f}× as fast as "
-                    "`match_any` aggregation" if scan_partial >= 1 else
-                    "partially sorted, double: the scan slower than `match_any` aggregation "
-                    f"({scan_partial:.2f}×)")
+                    f"the scan {scan_partial:.2f}× as fast as `match_any` aggregation"
+                    if scan_partial >= 1 else
+                    f"the scan slower than `match_any` aggregation ({scan_partial:.2f}×)")
     scattered = cross = None
-    cg_cost = "but costs more"
+    cg_note = "`labeled_partition` + `cg::reduce` says the same in two calls, but costs more."
     if have("sweep.csv"):
         for arrangements in plot_sweep.load(path("sweep.csv")).values():
             rows = arrangements.get("scattered")
             if rows and "warp match_any" in rows:
-                def verdict(variant):
-                    d = plot_sweep.slower_from(rows, variant)
-                    return (f"slower than `atomicAdd` from *d* = {d} on" if d else
-                            "faster than `atomicAdd` at every *d*")
-                cg_cost = cg_against_match(rows, arrangements.get("in runs"), brief=True)
                 cross = plot_sweep.slower_from(rows, "warp match_any")
-                scattered = ("scattered sweep (a warp's bins neighbours in memory), double only "
-                             "(float not swept): `match_any` aggregation "
-                             + verdict("warp match_any") + "; `labeled_partition` "
-                             + verdict("cg labeled_partition")
-                             + cg_best(rows, arrangements.get("in runs")))
+                cg_cross = plot_sweep.slower_from(rows, "cg labeled_partition")
+                scattered = (f"`match_any` aggregation slower than `atomicAdd` from *d* = {cross} "
+                             "on" if cross else
+                             "`match_any` aggregation faster than `atomicAdd` at every *d*")
+                cg_note = ("`labeled_partition` + `cg::reduce` says the same in two calls"
+                           + (f" and is slower than `atomicAdd` from *d* = {cg_cross} on"
+                              if cg_cross else "")
+                           # "; at *d* = 1, `labeled_partition` 1.54× as fast ..." as a clause
+                           + cg_best(rows, arrangements.get("in runs"))
+                           .replace("; at", "; but at", 1)
+                           .replace(", `labeled_partition` ", " it is ", 1)
+                           + ".")
     random_match = ratio(bench("double", "random", "atomicAdd"),
                          bench("double", "random", "warp match_any"))
     random_cell = (NOT_YET if random_match is None else
-                   f"random, double: `match_any` aggregation {random_match:.2f}× as fast as "
-                   "`atomicAdd`")
+                   f"`match_any` aggregation {random_match:.2f}× as fast as `atomicAdd`")
     sort = ratio(bench("double", "random", "CUB sort + ReduceByKey"),
                  bench("double", "random", "atomicAdd"))
     repeat = [r for r in load("determinism.csv") or []
               if r["variant"] == "CUB sort + ReduceByKey" and r["order"] == "random"]
-    sort_cell = (f"{sort:.2f}× the time of `atomicAdd` (random, double)" if sort else
-                 "time " + NOT_YET)
-    sort_cell += "; identical bits: " + (
-        ", ".join(f"{r['identical']} ({r['precision']})" for r in repeat) if repeat else NOT_YET)
+    same = {r["identical"] for r in repeat}
+    sort_cell = (f"{sort:.2f}× the time of `atomicAdd`" if sort else "time " + NOT_YET)
+    sort_cell += ("; identical bits in every run" if same == {"yes"} else
+                  "; identical bits: " + (", ".join(f"{r['identical']} ({r['precision']})"
+                                                    for r in repeat) if repeat else NOT_YET))
     block = ratio(filter_ms("plain atomicAdd/50%"), filter_ms("block-aggregated/50%"))
     select = ratio(filter_ms("plain atomicAdd/50%"), filter_ms("CUB DeviceSelect::If/50%"))
-    counter_cell = ("half kept, 2^24 ints: per block " + (f"{block:.2f}× as fast as" if block
-                                                          else NOT_YET)
-                    + " the plain kernel; `DeviceSelect::If` "
-                    + (f"{select:.2f}× as fast" if select else NOT_YET))
-    inside = search_ratio()
-    loop_cell = (NOT_YET if inside is None else
-                 f"inside the aggregating kernel, random keys in double (*d* ≈ 32): the loop's "
-                 f"search takes {times(*inside)}× `__match_any_sync`'s")
+    counter_cell = ("per block " + (f"{block:.2f}×" if block else NOT_YET) + ", `DeviceSelect::If` "
+                    + (f"{select:.2f}×" if select else NOT_YET) + " as fast as the plain kernel")
     rows = [
-        ("sorted", "CUB's `ReduceByKey`, or `match_peers` + `reduce_peers` from the header ("
-         + (f"slower than `atomicAdd` from *d* = {cross} on where a warp's bins are neighbours; "
-            if cross else "")
-         + "timed only in 1-D blocks of 256; the faster segmented scan is 03's alone: [what it "
-         "assumes](RESULTS.md#copying-the-segmented-scan))",
-         "runs need no peer search; `ReduceByKey` is one call, the scan (bound by memory) the "
-         "fastest",
-         sorted_cell),
-        ("nearly sorted (each key's values within a warp or so)",
-         "the scan or `match_peers` + `reduce_peers`: measure both",
-         "few runs a tile and few keys a warp: either combines most values", partial_cell),
-        ("few distinct keys per warp, scattered over its lanes",
-         "`match_peers` + `reduce_peers` (`labeled_partition` + `cg::reduce` says it in two "
-         f"calls, {cg_cost})",
-         "*d* atomics a warp instead of 32, wherever the peers sit; the scan sees runs of one",
+        ("sorted", "`ReduceByKey`, or `match_peers` + `reduce_peers` ¹", sorted_cell),
+        ("nearly sorted", "the scan or `match_peers` + `reduce_peers`: measure both ¹",
+         partial_cell),
+        ("few keys a warp, scattered over its lanes", "`match_peers` + `reduce_peers` ²",
          scattered or NOT_YET),
-        ("random, one pass", "plain `atomicAdd`",
-         "nothing to combine: any aggregation only adds its search", random_cell),
-        ("random, results reproduced bit for bit", "sort + `ReduceByKey`, its bits checked "
-         "([determinism](#the-library-and-determinism))",
-         "no atomics; but CUB's promise of determinism does not always hold", sort_cell),
-        ("one counter (filtering, appending)", "per-block aggregation, or `DeviceSelect::If`",
-         "the compiler already aggregates per warp; the counter is the limit, and a scan has "
-         "none", counter_cell),
-        ("any of these, keys of 32 or 64 bits", "`__match_any_sync` (`match_peers`), not the "
-         "blog's `get_peers` loop", "the same mask in one instruction since Volta",
-         loop_cell),
+        ("random, one pass", "plain `atomicAdd`", random_cell),
+        ("random, the same bits every run", "sort + `ReduceByKey` ³", sort_cell),
+        ("one counter (filtering)", "per-block aggregation, or `DeviceSelect::If`", counter_cell),
     ]
-    lines = ["| your keys | reach for | because | measured |", "| --- | --- | --- | --- |"]
-    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
-    return "\n".join(lines) + "\n"
+    lines = ["| your keys | reach for | measured (double; 04: 2^24 ints, half kept) |",
+             "| --- | --- | --- |"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    notes = [
+        "¹ The segmented scan is 03's alone ([what it assumes]"
+        "(RESULTS.md#copying-the-segmented-scan)). `match_peers` + `reduce_peers` was timed only "
+        "in 1-D blocks of 256 threads"
+        + (f", and is slower than `atomicAdd` from *d* = {cross} on where a warp's bins are "
+           "neighbours in memory ([the sweep](#the-variable-that-decides-distinct-keys-per-warp))."
+           if cross else "."),
+        "² " + cg_note,
+        "³ CUB's promise of determinism fails on long runs of equal keys "
+        "([determinism](#the-library-and-determinism)): check the bits.",
+    ]
+    return "\n".join(lines) + "\n\n" + "\n".join(sentence(n).rstrip("\n") + "\n" for n in notes)
 
 
 def sweep_figure():
@@ -1077,20 +1059,19 @@ def sweep_where():
     d = ds[-1]
     near = [float(rows[v][d]["ms"]) for v in names]
     return sentence(
-        f"**That crossover holds for a warp's bins close together in memory.** In the sweep a "
-        f"warp's keys are *d* neighbouring bins: at *d* = {d}, {d} consecutive doubles, where "
-        f"plain `atomicAdd` is cheap ({near[0]:.4f} ms in runs) and `match_any` aggregation takes "
-        f"{times(near[1], near[0])} times as long. Random keys (*d* ≈ 32 too) scatter a warp's "
-        f"atomics over 10^6 bins: `atomicAdd` takes {far[0]:.4f} ms, `match_any` aggregation "
-        f"{far[1]:.4f}, " + (f"a tie ({times(far[0], far[1])} times as fast)"
-                             if abs(far[0] / far[1] - 1) < 0.03 else
-                             f"{times(far[0], far[1])} times as fast")
-        + f". A likely reason, from the rows that time the kernel's halves "
-        f"apart: its search alone takes {near[2]:.4f} ms in the sweep and {far[2]:.4f} on random "
-        f"keys, its atomics from given masks {near[3]:.4f} and {far[3]:.4f} "
-        f"({link('sweep.csv')}, {link('benchmark.csv')}). The whole kernel takes no more than the "
-        "longer of the two: the search hides behind slow, scattered atomics, not behind cheap, "
-        "neighbouring ones.")
+        f"**That crossover holds for a warp's bins close together in memory.** At *d* = {d} in "
+        f"the sweep, a warp's {d} bins are consecutive doubles, where `atomicAdd` is cheap "
+        f"({near[0]:.4f} ms) and `match_any` aggregation takes {times(near[1], near[0])} times as "
+        f"long. Random keys scatter a warp's atomics over 10^6 bins: `atomicAdd` takes "
+        f"{far[0]:.4f} ms, `match_any` aggregation {far[1]:.4f}"
+        + (" (a tie)" if abs(far[0] / far[1] - 1) < 0.03 else
+           f" ({times(far[0], far[1])} times as fast)")
+        + ". Its search alone takes " + ("about the same in both" if abs(near[2] / far[2] - 1) < 0.1
+                                          else "in the sweep and on random keys")
+        + f" ({near[2]:.4f} and {far[2]:.4f} ms), "
+        f"its atomics from given masks {near[3]:.4f} and {far[3]:.4f} ({link('sweep.csv')}, "
+        f"{link('benchmark.csv')}), and the whole takes no more than the longer half: the search "
+        "hides behind slow, scattered atomics.")
 
 
 def speedup_text(rows, variant, d):
@@ -1193,7 +1174,8 @@ BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_
           "which-to-use": which_to_use, "reuse-masks": reuse_masks}
 # RESULTS.md's blocks (--results).
 RESULTS_BLOCKS = {"blog-table": blog_table, "orders": orders, "sweep-full": sweep_full, "sweep-disturbed": sweep_disturbed,
-                  "sweep-even": sweep_even, "determinism-table": determinism_table}
+                  "sweep-even": sweep_even, "determinism-table": determinism_table,
+                  "reuse-masks-full": reuse_masks_full}
 
 
 def main():
