@@ -26,10 +26,10 @@ H100's columns beside the H200's in the README's table, with its provenance line
         --readme ch07_convolution/README.md --results ch07_convolution/RESULTS.md \
         --compare ch07_convolution/data/h100/benchmark.csv
 
---readme rewrites the README's results table (% of the roofline floor at every radius, for the rows
-of README_ROWS: the book's kernels, 07_91 and 07_92, the defaults of 07_93 and 07_94, one cuDNN row
-and NPP) between its results-table markers, and its provenance lines between the provenance
-markers; the plot (--png) shows the same rows. --compare adds a second GPU's columns beside the
+--readme rewrites the results table (% of the roofline floor at every radius, for the rows of
+README_ROWS: the book's kernels, 07_91 and 07_92, the defaults of 07_93 and 07_94, one cuDNN row
+and NPP) between its results-table markers, in the README or, where the README has none, in the
+--results file, and the README's provenance lines between the provenance markers; the plot (--png) shows the same rows. --compare adds a second GPU's columns beside the
 first's, with its provenance line (its env.txt beside its CSV); while that CSV does not exist its
 columns are left out. --results rewrites RESULTS.md's full tables (every row of the CSV, one table
 per radius: median, fastest and slowest run, GB/s, GFLOP/s, % of the floor, speed against both
@@ -332,7 +332,12 @@ def main():
         print(table)
         spreads = spread_table(rows, radii, kernels)
         if args.readme:
-            report.update_readme(args.readme, table, "results-table")
+            # The table stands in the README, or where the README has no place for it (ch07's
+            # keeps only the map of one radius), in RESULTS.md above the full tables.
+            with open(args.readme, encoding="utf-8") as f:
+                marked = "<!-- results-table:begin -->" in f.read()
+            report.update_readme(args.readme if marked or not args.results else args.results,
+                                 table, "results-table")
             lines = [f"{gpus[0][0]}: " + report.provenance(args.env, args.csv, args.readme)]
             if compare_env:
                 lines.append(f"{gpus[1][0]}: " +
