@@ -270,17 +270,33 @@ def hello_one_block():
     return ms, levels, launches, len(found)
 
 
+def chain_slope():
+    """device_runtime_limits --chain-times: (first length, its ms, third length, its ms, µs a grid
+    added between them), or None: a dependent launch's latency, without a host's launch."""
+    run = run_of("chain_times.txt", "--chain-times")
+    if not run:
+        return None
+    chains = [(int(n), float(ms)) for n, ms in
+              re.findall(r"chain of\s+(\d+) grids:\s+([0-9.]+) ms", "\n".join(run[1]))]
+    if len(chains) < 3:
+        return None
+    (n0, t0), (n2, t2) = chains[0], chains[2]
+    return n0, t0, n2, t2, 1000 * (t2 - t0) / (n2 - n0)
+
+
 def number_01():
-    one = hello_one_block()
-    if not one:
-        return missing("01_nested_hello_world --blocks 1", "hello_world.txt")
+    one, slope = hello_one_block(), chain_slope()
+    if not one or not slope:
+        return missing("01_nested_hello_world --blocks 1 / device_runtime_limits --chain-times",
+                       "hello_world.txt, chain_times.txt")
     ms, levels, launches, count = one
-    return (f"**One number:** {us(ms, launches)} per device-side launch: the whole recursion of "
-            f"the document's first run (`--blocks 1`, {levels} grids, the host's and {launches} "
-            f"launched from the device, each by the grid before it) took {ms:.4f} ms, the middle "
-            f"of {count} runs in [`{SHOWN}hello_world.txt`]({SHOWN}hello_world.txt) (the run "
-            f"printed above), over its {launches} launches: a launch's latency, since each grid "
-            f"launches the next (04).\n")
+    n0, t0, n2, t2, per = slope
+    return (f"**One number:** {per:.1f} µs per dependent device-side launch: chains of "
+            f"one-thread grids, each launching the next, took {t0:.4f} ms at {n0} grids and "
+            f"{t2:.4f} ms at {n2} (`device_runtime_limits --chain-times`, "
+            f"[`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)), {per:.1f} µs for each grid "
+            f"added. 01's {levels} grids took {ms:.4f} ms (the run above, the middle of {count}), "
+            f"which adds the host's launch of the first grid.\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
@@ -496,16 +512,49 @@ def prints_04():
     return missing("04_nested_reduce2 --faithful --stall-ns 200000", "printed_forms.txt")
 
 
+def middle_launch_runs():
+    """launch_baseline.txt: for the device's and the host stream's forms of 04, the run whose
+    median is the middle of that form's runs, as {how: (command, lines)}; {} where either is
+    missing."""
+    path = data("launch_baseline.txt")
+    found = launch_from()
+    if not path or "device" not in found or "stream" not in found:
+        return {}
+    shown = {}
+    for how in ("device", "stream"):
+        middle = statistics.median(found[how][0])
+        shown[how] = next((c, l) for c, l, s in runs(path)
+                          if s == 0 and f"--launch-from {how}" in c
+                          and next(iter(results(l).values())) == middle)
+    return shown
+
+
+def prints_04_correct():
+    """04 correct, from the device and from the host: the middle run of each in
+    launch_baseline.txt, less the device line and the spread."""
+    shown = middle_launch_runs()
+    if not shown:
+        return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
+    lines = []
+    for command, out in shown.values():
+        lines += ([""] if lines else []) + ["$ " + command]
+        lines += [x for x in out if not x.startswith(("device 0:", "the fastest"))]
+    return Done("```\n" + "\n".join(lines) + "\n```\n")
+
+
 def number_04():
-    found = correct_middle("build/bin/04_nested_reduce2")
-    if not found:
-        return missing("04_nested_reduce2", "correct_forms.txt")
-    ms, count, launches = found
-    return (f"**One number:** {us(ms, launches)} per device-side launch: the whole reduction, "
-            f"{launches + 1} grids (the host's and {launches} launched from the device, each level "
-            f"tail-launched by the one before, at the pending-launch limit 2048 it needs), took "
-            f"{ms:.4f} ms, the middle of {count} runs in [`{SHOWN}correct_forms.txt`]"
-            f"({SHOWN}correct_forms.txt), over its {launches} launches.\n")
+    found = launch_from()
+    if "device" not in found or "stream" not in found:
+        return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
+    device, stream = (statistics.median(found[how][0]) for how in ("device", "stream"))
+    count = len(found["device"][0])
+    return (f"**One number:** {device / stream:.1f}: the nine levels, each tail-launched from the "
+            f"device by the one before, over the same nine levels launched by the host into one "
+            f"stream ({device:.4f} ms over {stream:.4f} ms, the runs above, each the middle of "
+            f"{count}, alternating, in [`{SHOWN}launch_baseline.txt`]"
+            f"({SHOWN}launch_baseline.txt)). The host enqueues every level while earlier ones "
+            f"run; a tail-launched level starts only once the level that launched it is "
+            f"complete.\n")
 
 
 def launch_rows():
@@ -1761,6 +1810,7 @@ RESULTS_BLOCKS = {name: (lambda make=make: both(make)) for name, make in {
     "pending-limits": pending_limits,
     "tail-vs-printed": tail_vs_printed,
     "launch-baseline": launch_baseline_runs,
+    "launch-baseline-summary": launch_baseline,
     "printed-forms": printed_forms,
     "sanitizer": sanitizer,
     "mandelbrot-log": mandelbrot_log,
@@ -1834,7 +1884,7 @@ BLOCKS = {
     "prints-03": prints_03, "prints-03-correct": main_or_second(prints_03_correct),
     "number-03": main_or_second(number_03), "nosync-vs-nested": main_or_second(nosync_vs_nested),
     "prints-04": prints_04,
-    "number-04": number_04, "launch-baseline": launch_baseline,
+    "prints-04-correct": prints_04_correct, "number-04": number_04,
     "number-05": main_or_second(number_05),
     "rdc-noise": main_or_second(rdc_noise),
     "results-table": main_or_second(results_table), "comparison-figure": comparison_figure,
