@@ -204,6 +204,12 @@ def fence(command, lines):
     return "```\n$ " + command + "\n" + "\n".join(lines) + "\n```\n"
 
 
+def shortened(lines):
+    """A run's output as the README shows it: less the GPU's line, which every run prints alike
+    (the provenance line names the GPU), and the spread of the timed runs (RESULTS.md has it)."""
+    return [l for l in lines if not l.startswith(("device 0:", "the fastest and slowest"))]
+
+
 def data(name):
     path = os.path.join(DATA, name)
     return path if os.path.exists(path) else None
@@ -239,7 +245,7 @@ def prints_01():
     top = [i for i, l in enumerate(lines) if l.startswith("Recursion=0:")]
     if len(top) > 3:  # the top grid's threads 2 to 6 say what 0, 1 and 7 say
         lines = lines[:top[1] + 1] + ["..."] + lines[top[-1]:]
-    return Done(fence(command, lines))
+    return Done(fence(command, shortened(lines)))
 
 
 def prints_01_two():
@@ -318,8 +324,9 @@ def nested_16384_middle():
 
 def prints_02():
     run = nested_16384()
-    return fence(*run) if run else missing("02_nested_reduce --pending-limit 16384",
-                                           "pending_limit.txt")
+    if not run:
+        return missing("02_nested_reduce --pending-limit 16384", "pending_limit.txt")
+    return fence(run[0], shortened(run[1]))
 
 
 def launches_in(lines):
@@ -441,7 +448,8 @@ def correct_forms(program, every=False):
     # After the first command, the lines every run prints alike (the device, the problem) stand
     # as "...".
     alike = ("device ", "array ")
-    shown = [fence(c, l[0] if i == 0 else ["..."] + [x for x in l[0] if not x.startswith(alike)])
+    shown = [fence(c, shortened(l[0]) if i == 0 else
+                   ["..."] + [x for x in shortened(l[0]) if not x.startswith(alike)])
              for i, (c, l) in enumerate(found.items())]
     text = "```\n" + "\n\n".join(f.strip("`\n") for f in shown) + "\n```\n"
     if not every:
@@ -719,7 +727,7 @@ def prints_06():
             stop += 1
         lines = lines[:start] + (["..."] if start != trees[1] else []) + lines[stop:]
     note = default_vs_sweep(short=True)
-    return Done(fence(command, lines) + ("\n" + wrap(note) if note else ""))
+    return Done(fence(command, shortened(lines)) + ("\n" + wrap(note) if note else ""))
 
 
 def default_vs_sweep_results():
@@ -1111,7 +1119,8 @@ def continuation_run(per_block=False):
 
 def prints_07():
     run = continuation_run()
-    return fence(*run) if run else missing("07_continuation", "continuation.txt")
+    return fence(run[0], shortened(run[1])) if run else missing("07_continuation",
+                                                                 "continuation.txt")
 
 
 def number_07():
