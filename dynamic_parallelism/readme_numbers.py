@@ -245,6 +245,12 @@ def prints_01():
     top = [i for i, l in enumerate(lines) if l.startswith("Recursion=0:")]
     if len(top) > 3:  # the top grid's threads 2 to 6 say what 0, 1 and 7 say
         lines = lines[:top[1] + 1] + ["..."] + lines[top[-1]:]
+    # The counts by depth, which the verified line sums up, stand as "...".
+    counts = next((i for i, l in enumerate(lines) if l.startswith("threads that printed")), None)
+    verified = next((i for i, l in enumerate(lines) if l.startswith("verified:")), None)
+    if counts is not None and verified is not None:
+        lines = (lines[:counts] + ["..."] + lines[verified:verified + 1]
+                 + [l for l in lines[verified:] if RESULT.match(l)])
     return Done(fence(command, shortened(lines)))
 
 
@@ -715,17 +721,19 @@ def prints_06():
     if not path:
         return missing("06_mandelbrot_mariani_silver", "mandelbrot_default.txt")
     command, lines, _ = runs(path)[0]
-    # The CPU reference's two lines, and the other forms' trees, the same as the first's (the
-    # program checks that they are), stand as "..." here.
+    # The CPU reference's two lines, and the trees counted on the device (RESULTS.md's log of the
+    # sweep has them), stand as one "...".
     cpu = [i for i, l in enumerate(lines) if l.startswith("CPU reference:")]
     if cpu:
         lines = lines[:cpu[0]] + ["..."] + lines[cpu[0] + 2:]
+    # The dwell steps and the fill's check are RESULTS.md's (the sweep's log).
+    lines = [l for l in lines if not l.startswith(("dwell steps:", "filled pixels whose"))]
     trees = [i for i, l in enumerate(lines) if l.endswith("the tree, counted on the device:")]
-    for start in reversed(trees[1:]):
+    for start in reversed(trees):
         stop = start + 1
         while stop < len(lines) and lines[stop].startswith(" "):
             stop += 1
-        lines = lines[:start] + (["..."] if start != trees[1] else []) + lines[stop:]
+        lines = lines[:start] + lines[stop:]
     note = default_vs_sweep(short=True)
     return Done(fence(command, shortened(lines)) + ("\n" + wrap(note) if note else ""))
 
