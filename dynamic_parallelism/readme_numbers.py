@@ -305,10 +305,9 @@ def number_01():
     n0, t0, n2, t2, per = slope
     return (f"**One number:** {per:.1f} µs per dependent device-side launch: chains of "
             f"one-thread grids, each launching the next, took {t0:.4f} ms at {n0} grids and "
-            f"{t2:.4f} ms at {n2} (`device_runtime_limits --chain-times`, "
-            f"[`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)), {per:.1f} µs for each grid "
-            f"added. 01's {levels} grids took {ms:.4f} ms (the run above, the middle of {count}), "
-            f"which adds the host's launch of the first grid.\n")
+            f"{t2:.4f} ms at {n2} ([`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)). 01's "
+            f"{levels} grids took {ms:.4f} ms (the middle of {count} runs), which adds the host's "
+            f"launch of the first.\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
@@ -562,13 +561,12 @@ def number_04():
         return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
     device, stream = (statistics.median(found[how][0]) for how in ("device", "stream"))
     count = len(found["device"][0])
-    return (f"**One number:** {device / stream:.1f}: the nine levels, each tail-launched from the "
-            f"device by the one before, over the same nine levels launched by the host into one "
-            f"stream ({device:.4f} ms over {stream:.4f} ms, the runs above, each the middle of "
-            f"{count}, alternating, in [`{SHOWN}launch_baseline.txt`]"
-            f"({SHOWN}launch_baseline.txt)). The host enqueues every level while earlier ones "
-            f"run; a tail-launched level starts only once the level that launched it is "
-            f"complete.\n")
+    return (f"**One number:** {device / stream:.1f}: the nine levels tail-launched from the device "
+            f"over the same levels launched by the host into one stream ({device:.4f} ms over "
+            f"{stream:.4f} ms, each the middle of {count} runs, alternating, in "
+            f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)). The host enqueues every "
+            f"level while earlier ones run; a tail-launched level starts only once the level "
+            f"before is complete.\n")
 
 
 def launch_rows():
@@ -835,10 +833,9 @@ def number_06():
     return (f"**One number:** {dp / host:.2f}: at {side(large)}, the time of Mariani–Silver with "
             f"dynamic parallelism over the same algorithm driven from the host ({dp:.2f} ms over "
             f"{host:.2f} ms, {runs_said(large)}, "
-            f"[`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)). It includes the pool: the "
-            f"device-launched form ran at the pending-launch limit {int(large['pending_limit'])}, "
-            f"the worst case an image of that size can need, for the {int(large['launches'])} "
-            f"launches its tree made.\n")
+            f"[`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)), at the pending-launch limit "
+            f"{int(large['pending_limit'])}, the worst case, for {int(large['launches'])} "
+            f"launches.\n")
 
 
 def runs_said(row):
