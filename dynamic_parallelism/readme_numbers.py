@@ -305,7 +305,8 @@ def number_01():
     n0, t0, n2, t2, per = slope
     return (f"**One number:** {per:.1f} µs per dependent device-side launch: chains of "
             f"one-thread grids, each launching the next, took {t0:.4f} ms at {n0} grids and "
-            f"{t2:.4f} ms at {n2} ([`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)). 01's "
+            f"{t2:.4f} ms at {n2}, {n2 - n0} grids and {t2 - t0:.4f} ms more "
+            f"([`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)). 01's "
             f"{levels} grids took {ms:.4f} ms (the middle of {count} runs), which adds the host's "
             f"launch of the first.\n")
 
@@ -561,8 +562,9 @@ def number_04():
         return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
     device, stream = (statistics.median(found[how][0]) for how in ("device", "stream"))
     count = len(found["device"][0])
-    return (f"**One number:** {device / stream:.1f}: the nine levels tail-launched from the device "
-            f"over the same levels launched by the host into one stream ({device:.4f} ms over "
+    return (f"**One number:** {device / stream:.1f}: the nine levels, each after the first "
+            f"tail-launched from the device, over the same levels launched by the host into one "
+            f"stream ({device:.4f} ms over "
             f"{stream:.4f} ms, each the middle of {count} runs, alternating, in "
             f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)). The host enqueues every "
             f"level while earlier ones run; a tail-launched level starts only once the level "
