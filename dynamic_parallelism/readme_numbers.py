@@ -204,6 +204,12 @@ def fence(command, lines):
     return "```\n$ " + command + "\n" + "\n".join(lines) + "\n```\n"
 
 
+def shortened(lines):
+    """A run's output as the README shows it: less the GPU's line, which every run prints alike
+    (the provenance line names the GPU), and the spread of the timed runs (RESULTS.md has it)."""
+    return [l for l in lines if not l.startswith(("device 0:", "the fastest and slowest"))]
+
+
 def data(name):
     path = os.path.join(DATA, name)
     return path if os.path.exists(path) else None
@@ -239,7 +245,13 @@ def prints_01():
     top = [i for i, l in enumerate(lines) if l.startswith("Recursion=0:")]
     if len(top) > 3:  # the top grid's threads 2 to 6 say what 0, 1 and 7 say
         lines = lines[:top[1] + 1] + ["..."] + lines[top[-1]:]
-    return Done(fence(command, lines))
+    # The counts by depth, which the verified line sums up, stand as "...".
+    counts = next((i for i, l in enumerate(lines) if l.startswith("threads that printed")), None)
+    verified = next((i for i, l in enumerate(lines) if l.startswith("verified:")), None)
+    if counts is not None and verified is not None:
+        lines = (lines[:counts] + ["..."] + lines[verified:verified + 1]
+                 + [l for l in lines[verified:] if RESULT.match(l)])
+    return Done(fence(command, shortened(lines)))
 
 
 def prints_01_two():
@@ -270,17 +282,33 @@ def hello_one_block():
     return ms, levels, launches, len(found)
 
 
+def chain_slope():
+    """device_runtime_limits --chain-times: (first length, its ms, third length, its ms, µs a grid
+    added between them), or None: a dependent launch's latency, without a host's launch."""
+    run = run_of("chain_times.txt", "--chain-times")
+    if not run:
+        return None
+    chains = [(int(n), float(ms)) for n, ms in
+              re.findall(r"chain of\s+(\d+) grids:\s+([0-9.]+) ms", "\n".join(run[1]))]
+    if len(chains) < 3:
+        return None
+    (n0, t0), (n2, t2) = chains[0], chains[2]
+    return n0, t0, n2, t2, 1000 * (t2 - t0) / (n2 - n0)
+
+
 def number_01():
-    one = hello_one_block()
-    if not one:
-        return missing("01_nested_hello_world --blocks 1", "hello_world.txt")
+    one, slope = hello_one_block(), chain_slope()
+    if not one or not slope:
+        return missing("01_nested_hello_world --blocks 1 / device_runtime_limits --chain-times",
+                       "hello_world.txt, chain_times.txt")
     ms, levels, launches, count = one
-    return (f"**One number:** {us(ms, launches)} per device-side launch: the whole recursion of "
-            f"the document's first run (`--blocks 1`, {levels} grids, the host's and {launches} "
-            f"launched from the device, each by the grid before it) took {ms:.4f} ms, the middle "
-            f"of {count} runs in [`{SHOWN}hello_world.txt`]({SHOWN}hello_world.txt) (the run "
-            f"printed above), over its {launches} launches: a launch's latency, since each grid "
-            f"launches the next (04).\n")
+    n0, t0, n2, t2, per = slope
+    return (f"**One number:** {per:.1f} µs per dependent device-side launch: chains of "
+            f"one-thread grids, each launching the next, took {t0:.4f} ms at {n0} grids and "
+            f"{t2:.4f} ms at {n2}, {n2 - n0} grids and {t2 - t0:.4f} ms more "
+            f"([`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)). 01's "
+            f"{levels} grids took {ms:.4f} ms (the middle of {count} runs), which adds the host's "
+            f"launch of the first.\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
@@ -302,8 +330,9 @@ def nested_16384_middle():
 
 def prints_02():
     run = nested_16384()
-    return fence(*run) if run else missing("02_nested_reduce --pending-limit 16384",
-                                           "pending_limit.txt")
+    if not run:
+        return missing("02_nested_reduce --pending-limit 16384", "pending_limit.txt")
+    return fence(run[0], shortened(run[1]))
 
 
 def launches_in(lines):
@@ -425,7 +454,8 @@ def correct_forms(program, every=False):
     # After the first command, the lines every run prints alike (the device, the problem) stand
     # as "...".
     alike = ("device ", "array ")
-    shown = [fence(c, l[0] if i == 0 else ["..."] + [x for x in l[0] if not x.startswith(alike)])
+    shown = [fence(c, shortened(l[0]) if i == 0 else
+                   ["..."] + [x for x in shortened(l[0]) if not x.startswith(alike)])
              for i, (c, l) in enumerate(found.items())]
     text = "```\n" + "\n\n".join(f.strip("`\n") for f in shown) + "\n```\n"
     if not every:
@@ -496,16 +526,49 @@ def prints_04():
     return missing("04_nested_reduce2 --faithful --stall-ns 200000", "printed_forms.txt")
 
 
+def middle_launch_runs():
+    """launch_baseline.txt: for the device's and the host stream's forms of 04, the run whose
+    median is the middle of that form's runs, as {how: (command, lines)}; {} where either is
+    missing."""
+    path = data("launch_baseline.txt")
+    found = launch_from()
+    if not path or "device" not in found or "stream" not in found:
+        return {}
+    shown = {}
+    for how in ("device", "stream"):
+        middle = statistics.median(found[how][0])
+        shown[how] = next((c, l) for c, l, s in runs(path)
+                          if s == 0 and f"--launch-from {how}" in c
+                          and next(iter(results(l).values())) == middle)
+    return shown
+
+
+def prints_04_correct():
+    """04 correct, from the device and from the host: the middle run of each in
+    launch_baseline.txt, less the device line and the spread."""
+    shown = middle_launch_runs()
+    if not shown:
+        return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
+    lines = []
+    for command, out in shown.values():
+        lines += ([""] if lines else []) + ["$ " + command]
+        lines += [x for x in out if not x.startswith(("device 0:", "the fastest"))]
+    return Done("```\n" + "\n".join(lines) + "\n```\n")
+
+
 def number_04():
-    found = correct_middle("build/bin/04_nested_reduce2")
-    if not found:
-        return missing("04_nested_reduce2", "correct_forms.txt")
-    ms, count, launches = found
-    return (f"**One number:** {us(ms, launches)} per device-side launch: the whole reduction, "
-            f"{launches + 1} grids (the host's and {launches} launched from the device, each level "
-            f"tail-launched by the one before, at the pending-launch limit 2048 it needs), took "
-            f"{ms:.4f} ms, the middle of {count} runs in [`{SHOWN}correct_forms.txt`]"
-            f"({SHOWN}correct_forms.txt), over its {launches} launches.\n")
+    found = launch_from()
+    if "device" not in found or "stream" not in found:
+        return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
+    device, stream = (statistics.median(found[how][0]) for how in ("device", "stream"))
+    count = len(found["device"][0])
+    return (f"**One number:** {device / stream:.1f}: the nine levels, each after the first "
+            f"tail-launched from the device, over the same levels launched by the host into one "
+            f"stream ({device:.4f} ms over "
+            f"{stream:.4f} ms, each the middle of {count} runs, alternating, in "
+            f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)). The host enqueues every "
+            f"level while earlier ones run; a tail-launched level starts only once the level "
+            f"before is complete.\n")
 
 
 def launch_rows():
@@ -658,19 +721,21 @@ def prints_06():
     if not path:
         return missing("06_mandelbrot_mariani_silver", "mandelbrot_default.txt")
     command, lines, _ = runs(path)[0]
-    # The CPU reference's two lines, and the other forms' trees, the same as the first's (the
-    # program checks that they are), stand as "..." here.
+    # The CPU reference's two lines, and the trees counted on the device (RESULTS.md's log of the
+    # sweep has them), stand as one "...".
     cpu = [i for i, l in enumerate(lines) if l.startswith("CPU reference:")]
     if cpu:
         lines = lines[:cpu[0]] + ["..."] + lines[cpu[0] + 2:]
+    # The dwell steps and the fill's check are RESULTS.md's (the sweep's log).
+    lines = [l for l in lines if not l.startswith(("dwell steps:", "filled pixels whose"))]
     trees = [i for i, l in enumerate(lines) if l.endswith("the tree, counted on the device:")]
-    for start in reversed(trees[1:]):
+    for start in reversed(trees):
         stop = start + 1
         while stop < len(lines) and lines[stop].startswith(" "):
             stop += 1
-        lines = lines[:start] + (["..."] if start != trees[1] else []) + lines[stop:]
+        lines = lines[:start] + lines[stop:]
     note = default_vs_sweep(short=True)
-    return Done(fence(command, lines) + ("\n" + wrap(note) if note else ""))
+    return Done(fence(command, shortened(lines)) + ("\n" + wrap(note) if note else ""))
 
 
 def default_vs_sweep_results():
@@ -770,10 +835,9 @@ def number_06():
     return (f"**One number:** {dp / host:.2f}: at {side(large)}, the time of Mariani–Silver with "
             f"dynamic parallelism over the same algorithm driven from the host ({dp:.2f} ms over "
             f"{host:.2f} ms, {runs_said(large)}, "
-            f"[`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)). It includes the pool: the "
-            f"device-launched form ran at the pending-launch limit {int(large['pending_limit'])}, "
-            f"the worst case an image of that size can need, for the {int(large['launches'])} "
-            f"launches its tree made.\n")
+            f"[`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)), at the pending-launch limit "
+            f"{int(large['pending_limit'])}, the worst case, for {int(large['launches'])} "
+            f"launches.\n")
 
 
 def runs_said(row):
@@ -1062,7 +1126,8 @@ def continuation_run(per_block=False):
 
 def prints_07():
     run = continuation_run()
-    return fence(*run) if run else missing("07_continuation", "continuation.txt")
+    return fence(run[0], shortened(run[1])) if run else missing("07_continuation",
+                                                                 "continuation.txt")
 
 
 def number_07():
@@ -1761,6 +1826,7 @@ RESULTS_BLOCKS = {name: (lambda make=make: both(make)) for name, make in {
     "pending-limits": pending_limits,
     "tail-vs-printed": tail_vs_printed,
     "launch-baseline": launch_baseline_runs,
+    "launch-baseline-summary": launch_baseline,
     "printed-forms": printed_forms,
     "sanitizer": sanitizer,
     "mandelbrot-log": mandelbrot_log,
@@ -1834,7 +1900,7 @@ BLOCKS = {
     "prints-03": prints_03, "prints-03-correct": main_or_second(prints_03_correct),
     "number-03": main_or_second(number_03), "nosync-vs-nested": main_or_second(nosync_vs_nested),
     "prints-04": prints_04,
-    "number-04": number_04, "launch-baseline": launch_baseline,
+    "prints-04-correct": prints_04_correct, "number-04": number_04,
     "number-05": main_or_second(number_05),
     "rdc-noise": main_or_second(rdc_noise),
     "results-table": main_or_second(results_table), "comparison-figure": comparison_figure,
