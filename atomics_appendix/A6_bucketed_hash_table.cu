@@ -235,34 +235,38 @@ int main(int argc, char** argv) {
     const common::Device dev = common::require_gpu(report.text());
 
     const std::size_t n = static_cast<std::size_t>(opt.n);
-    std::fprintf(report.text(),
-                 "the host's reference: %zu keys drawn and sorted, as many absent keys drawn\n", n);
-    const std::vector<unsigned int> keys = atomics::random_keys(n, opt.seed);
-    const atomics::MapReference ref(keys);
-    std::vector<unsigned int> queries;
-    queries.reserve(2 * n);
-    queries.insert(queries.end(), keys.begin(), keys.end());
-    const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys(), n, opt.seed);
-    queries.insert(queries.end(), absent.begin(), absent.end());
-    std::fprintf(report.text(), "%zu keys, %zu distinct; lookups: all %zu, then %zu absent keys\n",
-                 n, ref.distinct(), n, n);
-
     std::vector<std::int64_t> loads = {50, 80};
     if (load != 0) loads = {load};
     if (fixed_slots != 0) loads = {0};  // one table, of --slots slots
-    // Device memory as in A5: 24 bytes a key, plus 8 bytes a slot.
+    // Device memory as in A5: 24 bytes a key, plus 8 bytes a slot (whole buckets).
     std::size_t most_slots = 0;
     for (std::int64_t lf : loads)
         most_slots = std::max(most_slots, fixed_slots > 0 ? static_cast<std::size_t>(fixed_slots)
                                                           : atomics::slots_for(n, lf));
-    common::require_device_bytes(24.0 * n + 8.0 * (most_slots + 3), "the keys, lookups and slots");
-    common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(atomics::key_indices(n));
+    most_slots = atomics::buckets_for(most_slots) * atomics::kBucketSlots;
+    common::require_device_bytes(24.0 * n + 8.0 * most_slots, "the keys, lookups and slots");
+    // The host's large buffers, made beside the reference as in A5.
+    auto queries_later = atomics::zeros_beside<unsigned int>(2 * n);
+    auto values_later = std::async(std::launch::async, atomics::key_indices, n);
+    auto slots_later = atomics::zeros_beside<unsigned long long>(most_slots);
+    auto found_later = atomics::zeros_beside<unsigned int>(2 * n);
+
+    std::fprintf(report.text(),
+                 "the host's reference: %zu keys drawn and sorted, as many absent keys drawn\n", n);
+    const std::vector<unsigned int> keys = atomics::random_keys(n, opt.seed);
+    const atomics::MapReference ref(keys);
+    const std::vector<unsigned int> absent = atomics::absent_keys(ref.sorted_keys(), n, opt.seed);
+    std::vector<unsigned int> queries = queries_later.get();
+    std::copy(keys.begin(), keys.end(), queries.begin());
+    std::copy(absent.begin(), absent.end(), queries.begin() + n);
+    std::fprintf(report.text(), "%zu keys, %zu distinct; lookups: all %zu, then %zu absent keys\n",
+                 n, ref.distinct(), n, n);
+
+    common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(values_later.get());
     common::DeviceBuffer<unsigned int> dev_queries(queries), dev_found(queries.size());
     common::Timer timer(dev, opt.reps);
-    // The host's copies of the slots and of the lookups' results, one storage for every load (the
-    // largest table first): fresh ones would fault hundreds of MB of pages in again.
-    std::vector<unsigned long long> host_slots;
-    std::vector<unsigned int> found;
+    std::vector<unsigned long long> host_slots = slots_later.get();
+    std::vector<unsigned int> found = found_later.get();
     for (std::int64_t lf : loads) {
         const std::size_t asked =
             fixed_slots > 0 ? static_cast<std::size_t>(fixed_slots) : atomics::slots_for(n, lf);

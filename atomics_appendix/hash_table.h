@@ -1,8 +1,8 @@
 // hash_table.h: the host's side of the book's chained hash table, as every program of the
 // appendix shares it: Table (the table in host memory) and verify_table(), which every chained
 // table, built on the CPU or copied back from the GPU, must pass, with the host's cores to run it
-// on (parallel_for) and the depths of a sample's walks. The types a kernel needs are in
-// device_table.h, which this file includes: A2's host table needs the two, and nothing more.
+// on (parallel_for, zeros_beside) and the depths of a sample's walks. The types a kernel needs are
+// in device_table.h, which this file includes: A2's host table needs the two, and nothing more.
 #pragma once
 
 #include <atomic>
@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -57,6 +58,15 @@ void parallel_for(std::size_t n, unsigned int parts, F&& f) {
 template <class F>
 void parallel_for(std::size_t n, F&& f) {
     parallel_for(n, parallel_parts(n), f);
+}
+
+// `count` zeros in a vector made on a thread of its own, for a large host buffer that is needed
+// later: one core takes about a quarter second to fault in 400 MB of fresh pages (the book's size),
+// seconds at ten times it. Asked for first and taken with get() where it is needed, it is made
+// while this thread draws the keys and computes the reference.
+template <class T>
+std::future<std::vector<T>> zeros_beside(std::size_t count) {
+    return std::async(std::launch::async, [count] { return std::vector<T>(count); });
 }
 
 // Says on stderr what a phase of the host's is doing once it has run two seconds (a run at ten
