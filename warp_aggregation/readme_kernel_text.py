@@ -97,7 +97,7 @@ def launch_difference(readme_text, source_text):
             "in the source as it stands there")
 
 
-# (the kernel's name, its definition line in RESULTS.md, how to find it in the source)
+# (the kernel's name, its definition line in the README or RESULTS.md, how to find it there)
 KERNELS = [("copied_kernel", COPIED, marked_kernel),
            ("grid_stride_kernel", GRID_STRIDE, defined_kernel)]
 
