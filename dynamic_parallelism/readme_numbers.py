@@ -669,26 +669,24 @@ def rdc_noise():
         noise = []
         again = printed_table_ms("gpu Neighbored")
         if again:
-            noise.append(f"two runs of the relocatable build alone gave {r_ms:.4f} and "
-                         f"{again:.4f} ms (the run above and a second run, "
-                         f"`{SHOWN}comparison.txt`), {100 * abs(r_ms - again) / r_ms:.1f}% apart")
+            noise.append(f"the relocatable build gave {r_ms:.4f} and {again:.4f} ms in two "
+                         f"runs (`{SHOWN}comparison.txt`)")
         spreads = [abs(r_ms - again) / r_ms] if again else []
         if len(ratios) == 2:
             noise.append(f"CUB's sum, which launches nothing either, gave {ratios[1]:.2f} "
-                         f"({float(cub['ms']):.4f} over {float(cub_plain['ms']):.4f} ms)")
+                         f"between the builds")
             cub_again = printed_table_ms("cub DeviceReduce::Sum")
             if cub_again:
                 spreads.append(abs(float(cub["ms"]) - cub_again) / float(cub["ms"]))
-                noise.append(f"yet its relocatable build alone gave {float(cub['ms']):.4f} and "
-                             f"{cub_again:.4f} ms in the two runs, "
-                             f"{100 * spreads[-1]:.0f}% apart")
+                noise.append(f"but {100 * spreads[-1]:.0f}% between two runs of one build "
+                             f"({float(cub['ms']):.4f} and {cub_again:.4f} ms)")
         if not noise:
             return missing("05_reduction_comparison", "comparison.txt")
         bound = max(abs(x - 1) for x in ratios)
         text = "; ".join(noise)
         if spreads and max(spreads) >= bound:
-            return (text[0].upper() + text[1:] + ". One build's runs differ by as much as the "
-                    "two builds do: at this size the price is not measurable.\n")
+            return (text[0].upper() + text[1:] + ". Noise: one build's runs differ as much as "
+                    "the two builds do.\n")
         return (text[0].upper() + text[1:] + f". So in these runs the price is within "
                 f"{100 * bound:.0f}%"
                 + (", and its sign is not settled.\n" if len(ratios) == 2
@@ -732,8 +730,13 @@ def prints_06():
     cpu = [i for i, l in enumerate(lines) if l.startswith("CPU reference:")]
     if cpu:
         lines = lines[:cpu[0]] + ["..."] + lines[cpu[0] + 2:]
-    # The dwell steps and the fill's check are RESULTS.md's (the sweep's log).
-    lines = [l for l in lines if not l.startswith(("dwell steps:", "filled pixels whose"))]
+    # The dwell steps and the fill's check are RESULTS.md's (the sweep's log); the pool's line and
+    # the ratios are the README's prose (its one number and its answer).
+    lines = [l for l in lines if not l.startswith((
+        "dwell steps:", "filled pixels whose", "pending-launch limit", "dynamic parallelism /",
+        "tail-launched levels /", "mariani-silver /"))]
+    lines = [l for i, l in enumerate(lines)  # less the blank line that followed the pool's line
+             if l.strip() or i == 0 or not lines[i - 1].startswith("device 0:")]
     trees = [i for i, l in enumerate(lines) if l.endswith("the tree, counted on the device:")]
     for start in reversed(trees):
         stop = start + 1
