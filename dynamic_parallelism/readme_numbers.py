@@ -297,18 +297,15 @@ def chain_slope():
 
 
 def number_01():
-    one, slope = hello_one_block(), chain_slope()
-    if not one or not slope:
-        return missing("01_nested_hello_world --blocks 1 / device_runtime_limits --chain-times",
-                       "hello_world.txt, chain_times.txt")
-    ms, levels, launches, count = one
+    slope = chain_slope()
+    if not slope:
+        return missing("device_runtime_limits --chain-times", "chain_times.txt")
     n0, t0, n2, t2, per = slope
     return (f"**One number:** {per:.1f} µs per dependent device-side launch: chains of "
             f"one-thread grids, each launching the next, took {t0:.4f} ms at {n0} grids and "
             f"{t2:.4f} ms at {n2}, {n2 - n0} grids and {t2 - t0:.4f} ms more "
-            f"([`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)). 01's "
-            f"{levels} grids took {ms:.4f} ms (the middle of {count} runs), which adds the host's "
-            f"launch of the first.\n")
+            f"([`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)); 01's own time adds the host's "
+            f"launch of the first grid.\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
@@ -1184,7 +1181,7 @@ def racing_summary():
         plain = [s for c, s in found if "--stall-ns" not in c]
         late = [s for c, s in found if "--stall-ns" in c]
         if plain:
-            unstalled.append(f"{what} went wrong in {sum(s != 0 for s in plain)} of its "
+            unstalled.append(f"{what} went wrong in {sum(s != 0 for s in plain)} of "
                              f"{len(plain)} runs")
         if late:
             stalled.append(f"{what} {'failed' if all(s == 1 for s in late) else 'passed'}")
