@@ -1189,7 +1189,8 @@ def main(argv=None):
                         help="only check that FOLDER's files keep the rules of the parts students "
                              "write (no GPU, no build): exit 0 if they do, 1 if not")
     parser.add_argument("--jobs", type=int, default=max(2, (os.cpu_count() or 2) // 4),
-                        help="submissions built at once (default: a quarter of the cores)")
+                        help="submissions built at once (default: a quarter of the cores); twice as "
+                             "many are graded at once")
     parser.add_argument("--gpu-jobs", type=int, default=8,
                         help="programs run on the GPU at once (default 8); a timed run that "
                              "misses its budget is run again with the GPU to itself")
@@ -1354,7 +1355,10 @@ def run(grader, submissions, options):
                                                            traceback.format_exc())))
                     return
 
-        threads = [threading.Thread(target=loop) for _ in range(max(1, options.jobs))]
+        # Twice as many submissions in flight as build trees: while some build, the others run
+        # their tests, so that neither the cores nor the GPU wait for the other in waves (each
+        # waits for a free build tree in run_in, and gives it back before its tests run).
+        threads = [threading.Thread(target=loop) for _ in range(2 * max(1, options.jobs))]
         for t in threads:
             t.start()
         for t in threads:
