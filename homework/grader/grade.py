@@ -1189,8 +1189,8 @@ def main(argv=None):
                         help="only check that FOLDER's files keep the rules of the parts students "
                              "write (no GPU, no build): exit 0 if they do, 1 if not")
     parser.add_argument("--jobs", type=int, default=max(2, (os.cpu_count() or 2) // 4),
-                        help="submissions built at once (default: a quarter of the cores); twice as "
-                             "many are graded at once")
+                        help="submissions built at once (default: a quarter of the cores); "
+                             "twice as many are graded at once")
     parser.add_argument("--gpu-jobs", type=int, default=8,
                         help="programs run on the GPU at once (default 8); a timed run that "
                              "misses its budget is run again with the GPU to itself")
