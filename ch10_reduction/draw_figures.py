@@ -5,7 +5,8 @@
 
 Writes, into --out:
   fig_10_05_sum_tree.png      Fig 10.5: the sum tree over 8 values, 3 steps of 4, 2 and 1 adders
-  fig_10_07.png               Fig 10.7 as data flow at N = 16 (8 threads), and below it, at
+  fig_10_07.png               Fig 10.7 as data flow at N = 16 (8 threads), each written element
+                              with its thread and, for input[i] = i, its sum; below it, at
                               N = 256 (4 warps), the 128-byte segments each warp's loads and
                               stores touch at every step of Fig 10.6: the book's 141 requests
   fig_10_08.png               the same for Fig 10.8 and the kernel of Fig 10.9: 36 requests
@@ -206,16 +207,20 @@ def draw_sum_tree(out):
 
 # ---- Figs 10.7 and 10.8, with the 128-byte segments -------------------------------------------
 
-def draw_flow(ax, title, steps, n, label="input[i]", face="white"):
+def draw_flow(ax, title, steps, n, label="input[i] = i", face="white"):
     """One row per step: the array after it, the elements written in blue with the thread that
-    wrote each; an arrow from each partner to its owner."""
+    wrote each and the sum it now holds (input[i] = i, so the top row's indices are the values);
+    an arrow from each partner to its owner."""
+    values = list(range(n))
     for i in range(n):
         box(ax, i, 0, i, size=7, face=face)
     ax.text(-0.8, 0, label, ha="right", va="center", fontsize=8)
     for row, (stride, step) in enumerate(steps, start=1):
         written = {own: t for t, own, _ in step}
+        for _, own, partner in step:  # every owner and partner of one step are distinct
+            values[own] += values[partner]
         for i in range(n):
-            box(ax, i, -row, f"t{written[i]}" if i in written else "",
+            box(ax, i, -row, f"t{written[i]}\n{values[i]}" if i in written else "",
                 face=ADDS if i in written else face, size=6.5, colour="white")
         for t, own, partner in step:
             arrow(ax, partner, -row + 1 - 0.35, own + (0.15 if partner > own else -0.15),
@@ -281,7 +286,7 @@ def draw_figs_7_8(out):
         draw_segments(fig.add_subplot(grid[1, 0]),
                       f"Fig {kernel} at N = 256: the 128-byte segments each warp touches",
                       list(steps(256)))
-        fig.legend(handles=[Patch(color=ADDS, label="element written in this step (by thread tK)")]
+        fig.legend(handles=[Patch(color=ADDS, label="written in this step: thread tK, its sum")]
                    + [Patch(color=COLOURS[w], label=f"warp {w} touches this segment")
                       for w in range(4)],
                    loc="lower center", ncol=3, fontsize=8.5, frameon=False)

@@ -297,18 +297,15 @@ def chain_slope():
 
 
 def number_01():
-    one, slope = hello_one_block(), chain_slope()
-    if not one or not slope:
-        return missing("01_nested_hello_world --blocks 1 / device_runtime_limits --chain-times",
-                       "hello_world.txt, chain_times.txt")
-    ms, levels, launches, count = one
+    slope = chain_slope()
+    if not slope:
+        return missing("device_runtime_limits --chain-times", "chain_times.txt")
     n0, t0, n2, t2, per = slope
     return (f"**One number:** {per:.1f} µs per dependent device-side launch: chains of "
             f"one-thread grids, each launching the next, took {t0:.4f} ms at {n0} grids and "
             f"{t2:.4f} ms at {n2}, {n2 - n0} grids and {t2 - t0:.4f} ms more "
-            f"([`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)). 01's "
-            f"{levels} grids took {ms:.4f} ms (the middle of {count} runs), which adds the host's "
-            f"launch of the first.\n")
+            f"([`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)); 01's own time adds the host's "
+            f"launch of the first grid.\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
@@ -344,10 +341,13 @@ def number_02():
     if not found:
         return missing("02_nested_reduce --pending-limit 16384", "pending_limit.txt")
     ms, count, launches = found
-    return (f"**One number:** {us(ms, launches)} per device-side launch: 2<sup>20</sup> ints "
-            f"summed with {launches} launches at the pending-launch limit 16384 took {ms:.2f} ms, "
-            f"the middle of {count} runs in [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt) "
-            f"(the run above is the first). The time is the launches, not the 4 MiB.\n")
+    chains = re.search(r"grid (\d+)", "\n".join(nested_16384()[1])).group(1)
+    return (f"**One number:** {us(ms, launches)} per device-side launch, a throughput over "
+            f"{chains} chains run side by side, not one launch's latency (01's): 2<sup>20</sup> "
+            f"ints summed with {launches} launches at the pending-launch limit 16384 took "
+            f"{ms:.2f} ms, the middle of {count} runs in "
+            f"[`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt) (the run above is the first). "
+            f"The time is the launches, not the 4 MiB.\n")
 
 
 REFUSED = re.compile(r"asked the device runtime for (\d+) slots .* granted (\d+), fewer than")
@@ -507,10 +507,13 @@ def number_03():
 def nosync_vs_nested():
     def make(rows, limit):
         nested, nosync = float(rows["gpu nested"]["ms"]), float(rows["gpu nestedNosync"]["ms"])
-        return (f"In 05's run (its table, under 05) the barrier "
-                f"form takes "
-                f"{nosync / nested:.2f} times 02's time: with the device-side wait gone, they are "
-                f"the same kernel.\n")
+        own, nested_own = correct_middle("build/bin/03_nested_reduce_nosync"), nested_16384_middle()
+        runs_own = (f"; in their own runs, {own[0] / nested_own[0]:.3f} ({own[0]:.2f} ms over "
+                    f"{nested_own[0]:.2f} ms, the middle of {min(own[1], nested_own[1])} runs each)"
+                    if own and nested_own else "")
+        return (f"In 05's run (its table, under 05) the barrier form took {nosync / nested:.2f} "
+                f"times 02's time{runs_own}: run-to-run noise, for with the device-side wait gone "
+                f"they are the same kernel.\n")
     return from_05(make)
 
 
@@ -663,26 +666,24 @@ def rdc_noise():
         noise = []
         again = printed_table_ms("gpu Neighbored")
         if again:
-            noise.append(f"two runs of the relocatable build alone gave {r_ms:.4f} and "
-                         f"{again:.4f} ms (the run above and a second run, "
-                         f"`{SHOWN}comparison.txt`), {100 * abs(r_ms - again) / r_ms:.1f}% apart")
+            noise.append(f"the relocatable build gave {r_ms:.4f} and {again:.4f} ms in two "
+                         f"runs (`{SHOWN}comparison.txt`)")
         spreads = [abs(r_ms - again) / r_ms] if again else []
         if len(ratios) == 2:
             noise.append(f"CUB's sum, which launches nothing either, gave {ratios[1]:.2f} "
-                         f"({float(cub['ms']):.4f} over {float(cub_plain['ms']):.4f} ms)")
+                         f"between the builds")
             cub_again = printed_table_ms("cub DeviceReduce::Sum")
             if cub_again:
                 spreads.append(abs(float(cub["ms"]) - cub_again) / float(cub["ms"]))
-                noise.append(f"yet its relocatable build alone gave {float(cub['ms']):.4f} and "
-                             f"{cub_again:.4f} ms in the two runs, "
-                             f"{100 * spreads[-1]:.0f}% apart")
+                noise.append(f"but {100 * spreads[-1]:.0f}% between two runs of one build "
+                             f"({float(cub['ms']):.4f} and {cub_again:.4f} ms)")
         if not noise:
             return missing("05_reduction_comparison", "comparison.txt")
         bound = max(abs(x - 1) for x in ratios)
         text = "; ".join(noise)
         if spreads and max(spreads) >= bound:
-            return (text[0].upper() + text[1:] + ". One build's runs differ by as much as the "
-                    "two builds do: at this size the price is not measurable.\n")
+            return (text[0].upper() + text[1:] + ". Noise: one build's runs differ as much as "
+                    "the two builds do.\n")
         return (text[0].upper() + text[1:] + f". So in these runs the price is within "
                 f"{100 * bound:.0f}%"
                 + (", and its sign is not settled.\n" if len(ratios) == 2
@@ -726,8 +727,13 @@ def prints_06():
     cpu = [i for i, l in enumerate(lines) if l.startswith("CPU reference:")]
     if cpu:
         lines = lines[:cpu[0]] + ["..."] + lines[cpu[0] + 2:]
-    # The dwell steps and the fill's check are RESULTS.md's (the sweep's log).
-    lines = [l for l in lines if not l.startswith(("dwell steps:", "filled pixels whose"))]
+    # The dwell steps and the fill's check are RESULTS.md's (the sweep's log); the pool's line and
+    # the ratios are the README's prose (its one number and its answer).
+    lines = [l for l in lines if not l.startswith((
+        "dwell steps:", "filled pixels whose", "pending-launch limit", "dynamic parallelism /",
+        "tail-launched levels /", "mariani-silver /"))]
+    lines = [l for i, l in enumerate(lines)  # less the blank line that followed the pool's line
+             if l.strip() or i == 0 or not lines[i - 1].startswith("device 0:")]
     trees = [i for i, l in enumerate(lines) if l.endswith("the tree, counted on the device:")]
     for start in reversed(trees):
         stop = start + 1
@@ -1162,18 +1168,6 @@ def port_of(command):
     return None
 
 
-def racing_fail():
-    """One stalled racing port's FAIL line: what a continuation ordered after nothing reads."""
-    path = data("continuation.txt")
-    found = [(c, l) for c, l, s in runs(path) if port_of(c) == "--default-stream"
-             and "--stall-ns" in c and s == 1] if path else []
-    fail = [(c, [x for x in l if x.startswith("FAIL")]) for c, l in found]
-    fail = [(c, l) for c, l in fail if l]
-    if not fail:
-        return missing("07_continuation --default-stream --stall-ns", "continuation.txt")
-    return Done(fence(fail[0][0], fail[0][1][:1]))
-
-
 def racing_summary():
     """How often each racing port of 07 went wrong, unstalled and stalled."""
     path = data("continuation.txt")
@@ -1187,7 +1181,7 @@ def racing_summary():
         plain = [s for c, s in found if "--stall-ns" not in c]
         late = [s for c, s in found if "--stall-ns" in c]
         if plain:
-            unstalled.append(f"{what} went wrong in {sum(s != 0 for s in plain)} of its "
+            unstalled.append(f"{what} went wrong in {sum(s != 0 for s in plain)} of "
                              f"{len(plain)} runs")
         if late:
             stalled.append(f"{what} {'failed' if all(s == 1 for s in late) else 'passed'}")
@@ -1907,7 +1901,7 @@ BLOCKS = {
     "prints-06": main_or_second(prints_06), "number-06": main_or_second(number_06),
     "mandelbrot-figure": main_or_second(mandelbrot_figure),
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),
-    "racing-summary": main_or_second(racing_summary), "racing-fail": racing_fail,
+    "racing-summary": main_or_second(racing_summary),
     "pool-trade": pool_trade,
 }
 

@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
-"""Checks, without a GPU, that the kernels printed for copying (RESULTS.md, one link from the
-README) are the ones that readme_kernel_test.cu compiles and runs.
+"""Checks, without a GPU, that the kernels printed for copying (the README's copied_kernel and its
+launch, RESULTS.md's grid_stride_kernel) are the ones that readme_kernel_test.cu compiles and runs.
 
-    python3 warp_aggregation/readme_kernel_text.py [--results RESULTS.md] [--source FILE.cu]
+    python3 warp_aggregation/readme_kernel_text.py [--readme README.md] [--results RESULTS.md]
+        [--source FILE.cu]
 
-Two kernels. RESULTS.md's `copied_kernel` is its one ```cuda block that defines `__global__ void
-copied_kernel(`; the test's is the lines between `// readme-kernel:begin` and
-`// readme-kernel:end`. Its `grid_stride_kernel` is its one ```cuda block that defines
+Each printed block is looked for in both documents, and exactly one ```cuda block of the two
+must hold it: a block moved between the README and RESULTS.md is still found, a copy left behind
+fails. Two kernels. `copied_kernel` is the one ```cuda block that defines
+`__global__ void copied_kernel(`; the test's is the lines between `// readme-kernel:begin` and
+`// readme-kernel:end`. `grid_stride_kernel` is the one ```cuda block that defines
 `__global__ void grid_stride_kernel(`; the test's runs from the `template` line above that
 definition to the first line after it that is `}` alone. Each pair must be the same lines, spaces
 included (an edit on either side is made on both, the test's with clang-format). And the launch:
-RESULTS.md's one ```cuda block that holds `copied_kernel<Key, F>` and `<<<` must be consecutive
-lines of the test, each indented there by the first one's indentation. On a difference:
-the first line that differs, from both files, and exit 1. Before that each check is run on a copy
-of the document with one character of that kernel changed, which it must refuse: a check that
-cannot fail is not one. Exit 0 when all hold, 2 on a bad flag.
+the one ```cuda block that holds `copied_kernel<Key, F>` and `<<<` must be consecutive lines of
+the test, each indented there by the first one's indentation. On a difference: the first line
+that differs, from both files, and exit 1. Before that each check is run on a copy of the
+document with one character of that kernel changed, which it must refuse: a check that cannot
+fail is not one. Exit 0 when all hold, 2 on a bad flag.
 """
 import argparse
 import os
@@ -94,7 +97,7 @@ def launch_difference(readme_text, source_text):
             "in the source as it stands there")
 
 
-# (the kernel's name, its definition line in RESULTS.md, how to find it in the source)
+# (the kernel's name, its definition line in the README or RESULTS.md, how to find it there)
 KERNELS = [("copied_kernel", COPIED, marked_kernel),
            ("grid_stride_kernel", GRID_STRIDE, defined_kernel)]
 
@@ -112,20 +115,39 @@ def differences(readme_text, source_text, definition, find):
     return ""
 
 
+def cuda_blocks(text, *needles):
+    """How many of the text's ```cuda blocks hold every one of `needles`."""
+    return sum(all(n in m.group(1) for n in needles)
+               for m in re.finditer(r"^```cuda\n(.*?)^```$", text, re.M | re.S))
+
+
+def holder(docs, *needles):
+    """The (name, text) of the one document whose ```cuda blocks hold `needles`; across the
+    documents exactly one block must."""
+    found = [(name, text) for name, text in docs for _ in range(cuda_blocks(text, *needles))]
+    if len(found) != 1:
+        raise ValueError(f"{len(found)} cuda blocks of {' and '.join(n for n, _ in docs)} hold "
+                         f"`{needles[0]}`, not one")
+    return found[0]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--readme", default=os.path.join(HERE, "README.md"))
     parser.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
     parser.add_argument("--source", default=os.path.join(HERE, "readme_kernel_test.cu"))
     args = parser.parse_args()
-    # The kernel to copy, its launch and its checklist stand in RESULTS.md ("Copying the
-    # header"), one link from the README's section of that name.
-    with open(args.results, encoding="utf-8") as f:
-        text = f.read()
-    doc = "RESULTS.md"
+    # The kernel to copy and its launch stand in the README ("Copying the header"), the
+    # grid-stride kernel in RESULTS.md; each is looked for in both.
+    docs = []
+    for name in (args.readme, args.results):
+        with open(name, encoding="utf-8") as f:
+            docs.append((os.path.basename(name), f.read()))
     with open(args.source, encoding="utf-8") as f:
         source = f.read()
     for name, definition, find in KERNELS:
         try:
+            doc, text = holder(docs, definition)
             # The check must see a change: the kernel with one character replaced (the
             # first one after the kernel's name and parenthesis: the `c` of `const`).
             at = text.index(definition) + len(definition)
@@ -144,19 +166,20 @@ def main():
         lines = len(readme_kernel(text, definition)[0])
         print(f"ok: the {doc}'s {name}, {lines} lines, is readme_kernel_test.cu's")
     try:
+        doc, text = holder(docs, LAUNCH, "<<<")
         # The character after the launch's `<<<` (the `g` of `grid`), made a `G`.
         at = text.index("<<<", text.index(LAUNCH)) + 3
         if not launch_difference(text[:at] + "G" + text[at + 1:], source):
-            print("FAILED: a RESULTS.md launch with one character changed passes the check")
+            print(f"FAILED: a {doc} launch with one character changed passes the check")
             return 1
         found = launch_difference(text, source)
     except ValueError as error:
         print(f"FAILED: {error}")
         return 1
     if found:
-        print(f"FAILED: {found}")
+        print(f"FAILED: {found.replace('README lines', f'{doc} lines')}")
         return 1
-    print(f"ok: RESULTS.md's launch of copied_kernel, {len(readme_launch(text)[0])} lines, is "
+    print(f"ok: the {doc}'s launch of copied_kernel, {len(readme_launch(text)[0])} lines, is "
           "readme_kernel_test.cu's")
     return 0
 

@@ -413,9 +413,9 @@ def number_02():
     if given is None or atomic is None:
         return missing("the reduction from given masks", "benchmark.csv")
     return sentence(
-        "**One number:** 02 times its search and tree together; the tree alone is 03's variant "
+        "**One number**, from 03 (02 times its search and tree together): the tree alone, "
         "\"reduce_peers masks given\" (masks found beforehand, then the tree and one atomic per "
-        "group). On sorted keys in double it is "
+        "group), on sorted keys in double, is "
         f"**{times(atomic, given)} times as fast** as one plain `atomicAdd` per value, "
         f"{atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}). 02's own timings: "
         "[RESULTS.md](RESULTS.md#02s-timing).\n")
@@ -857,8 +857,11 @@ def reuse_masks(brief=True):
                  if match < f["given"] else
                  " With `__match_any_sync` storing them gains little: a whole pass takes "
                  f"{match:.4f} ms, {times(match, f['given'])} times the reduction from stored masks.")
-    if brief and f["first"]:
-        text += " A pass that also aggregates: [RESULTS.md](RESULTS.md#reusing-the-masks)."
+    if brief and f["k_fused"]:
+        text += (" The blog promises a gain from the first reuse (k = 2). In a model, not a "
+                 "measurement, a first pass that aggregates and stores its masks at once pays from "
+                 f"k = {f['k_fused']} on" + (", as promised" if f["k_fused"] <= 2 else "")
+                 + " ([RESULTS.md](RESULTS.md#reusing-the-masks)).")
     return sentence(text)
 
 
@@ -931,8 +934,12 @@ def which_to_use():
                      bench("double", "sorted", "warp segmented scan 4/lane"))
     scan_partial = ratio(bench("double", "partially sorted", "warp match_any"),
                          bench("double", "partially sorted", "warp segmented scan 4/lane"))
-    sorted_cell = (NOT_YET if None in (scan, scan_cub) else
-                   f"03's scan {scan:.2f}× as fast as `atomicAdd`, {scan_cub:.2f}× as fast as CUB")
+    cub = ratio(bench("double", "sorted", "atomicAdd"),
+                bench("double", "sorted", "CUB ReduceByKey"))
+    match = ratio(bench("double", "sorted", "atomicAdd"), bench("double", "sorted", "warp match_any"))
+    sorted_cell = (NOT_YET if None in (cub, match) else
+                   f"`ReduceByKey` {cub:.2f}×, `match_any` aggregation {match:.2f}× as fast as "
+                   "`atomicAdd`")
     partial_cell = (NOT_YET if scan_partial is None else
                     f"the scan {scan_partial:.2f}× as fast as `match_any` aggregation"
                     if scan_partial >= 1 else
@@ -987,12 +994,12 @@ def which_to_use():
              "| --- | --- | --- |"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     notes = [
-        "¹ The segmented scan is 03's alone ([what it assumes]"
-        "(RESULTS.md#copying-the-segmented-scan)). `match_peers` + `reduce_peers` was timed only "
-        "in 1-D blocks of 256 threads"
-        + (f", and is slower than `atomicAdd` from *d* = {cross} on where a warp's bins are "
-           "neighbours in memory ([the sweep](#the-variable-that-decides-distinct-keys-per-warp))."
-           if cross else "."),
+        "¹ 03's segmented scan is faster still"
+        + (f" ({scan:.2f}× `atomicAdd`, {scan_cub:.2f}× CUB)" if None not in (scan, scan_cub)
+           else "")
+        + ", but not for copying ([what it assumes](RESULTS.md#copying-the-segmented-scan)). "
+        "`match_peers` + `reduce_peers` was timed only in 1-D blocks of 256 threads; in other "
+        "shapes it is tested, not timed.",
         "² " + cg_note,
         "³ CUB's promise of determinism fails on long runs of equal keys "
         "([determinism](#the-library-and-determinism)): check the bits.",
@@ -1044,10 +1051,11 @@ def number_sweep():
     return sentence(text)
 
 
-def sweep_where():
+def sweep_where(brief=True):
     """Why the sweep's crossover is not random keys': at the sweep's largest d, in runs, and on
-    random keys (d about 32 as well), match_any aggregation against atomicAdd, and the two halves
-    of its kernel timed apart (its search alone; the atomics from given masks)."""
+    random keys (d about 32 as well), match_any aggregation against atomicAdd; in RESULTS.md's
+    (not brief) also the two halves of its kernel timed apart (its search alone; the atomics from
+    given masks)."""
     if not (have("sweep.csv") and have("benchmark.csv")):
         return missing("the sweep beside random keys", "sweep.csv")
     rows = plot_sweep.load(path("sweep.csv")).get("double", {}).get("in runs", {})
@@ -1058,20 +1066,42 @@ def sweep_where():
         return missing("the sweep beside random keys", "sweep.csv")
     d = ds[-1]
     near = [float(rows[v][d]["ms"]) for v in names]
-    return sentence(
+
+    def hides(ms):
+        """Whether a whole pass took no longer than the longer of its halves timed apart."""
+        return ms[1] <= max(ms[2], ms[3])
+    tail = ""
+    if hides(far) != hides(near):
+        (a, at), (b, bt) = ("on random keys", far), ("in the sweep", near)
+        if not hides(far):
+            (a, at), (b, bt) = (b, bt), (a, at)
+        tail = (f" So {a} the whole pass takes no longer than its longer half ({at[1]:.4f} against "
+                f"{max(at[2], at[3]):.4f} ms): the search hides behind slow, scattered atomics; "
+                f"{b} it takes longer than either ({bt[1]:.4f} against {max(bt[2], bt[3]):.4f}).")
+    text = (
         f"**That crossover holds for a warp's bins close together in memory.** At *d* = {d} in "
         f"the sweep, a warp's {d} bins are consecutive doubles, where `atomicAdd` is cheap "
         f"({near[0]:.4f} ms) and `match_any` aggregation takes {times(near[1], near[0])} times as "
         f"long. Random keys scatter a warp's atomics over 10^6 bins: `atomicAdd` takes "
         f"{far[0]:.4f} ms, `match_any` aggregation {far[1]:.4f}"
         + (" (a tie)" if abs(far[0] / far[1] - 1) < 0.03 else
-           f" ({times(far[0], far[1])} times as fast)")
-        + ". Its search alone takes " + ("about the same in both" if abs(near[2] / far[2] - 1) < 0.1
-                                          else "in the sweep and on random keys")
-        + f" ({near[2]:.4f} and {far[2]:.4f} ms), "
-        f"its atomics from given masks {near[3]:.4f} and {far[3]:.4f} ({link('sweep.csv')}, "
-        f"{link('benchmark.csv')}), and the whole takes no more than the longer half: the search "
-        "hides behind slow, scattered atomics.")
+           f" ({times(far[0], far[1])} times as fast)"))
+    if brief:
+        return sentence(text + (": there the search hides behind slow, scattered atomics"
+                                if hides(far) else "")
+                        + " ([the halves timed apart](RESULTS.md#where-the-crossover-holds)).")
+    return sentence(
+        text + ". Timed apart, its search takes "
+        + ("about the same in both" if abs(near[2] / far[2] - 1) < 0.1
+           else "in the sweep and on random keys")
+        + f" ({near[2]:.4f} and {far[2]:.4f} ms), its atomics from given masks {near[3]:.4f} and "
+        f"{far[3]:.4f} ({link('sweep.csv')}'s rows \"match_any search only\" and \"reduce_peers "
+        f"masks given\" at *d* = {d} in runs, not plotted; {link('benchmark.csv')}'s random "
+        "rows)." + tail)
+
+
+def sweep_where_full():
+    return sweep_where(brief=False)
 
 
 def speedup_text(rows, variant, d):
@@ -1175,7 +1205,8 @@ BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_
 # RESULTS.md's blocks (--results).
 RESULTS_BLOCKS = {"blog-table": blog_table, "orders": orders, "sweep-full": sweep_full, "sweep-disturbed": sweep_disturbed,
                   "sweep-even": sweep_even, "determinism-table": determinism_table,
-                  "reuse-masks-full": reuse_masks_full}
+                  "reuse-masks-full": reuse_masks_full,
+                  "sweep-where-full": sweep_where_full}
 
 
 def main():

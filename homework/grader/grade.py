@@ -28,10 +28,13 @@ What it does, per submission:
      each with its own output, record and time limit; a run that ends that process ends the
      batch, and the runs after it (and it, unless it was the first) are made one process each.
      The timed run always has a process of its own, so that nothing an earlier run left behind
-     (an answer kept for the same seed and size) can make it fast. Untimed runs are made with
+     (an answer kept for the same seed and size) can make it fast; only it loads its kernels when
+     its context is made (CUDA_MODULE_LOADING=EAGER: no launch it times pays for loading), the
+     other runs and the checks as they first launch them. Untimed runs are made with
      `--reps 1` where their arguments give no --reps (their times count for nothing);
   4. the verdict of each test comes from the same program built from the homework tree alone
-     (never compiled with student code), fed the record: it regenerates the input from the seed
+     (never compiled with student code), fed the record (an exercise's records, the timed run's
+     included, in one process): it regenerates the input from the seed
      and checks the recorded outputs with the program's own checks. A missing, short or
      malformed record is a failure. In the timed run every launch is timed and checked, the
      checked one included (common::Timer, common::checked_launch);
@@ -709,9 +712,11 @@ class Grader:
         zero_note = ""
         try:
             # The timed run has a process of its own: nothing an earlier run left (an answer
-            # kept in device memory for the same seed and size) can make it fast.
+            # kept in device memory for the same seed and size) can make it fast. Its record is
+            # checked in the process that checks the untimed runs' records.
             untimed = [run for run in e.runs if run["label"] != "timed"]
-            batched = self.run_batch(name, e, untimed, program, baseline) \
+            timed = [run for run in e.runs if run["label"] == "timed"]
+            batched = self.run_batch(name, e, untimed, program, baseline, timed) \
                 if self.options.batch and len(untimed) > 1 else {}
             for run in e.runs:
                 test = batched.get(run["test"]) or self.run_test(name, e, run, program, baseline)
@@ -773,32 +778,44 @@ class Grader:
             return MAX_RECORD
         return min(MAX_RECORD, 2 * size + (1 << 20))
 
-    def run_test(self, name, e, run, program, baseline=False, exclusive=False):
-        args = self.arguments(run)
+    def record(self, e, run, program, baseline=False, exclusive=False):
+        """One run of the student's program, in a process and a folder of its own, recording:
+        its RunResult, not yet checked."""
         rundir = self.sandbox.folder()
         try:
-            env = self.sandbox.environment(rundir, {})
-            hold = self.gpu.exclusive() if exclusive or (baseline and run["label"] == "timed") \
+            timed = run["label"] == "timed"
+            env = self.sandbox.environment(rundir, {}, timed=timed)
+            hold = self.gpu.exclusive() if exclusive or (baseline and timed) \
                 else self.gpu.shared()
             asked = time.monotonic()
             with self.gpu_slots, hold:
                 self.ledger.add("wait", time.monotonic() - asked)
-                mine = self.sandbox.run([program] + args, rundir, env, e.timeout,
+                mine = self.sandbox.run([program] + self.arguments(run), rundir, env, e.timeout,
                                         record_limit=self.record_limit(e, run, baseline))
             self.ledger.add("run", mine.seconds, e.name)
-            early = self.early_verdict(e, run, mine, baseline)
-            if early:
-                return early
+            return mine
+        finally:
+            shutil.rmtree(rundir, ignore_errors=True)
+
+    def run_test(self, name, e, run, program, baseline=False, exclusive=False):
+        mine = self.record(e, run, program, baseline, exclusive)
+        early = self.early_verdict(e, run, mine, baseline)
+        if early:
+            return early
+        rundir = self.sandbox.folder()
+        try:
             return self.check(e, run, mine, rundir)
         finally:
             shutil.rmtree(rundir, ignore_errors=True)
 
-    def run_batch(self, name, e, runs, program, baseline=False):
-        """The verdicts of several untimed runs, made in one process of the student's program
-        and checked in one of the program as handed out (a CUDA context each, not one a run):
-        {test: TestResult} for the runs the batch reached; the caller runs the rest one by one.
-        A run the batch ended in counts only where it was the batch's first (a fresh process,
-        as a run of its own would be): a later one may have met what an earlier run left."""
+    def run_batch(self, name, e, runs, program, baseline=False, alone=()):
+        """The verdicts of several untimed runs, made in one process of the student's program,
+        and of the runs `alone` (the timed one), each made in a process of its own after them;
+        all their records are checked in one process of the program as handed out (a CUDA
+        context each, not one a run): {test: TestResult} for the runs the batch reached; the
+        caller runs the rest one by one. A run the batch ended in counts only where it was the
+        batch's first (a fresh process, as a run of its own would be): a later one may have met
+        what an earlier run left."""
         rundir = self.sandbox.folder()
         try:
             env = self.sandbox.environment(rundir, {})
@@ -814,6 +831,13 @@ class Grader:
                 if mine is None or (k > 0 and mine.ended_batch):
                     break
                 self.ledger.add("run", mine.seconds, e.name)
+                early = self.early_verdict(e, run, mine, baseline)
+                if early:
+                    verdicts[run["test"]] = early
+                else:
+                    todo.append((run, mine))
+            for run in alone:
+                mine = self.record(e, run, program, baseline)
                 early = self.early_verdict(e, run, mine, baseline)
                 if early:
                     verdicts[run["test"]] = early
@@ -1171,7 +1195,8 @@ def main(argv=None):
                              "misses its budget is run again with the GPU to itself")
     parser.add_argument("--one-process-a-run", dest="batch", action="store_false",
                         help="run each test in a process of its own (default: an exercise's "
-                             "untimed runs share one process, and their checks another)")
+                             "untimed runs share one process, and the checks of every run, the "
+                             "timed one included, another)")
     parser.add_argument("--run-as", metavar="USER",
                         help="as root: the user student code runs as (default nobody)")
     parser.add_argument("--cmake-arg", action="append", default=[], metavar="ARG",
