@@ -1,12 +1,12 @@
-// readme_kernel_test: the kernel to copy (RESULTS.md, "Copying the header"), compiled and run
+// readme_kernel_test: the README's kernel to copy ("Copying the header"), compiled and run
 // exactly as printed, and the same aggregation in a grid-stride loop; every bin checked against the
 // CPU.
 //
-// RESULTS.md prints copied_kernel for a reader to copy: one element of a volume per thread, blocks
+// The README prints copied_kernel for a reader to copy: one element of a volume per thread, blocks
 // of any shape. warp_peers_copy_test checks the header in a kernel of its own, which differs from
 // the printed one (it also runs the cooperative-groups spelling, and writes every intermediate
 // out); this test compiles the printed text itself. It sits between the two marker comments below,
-// and the host test warp_aggregation/readme_kernel_text fails where RESULTS.md's block and these
+// and the host test warp_aggregation/readme_kernel_text fails where the printed block and these
 // lines differ, so that the two cannot drift apart. Each run checks the bins copied_kernel fills
 // (--kernel readme), in blocks of 16x8, 8x4x4, 32, 48 and 5x7 (the last two with a partial warp).
 //
@@ -268,11 +268,11 @@ int main(int argc, char** argv) {
     std::string block_text, extent_text = "45x37x3";
     std::int64_t kernels = 0, keys = 0, grid_blocks = 3;
     common::Cli cli("readme_kernel_test",
-                    "the kernel to copy (RESULTS.md), as printed, and the same aggregation in a "
+                    "the README's kernel to copy, as printed, and the same aggregation in a "
                     "grid-stride loop: any block shape, int, float, double and long long keys");
     cli.add_seed(opt);
     cli.add_enum("--kernel", &kernels, {{"all", 0}, {"readme", 1}, {"grid-stride", 2}},
-                 "copied_kernel as RESULTS.md prints it, grid_stride_kernel, or both in turn");
+                 "copied_kernel as the README prints it, grid_stride_kernel, or both in turn");
     cli.add_string("--block", &block_text, "block shape XxYxZ (at most 1024 threads)",
                    "16x8, 8x4x4, 32x1, 48x1 and 5x7 (readme); 256, 16x8, 48 and 5x7 "
                    "(grid-stride)");
