@@ -240,49 +240,60 @@ def plot(rows, png, title):
         print("matplotlib is not installed: plot skipped (pip install matplotlib)")
         return
     colors = {"insert": "tab:blue", "lookup hit": "tab:green", "lookup miss": "tab:orange"}
-    # The chains' walk is timed on a sample, whose rate measures latency: it gets a panel of its
-    # own, so that no bar of it stands on one axis with the rates over all keys.
-    panels = [[r for r in rows if r["table"] != WALK], [r for r in rows if r["table"] == WALK]]
-    panels = [p for p in panels if p]
-    fig, axes = plt.subplots(1, len(panels), figsize=(max(10, 0.55 * len(rows) + 3), 5.8),
+    # One panel for the inserts, one for the lookups over all keys, and one for the chains' walk,
+    # which is timed on a sample and measures latency: no bar of it stands on one axis with the
+    # rates over all keys. Horizontal bars, so that every label reads level.
+    panels = [("inserts", [r for r in rows if r["operation"] == "insert"], True),
+              ("lookups", [r for r in rows if r["table"] != WALK and r["operation"] != "insert"],
+               False),
+              ("walk", [r for r in rows if r["table"] == WALK], False)]
+    panels = [p for p in panels if p[1]]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 0.32 * len(rows) + 1.2 * len(panels)),
                              squeeze=False,
-                             gridspec_kw={"width_ratios": [max(len(p) + 1, 4) for p in panels]})
-    for ax, panel in zip(axes[0], panels):
-        values = [float(r["mkeys_per_s"]) for r in panel]
-        bars = ax.bar(range(len(panel)), values, color=[colors[r["operation"]] for r in panel])
+                             gridspec_kw={"height_ratios": [len(p[1]) + 1 for p in panels]})
+    for ax, (kind, panel, log) in zip(axes[:, 0], panels):
+        rates = [float(r["mkeys_per_s"]) for r in panel]
+        # The lookups' axis in billions, so that its tick labels stay short.
+        unit, values = (("billion", [v / 1000 for v in rates]) if kind == "lookups"
+                        else ("million", rates))
+        y = range(len(panel))
+        bars = ax.barh(y, values, color=[colors[r["operation"]] for r in panel])
         for bar, r in zip(bars, panel):
             if r["table"] == CUCO:
                 bar.set_hatch("//")
                 bar.set_edgecolor("white")
-        # A log axis over the rates over all keys (57 M to 40 G); the walk's two rates differ by
-        # a tenth, which a log axis starting near them would blow up: linear, from 0.
-        if panel[0]["table"] == WALK:
-            ax.set_ylim(0, max(values) * 1.15)
-            ax.set_ylabel("million keys per second (linear scale)")
+        ax.set_yticks(list(y))
+        ax.set_yticklabels([label(r) if kind == "inserts" else f"{label(r)}, {r['operation']}"
+                            for r in panel], fontsize=8)
+        ax.invert_yaxis()
+        for i, (value, rate) in enumerate(zip(values, rates)):
+            text = f" {rate / 1000:.3g} G" if rate >= 1000 else f" {rate:.3g} M"
+            ax.text(value, i, text, ha="left", va="center", fontsize=7)
+        # The inserts span 57 M to 15 G keys/s: a log axis. The lookups (10 to 40 G) and the
+        # walk's two rates read best from 0, where a log axis would blow small gaps up.
+        if log:
+            ax.set_xscale("log")
+            ax.set_xlim(min(values) / 1.5, max(values) * 4)
+            scale = "log scale"
         else:
-            ax.set_yscale("log")
-        ax.set_xticks(range(len(panel)))
-        ax.set_xticklabels([f"{label(r)}\n{r['operation']}" for r in panel], rotation=45,
-                           ha="right", fontsize=7)
-        for i, value in enumerate(values):
-            text = f"{value / 1000:.3g} G" if value >= 1000 else f"{value:.3g} M"
-            ax.text(i, value, text, ha="center", va="bottom", fontsize=7)
-        if panel[0]["table"] == WALK:
-            ax.set_title(f"the chains walked for a sample\nof {int(panel[0]['n']):,} keys: latency, "
-                         "not\ncomparable with the rates over all keys", fontsize=8)
-        else:
-            ax.set_title(f"over all {int(panel[0]['n']):,} keys (and as many absent ones)",
-                         fontsize=8)
-    axes[0][0].set_ylabel("million keys per second (log scale; higher is faster)")
+            ax.set_xlim(0, max(values) * 1.18)
+            scale = "linear scale"
+        ax.set_xlabel(f"{unit} keys per second ({scale}; longer is faster)", fontsize=8)
+        n = int(panel[0]["n"])
+        ax.set_title({"inserts": f"inserts of {n:,} keys",
+                      "lookups": f"lookups of all {n:,} keys (hits) and as many absent ones "
+                                 "(misses)",
+                      "walk": f"the chains walked for a sample of {n:,} keys: latency, not "
+                              "comparable with the rates over all keys"}[kind], fontsize=9)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors.values()]
     names = list(colors)
     if has_cuco(rows):
         handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="tab:gray", edgecolor="white",
                                      hatch="//"))
         names.append("hatched: cuCollections static_map")
-    axes[0][0].legend(handles, names, loc="upper left")
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
+    fig.legend(handles, names, loc="upper right", fontsize=8, ncol=len(names))
+    fig.suptitle(title, fontsize=9, x=0.02, ha="left")
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(png, dpi=110)
     print(f"wrote {png}")
 
