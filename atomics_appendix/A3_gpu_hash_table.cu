@@ -234,14 +234,11 @@ int main(int argc, char** argv) {
     // scope allocates its own.
     common::require_device_bytes(2 * (8.0 * n + 16.0 * capacity),
                                  "the keys, values and entry pool");
-    // The host's copy of the table for every check, then the CPU build's storage: allocated and
-    // first touched once (at the book's size its 0.4 GB of page faults cost more than a check),
-    // its pool on a thread of its own while this one draws the keys and makes the first build.
-    auto pool_later = atomics::zeros_beside<atomics::Entry>(capacity);
-    auto values_later = std::async(std::launch::async, atomics::key_indices, n);
     const std::vector<unsigned int> keys = atomics::random_keys(n, opt.seed);
-    const std::vector<unsigned int> values = values_later.get();
+    const std::vector<unsigned int> values = atomics::key_indices(n);
     common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(values);
+    // The host's copy of the table for every check, then the CPU build's storage: allocated and
+    // first touched once (at the book's size its 0.4 GB of page faults cost more than a check).
     atomics::Table host_table;
     atomics::ChainedTable table(atomics::kBuckets, capacity);
     atomics::Mutexes mutexes(atomics::kBuckets);
@@ -277,7 +274,6 @@ int main(int argc, char** argv) {
     table.poison_pool();
     common::checked_launch(build);
     CUDA_CHECK(cudaDeviceSynchronize());
-    host_table.pool = pool_later.get();
     if (!atomics::verify_device_table(table, keys, host_table)) return common::kExitWrong;
     if (!mutexes.all_released("the verified build")) return common::kExitWrong;
     std::fprintf(report.text(),
