@@ -489,8 +489,7 @@ def prints_library():
     table = rows_table("random", ["atomicAdd", "CUB sort + ReduceByKey"], "random keys, double")
     if table is None:
         return missing("`CUB sort + ReduceByKey` on random keys in double", "benchmark.csv")
-    return sentence(f"This order's rows in the committed run of every order "
-                    f"({link('benchmark.csv')}):") + "\n" + table
+    return sentence(f"Its rows in the committed run ({link('benchmark.csv')}):") + "\n" + table
 
 
 def number_library():
