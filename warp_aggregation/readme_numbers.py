@@ -292,7 +292,8 @@ def prints_03():
 
 # 03's text rows on sorted keys in double that the segmented scan's section shows.
 # The rows the scan's lesson compares: plain atomics, the blog's aggregation today, the scan, CUB.
-SCAN_ROWS = ["atomicAdd", "warp match_any", "warp segmented scan 4/lane", "CUB ReduceByKey"]
+SCAN_ROWS = ["atomicAdd", "warp get_peers", "warp match_any", "warp segmented scan 4/lane",
+             "CUB ReduceByKey"]
 ROW = re.compile(r"^(float|double)\s+(sorted)\s+(.+?)\s+(\d+\.\d+)\s+\d+\.\d+ \.\.")
 TEXT_HEADER = ("type   order             variant                              ms         ms min .. "
                "max     GB/s   %peak  xatomic    xCAS   xCUB")
@@ -413,12 +414,12 @@ def number_02():
     if given is None or atomic is None:
         return missing("the reduction from given masks", "benchmark.csv")
     return sentence(
-        "**One number**, from 03 (02 times its search and tree together): the tree alone, "
-        "\"reduce_peers masks given\" (masks found beforehand, then the tree and one atomic per "
-        "group), on sorted keys in double, is "
+        "**One number**: 02 prints no comparable one (it times its search and tree together: "
+        "[RESULTS.md](RESULTS.md#02s-timing)), so this one is 03's. The tree alone, "
+        "\"reduce_peers masks given\" (the 40 MB of masks found beforehand read back, then the "
+        "tree and one atomic per group), on sorted keys in double, is "
         f"**{times(atomic, given)} times as fast** as one plain `atomicAdd` per value, "
-        f"{atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}). 02's own timings: "
-        "[RESULTS.md](RESULTS.md#02s-timing).\n")
+        f"{atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}).\n")
 
 
 def number_03():
@@ -455,12 +456,16 @@ def number_scan():
         f"{scan:.4f} ms ({link('benchmark.csv')}).\n")
 
 
-def benchmark_rows(pattern):
-    """benchmark.csv's header and the two variants' rows that `pattern` matches, as the file has
-    them; None where a row is missing."""
-    match = re.compile(pattern).match
-    lines = [line.rstrip("\n") for line in open(path("benchmark.csv")) if match(line)]
-    return lines if len(lines) >= 3 else None
+def rows_table(order, variants, what):
+    """A small table of benchmark.csv's rows for these variants in double: ms (the median of 20
+    runs) and how many times as fast as atomicAdd; None where a row is missing."""
+    found = [(v, bench("double", order, v)) for v in variants]
+    base = bench("double", order, "atomicAdd")
+    if base is None or any(t is None for _, t in found):
+        return None
+    lines = [f"| {what} | ms | × as fast as `atomicAdd` |", "| --- | --: | --: |"]
+    lines += [f"| {v} | {t:.4f} | {base / t:.2f} |" for v, t in found]
+    return "\n".join(lines) + "\n"
 
 
 def prints_cg():
@@ -468,28 +473,23 @@ def prints_cg():
     match_any kernel, sorted keys in double, read from benchmark.csv without a GPU."""
     if not have("benchmark.csv"):
         return missing("`cg labeled_partition`", "benchmark.csv")
-    lines = benchmark_rows(r"^(precision,|double,sorted,(warp match_any|cg labeled_partition),)")
-    if lines is None:
+    table = rows_table("sorted", ["warp match_any", "cg labeled_partition"],
+                       "sorted keys, double")
+    if table is None:
         return missing("`cg labeled_partition` on sorted keys in double", "benchmark.csv")
-    return ("Its rows in 03's committed run, beside the hand-written kernel's (ms: the median of "
-            "20 runs):\n"
-            "\n```\n$ grep -E '^(precision,|double,sorted,(warp match_any|cg labeled))' "
-            "warp_aggregation/data/benchmark.csv\n" + "\n".join(lines) + "\n```\n")
+    return sentence(f"Its row in 03's committed run ({link('benchmark.csv')}), beside the "
+                    "hand-written kernel's:") + "\n" + table
 
 
 def prints_library():
     """The library section's rows: 03's text for random keys in double is not among the data, so
-    the excerpt is benchmark.csv's rows for them (the run of every order), by a command that reads
-    the committed file."""
+    the rows come from benchmark.csv (the run of every order)."""
     if not have("benchmark.csv"):
         return missing("`CUB sort + ReduceByKey`", "benchmark.csv")
-    lines = benchmark_rows(r"^(precision,|double,random,(atomicAdd|CUB sort \+ ReduceByKey),)")
-    if lines is None:
+    table = rows_table("random", ["atomicAdd", "CUB sort + ReduceByKey"], "random keys, double")
+    if table is None:
         return missing("`CUB sort + ReduceByKey` on random keys in double", "benchmark.csv")
-    return (sentence("This order's rows in the committed run of every order (ms: the median of "
-                     "20 runs):")
-            + "\n```\n$ grep -E '^(precision,|double,random,(atomicAdd|CUB sort))' "
-            "warp_aggregation/data/benchmark.csv\n" + "\n".join(lines) + "\n```\n")
+    return sentence(f"Its rows in the committed run ({link('benchmark.csv')}):") + "\n" + table
 
 
 def number_library():
@@ -764,9 +764,9 @@ def blog_table():
                          "(a model)" if f["k_fused"] else "not with a fused pass (a model)")
         reuse_verdict += (f"; from {use(f['k_separate'])} with a separate search pass"
                           + (", barely" if f["close"] else ""))
-        # The times and the model are the README's (reuse-masks, under 03): linked, not repeated.
-        reuse_cell = ("the passes' times and the model: [reusing the masks]"
-                      "(README.md#reusing-the-masks), under 03 in the README")
+        # The times and the model: linked, not repeated (README.md and RESULTS.md both have the
+        # section, under that anchor).
+        reuse_cell = "the passes' times and the model: [reusing the masks](#reusing-the-masks)"
     gpu = re.search(r"NVIDIA ([^,]+)", report.describe_env(path("env.txt"))
                     if have("env.txt") else "")
 
@@ -830,9 +830,9 @@ def blog_table():
         + ".")
 
 
-def reuse_masks(brief=True):
-    """The blog's advice to store the masks and reuse them: the measured break-even (brief, the
-    README's), and the model of a first pass that aggregates and stores at once (RESULTS.md's)."""
+def reuse_masks():
+    """The blog's advice to store the masks and reuse them: the measured break-even, and the model
+    of a first pass that aggregates and stores at once (RESULTS.md's)."""
     found = reuse()
     if found is None:
         return missing("the search and the reduction apart", "benchmark.csv")
@@ -845,7 +845,7 @@ def reuse_masks(brief=True):
     text += (f"the stored masks pay from k = {f['k_separate']} on"
              + (", by less than the runs' spread." if f["close"] else ".")
              if f["k_separate"] else "the stored masks never pay.")
-    if f["first"] and not brief:
+    if f["first"]:
         text += (f" A first pass that aggregates and writes its masks at once would cost about "
                  f"{f['first']:.4f} ms ({f['whole']:.4f} for the kernel, {f['masks_ms']:.4f} for "
                  f"{4 * f['n'] / 1e6:.0f} MB of masks at the peak bandwidth: a model, not "
@@ -857,16 +857,7 @@ def reuse_masks(brief=True):
                  if match < f["given"] else
                  " With `__match_any_sync` storing them gains little: a whole pass takes "
                  f"{match:.4f} ms, {times(match, f['given'])} times the reduction from stored masks.")
-    if brief and f["k_fused"]:
-        text += (" The blog promises a gain from the first reuse (k = 2). In a model, not a "
-                 "measurement, a first pass that aggregates and stores its masks at once pays from "
-                 f"k = {f['k_fused']} on" + (", as promised" if f["k_fused"] <= 2 else "")
-                 + " ([RESULTS.md](RESULTS.md#reusing-the-masks)).")
     return sentence(text)
-
-
-def reuse_masks_full():
-    return reuse_masks(brief=False)
 
 
 def cg_against_match(rows, runs=None, brief=False):
@@ -956,7 +947,8 @@ def which_to_use():
                              "on" if cross else
                              "`match_any` aggregation faster than `atomicAdd` at every *d*")
                 cg_note = ("`labeled_partition` + `cg::reduce` says the same in two calls"
-                           + (f" and is slower than `atomicAdd` from *d* = {cg_cross} on"
+                           + (f" and, on scattered keys, is slower than `atomicAdd` from *d* = "
+                              f"{cg_cross} on"
                               if cg_cross else "")
                            # "; at *d* = 1, `labeled_partition` 1.54× as fast ..." as a clause
                            + cg_best(rows, arrangements.get("in runs"))
@@ -999,7 +991,8 @@ def which_to_use():
            else "")
         + ", but not for copying ([what it assumes](RESULTS.md#copying-the-segmented-scan)). "
         "`match_peers` + `reduce_peers` was timed only in 1-D blocks of 256 threads; in other "
-        "shapes it is tested, not timed.",
+        "shapes it is tested, not timed. `ReduceByKey` writes packed (key, sum) pairs: with "
+        "sparse keys a scatter step must put them into their bins.",
         "² " + cg_note,
         "³ CUB's promise of determinism fails on long runs of equal keys "
         "([determinism](#the-library-and-determinism)): check the bits.",
@@ -1201,11 +1194,11 @@ BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_
           "determinism-summary": determinism_summary,
           "prints-04": prints_04, "number-04": number_04,
           "provenance": provenance_block,
-          "which-to-use": which_to_use, "reuse-masks": reuse_masks}
+          "which-to-use": which_to_use, "blog-table": blog_table}
 # RESULTS.md's blocks (--results).
 RESULTS_BLOCKS = {"blog-table": blog_table, "orders": orders, "sweep-full": sweep_full, "sweep-disturbed": sweep_disturbed,
                   "sweep-even": sweep_even, "determinism-table": determinism_table,
-                  "reuse-masks-full": reuse_masks_full,
+                  "reuse-masks-full": reuse_masks,
                   "sweep-where-full": sweep_where_full}
 
 
