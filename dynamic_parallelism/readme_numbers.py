@@ -1443,21 +1443,6 @@ def pool_costs():
     return " ".join(parts) + "\n"
 
 
-def limit_spreads():
-    """02's runs in pending_limit.txt that passed: {limit: (fastest, slowest)} of every timed
-    repetition of every run at that limit."""
-    path = data("pending_limit.txt")
-    found = {}
-    for command, lines, status in runs(path) if path else []:
-        m = re.search(r"fastest and slowest of the \d+ timed runs: ([0-9.]+) to ([0-9.]+) ms",
-                      "\n".join(lines))
-        if status == 0 and m:
-            limit = command.split("--pending-limit ")[1].split()[0]
-            low, high = found.get(limit, (float("inf"), 0.0))
-            found[limit] = (min(low, float(m.group(1))), max(high, float(m.group(2))))
-    return found
-
-
 def refused_at(limit):
     """02's failed runs at `limit` in pending_limit.txt: the launches each refused."""
     path = data("pending_limit.txt")
@@ -1472,7 +1457,7 @@ def refused_at(limit):
 
 def pool_trade():
     """The README's pool section (under 05): 02's time at each pool size that passed (the middle
-    run), the spread of single repetitions behind it, and what 2048 did; RESULTS.md has every run."""
+    run) and what 2048 did; RESULTS.md has every run and their spread."""
     times = limit_times()
     if "4096" not in times or "16384" not in times:
         return missing("02_nested_reduce --pending-limit N", "pending_limit.txt")
@@ -1482,18 +1467,13 @@ def pool_trade():
             else "the middle run of each")
     text = (f"In [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt) ({said}): "
             + ", ".join(f"{l} slots {statistics.median(times[l]):.2f} ms" for l in sizes) + ".")
-    spread = limit_spreads()
-    if "4096" in spread and "16384" in spread:
-        text += (f" Those are medians: single repetitions at 4096 slots took {spread['4096'][0]:.2f}"
-                 f" to {spread['4096'][1]:.2f} ms, at 16384 {spread['16384'][0]:.2f} to "
-                 f"{spread['16384'][1]:.2f} ms; with a small pool, the order the device happens to "
-                 f"run the chains in decides the time.")
     refused = refused_at(2048)
     if refused:
         text += (f" At 2048, {refused[0]} launches were refused." if len(refused) == 1
                  else f" At 2048 every run failed: {', '.join(map(str, refused))} launches "
                       f"refused.")
-    text += " [RESULTS.md](RESULTS.md#the-pending-launch-limit) has every run."
+    text += (" [RESULTS.md](RESULTS.md#the-pending-launch-limit) has every run, and how widely "
+             "single repetitions spread with a small pool.")
     return text + "\n"
 
 
