@@ -202,6 +202,13 @@ def plot(rows, radii, kernels, png, env):
     pct.set_ylabel("% of the roofline floor (higher is better)")
     pct.set_title("% of the roofline floor (dotted: the floor)")
     ms.set_yscale("log")
+    # Plain ms labels (0.2, 0.5, 1, ...) rather than matplotlib's 3x10^0 on a log axis.
+    times = [float(rows[(k, r)]["ms"]) for k, _ in shown for r in radii if (k, r) in rows]
+    ticks = [t for t in (0.1, 0.2, 0.5, 1, 2, 3, 5, 10, 20, 50)
+             if min(times) / 1.5 <= t <= max(times) * 1.5]
+    ms.set_yticks(ticks)
+    ms.set_yticklabels([f"{t:g}" for t in ticks])
+    ms.yaxis.set_minor_formatter(plt.NullFormatter())
     ms.set_ylabel("ms (log scale)")
     ms.set_title("Time per 2D convolution")
     first = rows[(kernels[0], radii[0])]
