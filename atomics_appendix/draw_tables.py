@@ -6,12 +6,14 @@ open addressing with linear probing (A5), and A5's slots read a bucket of four a
 
 The keys are the programs' own: keys.h's random_keys (splitmix64, the top 32 bits, never
 0xffffffff) with the programs' default seed 1234, only fewer of them (8, so that the picture is
-readable at a page's width), and so are the tables' rules, in small: device_table.h's hash (key % buckets; 4 buckets here, 1024 in the programs) and
-A2's push at the head of the bucket's list; A5's home_slot (MurmurHash3's fmix32, modulo the slot
-count; 16 slots here, load 0.5, the programs' first load) and its probe to the next slot; A6's home_bucket (the same hash,
-modulo the number of buckets of four slots) and its first empty slot of the first bucket with one.
-The keys go in in index order, as one thread would insert them; on the GPU colliding keys arrive
-in an order that varies between runs, and only which of them sits where changes.
+readable at a page's width; drawn as k0-k7, listed below the panels), and so are the tables' rules,
+in small: device_table.h's hash (key % buckets; 4 buckets here, 1024 in the programs) and A2's push
+at the head of the bucket's list; A5's home_slot (MurmurHash3's fmix32, modulo the slot count; 16
+slots here, load 0.5, the programs' first load) and its probe to the next slot; A6's home_bucket
+(the same hash, modulo the number of buckets of four slots) and its first empty slot of the first
+bucket with one. The keys go in in index order, as one thread would insert them; on the GPU
+colliding keys arrive in an order that varies between runs, and only which of them sits where
+changes.
 """
 import argparse
 
@@ -89,12 +91,12 @@ def draw(png):
     keys = random_keys(KEYS, SEED)
     colors = plt.get_cmap("tab20").colors
     color = {i: colors[i % len(colors)] for i in range(KEYS)}
-    fig, (left, mid, right) = plt.subplots(1, 3, figsize=(13.5, 6.2),
+    fig, (left, mid, right) = plt.subplots(1, 3, figsize=(11, 6.4),
                                            gridspec_kw={"width_ratios": [2.0, 1, 1]})
 
     def entry_box(ax, x, y, w, h, i, text):
         ax.add_patch(Rectangle((x, y), w, h, facecolor=color[i], alpha=0.35, edgecolor="black"))
-        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=8.5)
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=10)
 
     def arrow(ax, start, end, **kw):
         ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=9, lw=0.9, **kw))
@@ -112,7 +114,7 @@ def draw(png):
         x = 2.2
         prev = (1.4, y + 0.5)
         for i in chain:
-            entry_box(left, x, y, 3.6, 1, i, f"pool[{i}]\nkey {keys[i]}\nvalue {i}")
+            entry_box(left, x, y, 3.6, 1, i, f"pool[{i}]\nk{i}")
             arrow(left, prev, (x, y + 0.5))
             prev = (x + 3.6, y + 0.5)
             x += 4.3
@@ -132,10 +134,10 @@ def draw(png):
             i = slots[s]
             if i is None:
                 ax.add_patch(Rectangle((1, y), 3.2, 0.9, facecolor="white", edgecolor="black"))
-                ax.text(2.6, y + 0.45, "empty (0xffffffff)", ha="center", va="center",
-                        fontsize=8, color="gray")
+                ax.text(2.6, y + 0.45, "empty", ha="center", va="center",
+                        fontsize=9, color="gray")
             else:
-                entry_box(ax, 1, y, 3.2, 0.9, i, f"key {keys[i]} · value {i}")
+                entry_box(ax, 1, y, 3.2, 0.9, i, f"k{i}")
                 h = home(keys[i])
                 if moved(h, s):  # displaced: an arc from its home to where it sits
                     arrow(ax, (4.2, SLOTS - 1 - h + 0.45), (4.2, y + 0.45),
@@ -148,7 +150,8 @@ def draw(png):
         ax.axis("off")
 
     slot_column(mid, open_addressing(keys), lambda k: fmix32(k) % SLOTS, lambda h, s: h != s,
-                f"A5: open addressing, {SLOTS} slots (load {KEYS / SLOTS:g})\nhome = fmix32(key) % 16; "
+                f"A5: open addressing, {SLOTS} slots (load {KEYS / SLOTS:g})\n"
+                "home = fmix32(key) % 16; "
                 "\ntaken: try the next slot", [])
     mid.text(0, -2.9, "Arcs: from a key's home slot to where\nit sits. A lookup probes from home "
              "to\nits key, or to an empty slot (a miss).", fontsize=8)
@@ -164,7 +167,11 @@ def draw(png):
                   "one;\nhere each key found room at home."), fontsize=8)
     fig.suptitle(f"The same {KEYS} keys (keys.h's random_keys, seed {SEED}) in the appendix's "
                  "three table layouts, inserted in index order", fontsize=10)
-    fig.tight_layout()
+    legend = "   ".join(f"k{i} = {k} (value {i})" + ("\n" if i == KEYS // 2 - 1 else "")
+                       for i, k in enumerate(keys))
+    legend = legend.replace("\n   ", "\n") + ";   an empty slot holds 0xffffffff"
+    fig.text(0.5, 0.01, legend, ha="center", va="bottom", fontsize=8.5)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     fig.savefig(png, dpi=110)
     print(f"wrote {png}")
 
