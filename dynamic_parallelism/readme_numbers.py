@@ -600,6 +600,28 @@ def launch_rows():
     return rows
 
 
+def launch_costs():
+    """The README's table under 04: what a device-side launch cost, by pattern: chains short and
+    long (device_runtime_limits --chain-times), 03's tail launches and 02's overlapping chains."""
+    run = run_of("chain_times.txt", "--chain-times")
+    chains = [(int(n), float(ms)) for n, ms in re.findall(
+        r"chain of\s+(\d+) grids:\s+([0-9.]+) ms", "\n".join(run[1]))] if run else []
+    rows = launch_rows()
+    tail = rows.get("`03_nested_reduce_nosync --tail` (limit 16384)")
+    two = rows.get("`02_nested_reduce` (limit 16384)")
+    if len(chains) < 4 or not tail or not two:
+        return missing("device_runtime_limits --chain-times", "chain_times.txt")
+    (n0, t0), (n2, t2) = chains[0], chains[2]
+    (m0, u0), (m1, u1) = chains[-2], chains[-1]
+    return "\n".join([
+        "| pattern | per device-side launch |", "| --- | --- |",
+        f"| a chain of {n0} to {n2} grids, each launching the next (01) "
+        f"| {1000 * (t2 - t0) / (n2 - n0):.1f} µs |",
+        f"| a chain of {m0} to {m1} grids | {1000 * (u1 - u0) / (m1 - m0):.1f} µs |",
+        f"| 03's tail launches, run one after another | {us(tail[2], tail[0])} |",
+        f"| 02's 2048 chains side by side: a throughput | {us(two[2], two[0])} |"]) + "\n"
+
+
 def per_launch():
     """What a launch costs where each waits for the one before, and where they overlap: this run's
     rows, and an older run's in place of one this run lacks, marked."""
@@ -645,7 +667,11 @@ def number_05():
                 f"relocatable device code and the device runtime (pending-launch limit {limit}) "
                 f"over its time built without ({r_ms:.4f} ms over {p_ms:.4f} ms): the price a "
                 f"kernel that launches nothing pays for sharing its program with dynamic "
-                f"parallelism.\n")
+                f"parallelism."
+                + (" A null result: no more than one build's run-to-run noise (below).\n"
+                   if null else "\n"))
+    weighed = rdc_noise()
+    null = isinstance(weighed, str) and "Noise:" in weighed
     return from_05(make)
 
 
@@ -1874,7 +1900,7 @@ BLOCKS = {
     "prints-03": prints_03, "prints-03-correct": main_or_second(prints_03_correct),
     "number-03": main_or_second(number_03), "nosync-vs-nested": main_or_second(nosync_vs_nested),
     "prints-04": prints_04,
-    "prints-04-correct": prints_04_correct, "number-04": number_04,
+    "prints-04-correct": prints_04_correct, "number-04": number_04, "launch-costs": launch_costs,
     "number-05": main_or_second(number_05),
     "rdc-noise": main_or_second(rdc_noise),
     "results-table": main_or_second(results_table), "comparison-figure": comparison_figure,

@@ -414,10 +414,10 @@ def number_02():
     if given is None or atomic is None:
         return missing("the reduction from given masks", "benchmark.csv")
     return sentence(
-        "**One number**: 02 prints no comparable one (it times its search and tree together: "
-        "[RESULTS.md](RESULTS.md#02s-timing)), so this one is 03's. The tree alone, "
-        "\"reduce_peers masks given\" (the 40 MB of masks found beforehand read back, then the "
-        "tree and one atomic per group), on sorted keys in double, is "
+        "**One number**, from 03, explained below (02 times its search and tree together: "
+        "[RESULTS.md](RESULTS.md#02s-timing)). 03's row \"reduce_peers masks given\" times the "
+        "tree alone: the 40 MB of masks found beforehand read back, then the tree and one atomic "
+        "per group. On sorted keys in double it is "
         f"**{times(atomic, given)} times as fast** as one plain `atomicAdd` per value, "
         f"{atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}).\n")
 
@@ -860,6 +860,25 @@ def reuse_masks():
     return sentence(text)
 
 
+def reuse_brief():
+    """The README's two lines on reusing the masks: the measured break-even and the model's
+    (RESULTS.md's reuse-masks-full says both in full)."""
+    found = reuse()
+    if found is None:
+        return missing("the search and the reduction apart", "benchmark.csv")
+    f = found
+    text = (f"On sorted keys in double, k passes cost {f['search']:.4f} + k × {f['given']:.4f} ms "
+            "(a search pass that writes the masks, then k reductions from them) against "
+            f"k × {f['atomic']:.4f} ms of plain `atomicAdd`: ")
+    text += (f"the stored masks pay from k = {f['k_separate']} on" if f["k_separate"]
+             else "the stored masks never pay")
+    if f["k_fused"]:
+        text += (f", or from k = {f['k_fused']} on if the first, aggregating pass writes them "
+                 "(a model, not measured)")
+    return sentence(text + f" ({link('benchmark.csv')}; "
+                    "[the model](RESULTS.md#reusing-the-masks)).")
+
+
 def cg_against_match(rows, runs=None, brief=False):
     """'but costs more from *d* = 2 on; at *d* = 1, where ..., it is 1.39× as fast as ...
     (scattered; 1.40 in runs)': how labeled_partition's medians compare with match_any's in the
@@ -1186,6 +1205,7 @@ def provenance_block():
 
 BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_01,
           "prints-02": prints_02, "number-02": number_02,
+          "reuse-masks": reuse_brief,
           "prints-03": prints_03, "number-03": number_03, "prints-cg": prints_cg, "number-cg": number_cg,
           "sweep-bins": sweep_bins, "sweep-figure": sweep_figure, "number-sweep": number_sweep,
           "sweep-where": sweep_where,
