@@ -356,11 +356,9 @@ def tile_7_13(png):
         left.add_patch(Rectangle((tc + 0.06, tr + 0.06), 2 * r + 1 - 0.12, 2 * r + 1 - 0.12,
                                  fill=False, edgecolor=colour, linewidth=3, linestyle="--"))
         left.plot(tx + 0.5, ty + 0.5, "o", color=colour, markersize=12)
-        # (6, 6)'s patch lies over (5, 5)'s: its label goes to its bottom-right corner.
-        last = (tx, ty) == (in_tile - 1 - r, in_tile - 1 - r)
-        left.text(tc + (2 * r + 1 - 0.08 if last else 0.08), tr + (2 * r + 1 - 0.12 if last else
-                  0.32), f"N_s[{tr}][{tc}]", fontsize=9, color="black", fontweight="bold",
-                  ha="right" if last else "left")
+        # Each label sits in its patch's top-left cell, the element N_s[tr][tc] it names.
+        left.text(tc + 0.08, tr + 0.32, f"N_s[{tr}][{tc}]", fontsize=9, color="black",
+                  fontweight="bold")
     left.set_xlim(0, in_tile)
     left.set_ylim(in_tile, 0)
     left.set_aspect("equal")
