@@ -406,20 +406,26 @@ def number_01():
 
 
 def number_02():
-    """The reduction alone: 03's tree and one atomic per group from peer masks found beforehand
-    ("reduce_peers masks given") over plain atomicAdd, sorted keys in double. 02's own timing
-    (reduce_peers.csv) includes the search, so it cannot isolate the tree: RESULTS.md has it."""
+    """02's own number: its search and tree on every key distinct over all keys equal, in double
+    (reduce_peers.csv); then 03's "reduce_peers masks given" row, the tree alone, over plain
+    atomicAdd (benchmark.csv). RESULTS.md has 02's table."""
+    rows = load("reduce_peers.csv")
+    distinct = ms(rows, variant="reduce_peers/double/all distinct")
+    equal = ms(rows, variant="reduce_peers/double/all equal")
     given = bench("double", "sorted", "reduce_peers masks given")
     atomic = bench("double", "sorted", "atomicAdd")
-    if given is None or atomic is None:
-        return missing("the reduction from given masks", "benchmark.csv")
+    if None in (distinct, equal, given, atomic):
+        return missing("02's timing and the reduction from given masks",
+                       "reduce_peers.csv and benchmark.csv")
+    n = next((int(r["n"]) for r in rows if r["variant"] == "reduce_peers/double/all distinct"))
     return sentence(
-        "**One number**, from 03, explained below (02 times its search and tree together: "
-        "[RESULTS.md](RESULTS.md#02s-timing)). 03's row \"reduce_peers masks given\" times the "
-        "tree alone: the 40 MB of masks found beforehand read back, then the tree and one atomic "
-        "per group. On sorted keys in double it is "
-        f"**{times(atomic, given)} times as fast** as one plain `atomicAdd` per value, "
-        f"{atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}).\n")
+        f"**One number:** 02's search and tree over {n:,} doubles take **{times(distinct, equal)} "
+        f"times** as long with every key distinct as with all keys equal, {distinct:.4f} ms over "
+        f"{equal:.4f} ms ({link('reduce_peers.csv')}; [all four patterns](RESULTS.md#02s-timing)): "
+        "the search loops once per group. The tree alone, 03's row \"reduce_peers masks given\" "
+        f"(masks found beforehand), is {times(atomic, given)} times as fast as one plain "
+        f"`atomicAdd` per value on sorted keys in double, {atomic:.4f} ms over {given:.4f} ms "
+        f"({link('benchmark.csv')}).\n")
 
 
 def number_03():
