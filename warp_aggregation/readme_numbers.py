@@ -867,20 +867,25 @@ def reuse_masks():
 
 
 def reuse_brief():
-    """The README's two lines on reusing the masks: the measured break-even and the model's
-    (RESULTS.md's reuse-masks-full says both in full)."""
+    """The README's lines on reusing the masks: they pay against the blog's get_peers (the
+    measured break-even and the model's), hardly against __match_any_sync (RESULTS.md's
+    reuse-masks-full says both in full)."""
     found = reuse()
-    if found is None:
+    match = bench("double", "sorted", "warp match_any")
+    if found is None or match is None:
         return missing("the search and the reduction apart", "benchmark.csv")
     f = found
-    text = (f"On sorted keys in double, k passes cost {f['search']:.4f} + k × {f['given']:.4f} ms "
-            "(a search pass that writes the masks, then k reductions from them) against "
-            f"k × {f['atomic']:.4f} ms of plain `atomicAdd`: ")
+    text = (f"On sorted keys in double, with the blog's `get_peers`, k passes cost "
+            f"{f['search']:.4f} + k × {f['given']:.4f} ms (a search pass that writes the masks, "
+            f"then k reductions from them) against k × {f['atomic']:.4f} ms of plain `atomicAdd`: ")
     text += (f"the stored masks pay from k = {f['k_separate']} on" if f["k_separate"]
              else "the stored masks never pay")
     if f["k_fused"]:
         text += (f", or from k = {f['k_fused']} on if the first, aggregating pass writes them "
                  "(a model, not measured)")
+    text += (". With `__match_any_sync` there is little to save: a whole pass, search included, "
+             f"takes {match:.4f} ms, {times(match, f['given'])} times the reduction from stored "
+             "masks")
     return sentence(text + f" ({link('benchmark.csv')}; "
                     "[the model](RESULTS.md#reusing-the-masks)).")
 
