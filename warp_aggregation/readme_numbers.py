@@ -398,11 +398,16 @@ def number_01():
     n = next((int(r["n"]) for r in rows if r["variant"] == "get_peers/all distinct"), None)
     # The same search inside an aggregating kernel (03's search-only rows) and why nvcc makes it
     # dearer there: RESULTS.md, "01's timings", one link away.
+    loop_03 = bench("double", "random", "get_peers search only")
+    match_03 = bench("double", "random", "match_any search only")
+    inside = ("" if loop_03 is None or match_03 is None else
+              f"; inside 03's kernel, on random keys in double, {times(loop_03, match_03)} times, "
+              f"{loop_03:.4f} ms over {match_03:.4f} ms")
     return sentence(
         f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
-        f"{n:,} keys), the blog's loop takes **{times(loop, match)} times** as long as "
-        f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}; more "
-        "inside an aggregating kernel: [RESULTS.md](RESULTS.md#01s-timings)).")
+        f"{n:,} elements), the blog's loop takes **{times(loop, match)} times** as long as "
+        f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')})"
+        f"{inside} ([RESULTS.md](RESULTS.md#01s-timings)).")
 
 
 def number_02():
