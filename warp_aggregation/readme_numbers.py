@@ -311,13 +311,26 @@ def text_row(row):
 
 
 def prints_scan():
-    """03's rows on sorted keys in double, from the run that the numbers quote (benchmark.csv):
-    as that run printed them where its text (benchmark_log.txt) holds them, else rebuilt from its
-    CSV in the program's format, and the block says so. A separate run's text (scan.txt) would put
-    one run's times beside another's numbers."""
+    """03's rows on sorted keys in double as the section's command prints them: its own run
+    (scan.txt) where that holds them, the caption naming the run the numbers quote
+    (benchmark.csv) and its ratio to CUB; else benchmark.csv's rows in the program's text
+    format, as that run printed them (benchmark_log.txt) or rebuilt from its CSV."""
     rows = {(r["precision"], r["order"], r["variant"]): r for r in load("benchmark.csv") or []}
     if not all(("double", "sorted", v) in rows for v in SCAN_ROWS):
         return missing("03 on sorted keys in double", "benchmark.csv")
+    found = recorded("scan.txt")
+    if found:
+        own = {m.group(3): line for line in found[1] for m in [ROW.match(line)]
+               if m and m.group(1) == "double"}
+        order = [line for line in found[1] if line.startswith("sorted: ")]
+        if all(v in own for v in SCAN_ROWS):
+            out = ["```", f"$ {found[0]}", "..."] + order + [TEXT_HEADER]
+            out += [own[v] for v in SCAN_ROWS] + ["...", "```", ""]
+            cub = times(bench("double", "sorted", "CUB ReduceByKey"),
+                        bench("double", "sorted", "warp segmented scan 4/lane"))
+            return stale_note("03") + "\n".join(out) + "\n" + sentence(
+                f"*From {link('scan.txt')}, this command's own run; the numbers quote the full "
+                f"run, {link('benchmark.csv')} ({cub}× CUB there).*")
     log = open(path("benchmark_log.txt")).read().splitlines() if have("benchmark_log.txt") else []
     printed = {m.group(3): line for line in log for m in [ROW.match(line)]
                if m and m.group(1) == "double"}
