@@ -311,13 +311,26 @@ def text_row(row):
 
 
 def prints_scan():
-    """03's rows on sorted keys in double, from the run that the numbers quote (benchmark.csv):
-    as that run printed them where its text (benchmark_log.txt) holds them, else rebuilt from its
-    CSV in the program's format, and the block says so. A separate run's text (scan.txt) would put
-    one run's times beside another's numbers."""
+    """03's rows on sorted keys in double as the section's command prints them: its own run
+    (scan.txt) where that holds them, the caption naming the run the numbers quote
+    (benchmark.csv) and its ratio to CUB; else benchmark.csv's rows in the program's text
+    format, as that run printed them (benchmark_log.txt) or rebuilt from its CSV."""
     rows = {(r["precision"], r["order"], r["variant"]): r for r in load("benchmark.csv") or []}
     if not all(("double", "sorted", v) in rows for v in SCAN_ROWS):
         return missing("03 on sorted keys in double", "benchmark.csv")
+    found = recorded("scan.txt")
+    if found:
+        own = {m.group(3): line for line in found[1] for m in [ROW.match(line)]
+               if m and m.group(1) == "double"}
+        order = [line for line in found[1] if line.startswith("sorted: ")]
+        if all(v in own for v in SCAN_ROWS):
+            out = ["```", f"$ {found[0]}", "..."] + order + [TEXT_HEADER]
+            out += [own[v] for v in SCAN_ROWS] + ["...", "```", ""]
+            cub = times(bench("double", "sorted", "CUB ReduceByKey"),
+                        bench("double", "sorted", "warp segmented scan 4/lane"))
+            return stale_note("03") + "\n".join(out) + "\n" + sentence(
+                f"*From {link('scan.txt')}, this command's own run; the numbers quote the full "
+                f"run, {link('benchmark.csv')} ({cub}× CUB there).*")
     log = open(path("benchmark_log.txt")).read().splitlines() if have("benchmark_log.txt") else []
     printed = {m.group(3): line for line in log for m in [ROW.match(line)]
                if m and m.group(1) == "double"}
@@ -398,28 +411,39 @@ def number_01():
     n = next((int(r["n"]) for r in rows if r["variant"] == "get_peers/all distinct"), None)
     # The same search inside an aggregating kernel (03's search-only rows) and why nvcc makes it
     # dearer there: RESULTS.md, "01's timings", one link away.
+    loop_03 = bench("double", "random", "get_peers search only")
+    match_03 = bench("double", "random", "match_any search only")
+    inside = ("" if loop_03 is None or match_03 is None else
+              f"; inside 03's kernel, on random keys in double, {times(loop_03, match_03)} times, "
+              f"{loop_03:.4f} ms over {match_03:.4f} ms")
     return sentence(
         f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
-        f"{n:,} keys), the blog's loop takes **{times(loop, match)} times** as long as "
-        f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}; more "
-        "inside an aggregating kernel: [RESULTS.md](RESULTS.md#01s-timings)).")
+        f"{n:,} elements), the blog's loop takes **{times(loop, match)} times** as long as "
+        f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')})"
+        f"{inside} ([RESULTS.md](RESULTS.md#01s-timings)).")
 
 
 def number_02():
-    """The reduction alone: 03's tree and one atomic per group from peer masks found beforehand
-    ("reduce_peers masks given") over plain atomicAdd, sorted keys in double. 02's own timing
-    (reduce_peers.csv) includes the search, so it cannot isolate the tree: RESULTS.md has it."""
+    """02's own number: its search and tree on every key distinct over all keys equal, in double
+    (reduce_peers.csv); then 03's "reduce_peers masks given" row, the tree alone, over plain
+    atomicAdd (benchmark.csv). RESULTS.md has 02's table."""
+    rows = load("reduce_peers.csv")
+    distinct = ms(rows, variant="reduce_peers/double/all distinct")
+    equal = ms(rows, variant="reduce_peers/double/all equal")
     given = bench("double", "sorted", "reduce_peers masks given")
     atomic = bench("double", "sorted", "atomicAdd")
-    if given is None or atomic is None:
-        return missing("the reduction from given masks", "benchmark.csv")
+    if None in (distinct, equal, given, atomic):
+        return missing("02's timing and the reduction from given masks",
+                       "reduce_peers.csv and benchmark.csv")
+    n = next((int(r["n"]) for r in rows if r["variant"] == "reduce_peers/double/all distinct"))
     return sentence(
-        "**One number**, from 03, explained below (02 times its search and tree together: "
-        "[RESULTS.md](RESULTS.md#02s-timing)). 03's row \"reduce_peers masks given\" times the "
-        "tree alone: the 40 MB of masks found beforehand read back, then the tree and one atomic "
-        "per group. On sorted keys in double it is "
-        f"**{times(atomic, given)} times as fast** as one plain `atomicAdd` per value, "
-        f"{atomic:.4f} ms over {given:.4f} ms ({link('benchmark.csv')}).\n")
+        f"**One number:** 02's search and tree over {n:,} doubles take **{times(distinct, equal)} "
+        f"times** as long with every key distinct as with all keys equal, {distinct:.4f} ms over "
+        f"{equal:.4f} ms ({link('reduce_peers.csv')}; [all four patterns](RESULTS.md#02s-timing)): "
+        "the search loops once per group. The tree alone, 03's row \"reduce_peers masks given\" "
+        f"(masks found beforehand), is {times(atomic, given)} times as fast as one plain "
+        f"`atomicAdd` per value on sorted keys in double, {atomic:.4f} ms over {given:.4f} ms "
+        f"({link('benchmark.csv')}).\n")
 
 
 def number_03():
@@ -861,20 +885,25 @@ def reuse_masks():
 
 
 def reuse_brief():
-    """The README's two lines on reusing the masks: the measured break-even and the model's
-    (RESULTS.md's reuse-masks-full says both in full)."""
+    """The README's lines on reusing the masks: they pay against the blog's get_peers (the
+    measured break-even and the model's), hardly against __match_any_sync (RESULTS.md's
+    reuse-masks-full says both in full)."""
     found = reuse()
-    if found is None:
+    match = bench("double", "sorted", "warp match_any")
+    if found is None or match is None:
         return missing("the search and the reduction apart", "benchmark.csv")
     f = found
-    text = (f"On sorted keys in double, k passes cost {f['search']:.4f} + k × {f['given']:.4f} ms "
-            "(a search pass that writes the masks, then k reductions from them) against "
-            f"k × {f['atomic']:.4f} ms of plain `atomicAdd`: ")
+    text = (f"On sorted keys in double, with the blog's `get_peers`, k passes cost "
+            f"{f['search']:.4f} + k × {f['given']:.4f} ms (a search pass that writes the masks, "
+            f"then k reductions from them) against k × {f['atomic']:.4f} ms of plain `atomicAdd`: ")
     text += (f"the stored masks pay from k = {f['k_separate']} on" if f["k_separate"]
              else "the stored masks never pay")
     if f["k_fused"]:
         text += (f", or from k = {f['k_fused']} on if the first, aggregating pass writes them "
                  "(a model, not measured)")
+    text += (". With `__match_any_sync` there is little to save: a whole pass, search included, "
+             f"takes {match:.4f} ms, {times(match, f['given'])} times the reduction from stored "
+             "masks")
     return sentence(text + f" ({link('benchmark.csv')}; "
                     "[the model](RESULTS.md#reusing-the-masks)).")
 
