@@ -512,8 +512,8 @@ def nosync_vs_nested():
                     f"{nested_own[0]:.2f} ms, the middle of {min(own[1], nested_own[1])} runs each)"
                     if own and nested_own else "")
         return (f"In 05's run (its table, under 05) the barrier form took {nosync / nested:.2f} "
-                f"times 02's time{runs_own}: run-to-run noise, for with the device-side wait gone "
-                f"they are the same kernel.\n")
+                f"times 02's time{runs_own}: with the device-side wait gone they are the same "
+                f"kernel, so 05's gap is not the kernel's; its cause was not measured here.\n")
     return from_05(make)
 
 
