@@ -560,11 +560,10 @@ def prints_04_correct():
 
 
 def number_04():
-    found = launch_from()
-    if "device" not in found or "stream" not in found:
+    ms, count = launch_medians()
+    if "device" not in ms or "stream" not in ms:
         return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
-    device, stream = (statistics.median(found[how][0]) for how in ("device", "stream"))
-    count = len(found["device"][0])
+    device, stream = ms["device"], ms["stream"]
     return (f"**One number:** {device / stream:.1f}: the nine levels, each after the first "
             f"tail-launched from the device, over the same levels launched by the host into one "
             f"stream ({device:.4f} ms over "
@@ -1679,6 +1678,14 @@ def launch_from():
     return {how: found[how] for how in FROM if how in found}
 
 
+def launch_medians():
+    """launch_from()'s forms, each the middle of its runs: ({how: ms}, the device form's number of
+    runs, 0 where it has none)."""
+    found = launch_from()
+    ms = {how: statistics.median(times) for how, (times, _) in found.items()}
+    return ms, len(found["device"][0]) if "device" in found else 0
+
+
 def launches_or_levels(lines):
     """The launches a run of 04 made: its device-side launches, or its launches from the host."""
     text = "\n".join(lines)
@@ -1689,12 +1696,10 @@ def launches_or_levels(lines):
 def launch_baseline():
     """The README's sentence: what the same chain of levels costs launched from the device and
     from the host."""
-    found = launch_from()
-    if len(found) < 3:
+    ms, count = launch_medians()
+    if len(ms) < 3:
         return missing("04_nested_reduce2 --launch-from device|stream|graph",
                        "launch_baseline.txt")
-    ms = {how: statistics.median(times) for how, (times, _) in found.items()}
-    count = len(found["device"][0])
     return (f"**The same chain launched from the host** (`--launch-from stream` and `--launch-from "
             f"graph`, the middle of {count} runs each, alternating, in "
             f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)): {ms['device']:.4f} ms "
