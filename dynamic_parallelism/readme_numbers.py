@@ -1229,8 +1229,9 @@ def racing_summary():
         plain = [s for c, s in found if "--stall-ns" not in c]
         late = [s for c, s in found if "--stall-ns" in c]
         if plain:
-            unstalled.append(f"{what} went wrong in {sum(s != 0 for s in plain)} of "
-                             f"{len(plain)} runs")
+            unstalled.append(f"{what} {'' if unstalled else 'went wrong '}in "
+                             f"{sum(s != 0 for s in plain)} of {len(plain)}"
+                             f"{'' if unstalled else ' runs'}")
         if late:
             stalled.append(f"{what} {'failed' if all(s == 1 for s in late) else 'passed'}")
     text = []
@@ -1238,9 +1239,8 @@ def racing_summary():
         text.append("Unstalled, " + (", and " if len(unstalled) < 3 else "; ").join(unstalled)
                     + ".")
     if stalled and all(x.endswith("failed") for x in stalled):
-        text.append(f"Stalled, each failed, as the tests {', '.join(tests[:-1])} and {tests[-1]} "
-                    f"require." if len(tests) > 1 else f"Stalled, it failed, as the test "
-                    f"{tests[0]} requires.")
+        text.append("Stalled, each failed, as its test requires." if len(tests) > 1 else
+                    f"Stalled, it failed, as the test {tests[0]} requires.")
     elif stalled:
         text.append("Stalled, " + "; ".join(stalled) + " (its stalled test passes only where the "
                     "port fails).")
