@@ -225,9 +225,16 @@ class Timer {
             if (!graded_run) continue;
             double value = ms;
             graded("launch ms", value);
-            // A replay takes the recorded run's verdict of its launch: its own check would judge
-            // only the launch of the program as handed out, and cost the grader the same again.
-            std::uint8_t ok = replay || check() ? 1 : 0;
+            // The recorded run's check is the verdict of its launch, and what the check reads
+            // stays out of the record. A replay takes that verdict: its own check would judge only
+            // the launch of the program as handed out, and cost the grader the same again.
+            std::uint8_t ok = 1;
+            if (!replay) {
+                GradingHook* const hook = grading_hook();
+                grading_hook() = nullptr;
+                ok = check() ? 1 : 0;
+                grading_hook() = hook;
+            }
             graded("launch checked", ok);
             if (!ok) {
                 std::fprintf(stderr, "FAIL launch %lld of %lld timed: its output is wrong\n",
