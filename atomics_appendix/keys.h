@@ -84,39 +84,55 @@ inline std::vector<unsigned int> sorted_copy(const std::vector<unsigned int>& ke
 // A set of few keys (open addressing) behind a filter of 16 bits a key: the lookups of these
 // programs ask mostly for keys that are not in the set (26 million keys against 65,536 or 80,000),
 // and the filter, small enough for a core's cache, turns away 15 of 16 of them without a look into
-// the set. slot(key): where the key is in the set (a number below size()), or kNone.
+// the set. slot(key): where the key is in the set (a number below size()), or kNone. Built on the
+// host's cores (millions of keys at ten times the default size): each key claims its slot with a
+// compare-and-swap, so a key given twice takes one slot, and which of two colliding keys comes
+// first may differ between runs (slot() names a key's place, never an order).
 class FewKeys {
   public:
     static constexpr std::size_t kNone = ~std::size_t{0};
     explicit FewKeys(const std::vector<unsigned int>& keys) {
         while (size_ < 2 * keys.size()) size_ *= 2;
-        slots_.assign(size_, kFree);
-        filter_.assign(size_ / 8, 0);  // 8 size_ bits: 16 a key at least
-        for (unsigned int key : keys) {
-            slots_[find(key)] = key;
-            filter_[bit(key) / 64] |= std::uint64_t{1} << (bit(key) % 64);
-        }
+        slots_.reset(new std::atomic<std::uint64_t>[size_]);
+        filter_.reset(new std::atomic<std::uint64_t>[size_ / 8]);  // 8 size_ bits: 16 a key
+        parallel_for(size_, [&](unsigned int, std::size_t first, std::size_t last) {
+            for (std::size_t s = first; s < last; ++s) slots_[s].store(kFree, kRelaxed);
+        });
+        for (std::size_t w = 0; w < size_ / 8; ++w) filter_[w].store(0, kRelaxed);
+        parallel_for(keys.size(), [&](unsigned int, std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) {
+                const unsigned int key = keys[i];
+                for (std::size_t s = home(key);; s = (s + 1) & (size_ - 1)) {
+                    std::uint64_t seen = kFree;
+                    if (slots_[s].compare_exchange_strong(seen, key, kRelaxed) || seen == key)
+                        break;
+                }
+                filter_[bit(key) / 64].fetch_or(std::uint64_t{1} << (bit(key) % 64), kRelaxed);
+            }
+        });
     }
     std::size_t size() const { return size_; }
     std::size_t slot(unsigned int key) const {
-        if (!((filter_[bit(key) / 64] >> (bit(key) % 64)) & 1)) return kNone;
-        const std::size_t s = find(key);
-        return slots_[s] == kFree ? kNone : s;
+        if (!((filter_[bit(key) / 64].load(kRelaxed) >> (bit(key) % 64)) & 1)) return kNone;
+        std::size_t s = home(key);
+        for (std::uint64_t k; (k = slots_[s].load(kRelaxed)) != kFree; s = (s + 1) & (size_ - 1))
+            if (k == key) return s;
+        return kNone;
     }
 
   private:
     static constexpr std::uint64_t kFree = ~0ull;  // no 32-bit key
+    // Relaxed: the threads that build the set have ended (joined) before any slot() reads it.
+    static constexpr std::memory_order kRelaxed = std::memory_order_relaxed;
     // The high halves of two 64-bit products, in which every bit of the key counts.
-    std::size_t find(unsigned int key) const {
-        std::size_t s = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (size_ - 1);
-        while (slots_[s] != kFree && slots_[s] != key) s = (s + 1) & (size_ - 1);
-        return s;
+    std::size_t home(unsigned int key) const {
+        return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (size_ - 1);
     }
     std::size_t bit(unsigned int key) const {
         return static_cast<std::size_t>((key * 0xD6E8FEB86659FD93ull) >> 32) & (8 * size_ - 1);
     }
     std::size_t size_ = 16;
-    std::vector<std::uint64_t> slots_, filter_;
+    std::unique_ptr<std::atomic<std::uint64_t>[]> slots_, filter_;
 };
 
 // `count` keys of the same generator that are not among the programs' keys: the misses of a
@@ -269,14 +285,31 @@ class MapReference {
                     occurrences[part].push_back({s, static_cast<std::uint32_t>(i)});
             }
         });
-        // In input order: a repeated key's first occurrence is its first; the others are later.
-        std::vector<std::uint8_t> met(set.size(), 0);
-        for (const auto& part : occurrences)
-            for (const auto& [slot, index] : part)
-                if (met[slot] != 0)
-                    later_bits_[index / 64] |= std::uint64_t{1} << (index % 64);
-                else
-                    met[slot] = 1;
+        // A repeated key's first occurrence is the least index it occurs at (first[slot], an
+        // atomic minimum on the host's cores); each part lists its others, which are later.
+        std::unique_ptr<std::atomic<std::uint32_t>[]> first(
+            new std::atomic<std::uint32_t>[set.size()]);
+        parallel_for(set.size(), [&](unsigned int, std::size_t begin, std::size_t end) {
+            for (std::size_t s = begin; s < end; ++s)
+                first[s].store(UINT32_MAX, std::memory_order_relaxed);
+        });
+        parallel_for(n, parts, [&](unsigned int part, std::size_t, std::size_t) {
+            for (const auto& [slot, index] : occurrences[part]) {
+                std::uint32_t seen = first[slot].load(std::memory_order_relaxed);
+                while (index < seen &&
+                       !first[slot].compare_exchange_weak(seen, index, std::memory_order_relaxed)) {
+                }
+            }
+        });
+        std::vector<std::vector<std::uint32_t>> later(parts);
+        parallel_for(n, parts, [&](unsigned int part, std::size_t, std::size_t) {
+            for (const auto& [slot, index] : occurrences[part])
+                if (first[slot].load(std::memory_order_relaxed) != index)
+                    later[part].push_back(index);
+        });
+        for (const std::vector<std::uint32_t>& part : later)
+            for (std::uint32_t index : part)
+                later_bits_[index / 64] |= std::uint64_t{1} << (index % 64);
     }
     std::size_t distinct() const { return sorted_keys_.size(); }
     // Whether keys[i] occurs nowhere before i: the value the map must hold for that key is i.

@@ -356,9 +356,11 @@ def tile_7_13(png):
         left.add_patch(Rectangle((tc + 0.06, tr + 0.06), 2 * r + 1 - 0.12, 2 * r + 1 - 0.12,
                                  fill=False, edgecolor=colour, linewidth=3, linestyle="--"))
         left.plot(tx + 0.5, ty + 0.5, "o", color=colour, markersize=12)
-        # Each label sits in its patch's top-left cell, the element N_s[tr][tc] it names.
-        left.text(tc + 0.08, tr + 0.32, f"N_s[{tr}][{tc}]", fontsize=9, color="black",
-                  fontweight="bold")
+        # Each label sits in its patch's top-left cell, the element N_s[tr][tc] it names, in its
+        # patch's colour: N_s[5][5] is also thread (5, 5)'s own cell, and black there would read as
+        # a label of that thread's (orange) dot, the text's own slip.
+        left.text(tc + 0.08, tr + 0.32, f"N_s[{tr}][{tc}]", fontsize=9, color=colour,
+                  fontweight="bold", bbox=dict(facecolor="white", edgecolor="none", pad=1))
     left.set_xlim(0, in_tile)
     left.set_ylim(in_tile, 0)
     left.set_aspect("equal")

@@ -443,6 +443,8 @@ class GradingHook {
     // read here.
     virtual void exchange(const char* what, char kind, std::size_t size, void* data,
                           std::size_t count) = 0;
+    // Whether the run replays a record (its read-back values are the recorded run's).
+    virtual bool replaying() const = 0;
 
   protected:
     ~GradingHook() = default;
@@ -454,6 +456,9 @@ inline GradingHook*& grading_hook() {
 }
 inline bool grading() {
     return grading_hook() != nullptr;
+}
+inline bool replaying() {
+    return grading() && grading_hook()->replaying();
 }
 
 template <class T>

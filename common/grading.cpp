@@ -50,6 +50,8 @@ class TapeHook final : public common::GradingHook {
         }
     }
 
+    bool replaying() const override { return tape.mode() == common::GradingTape::Mode::kReplay; }
+
     common::GradingTape tape;
 };
 

@@ -409,41 +409,30 @@ def number_01():
     if loop is None or match is None:
         return missing("01 at its default size", "get_peers.csv")
     n = next((int(r["n"]) for r in rows if r["variant"] == "get_peers/all distinct"), None)
-    # The same search inside an aggregating kernel (03's search-only rows) and why nvcc makes it
-    # dearer there: RESULTS.md, "01's timings", one link away.
-    loop_03 = bench("double", "random", "get_peers search only")
-    match_03 = bench("double", "random", "match_any search only")
-    inside = ("" if loop_03 is None or match_03 is None else
-              f"; inside 03's kernel, on random keys in double, {times(loop_03, match_03)} times, "
-              f"{loop_03:.4f} ms over {match_03:.4f} ms")
+    # The same search inside 03's aggregating kernel, and why nvcc makes it dearer there:
+    # RESULTS.md, "01's timings" (03's try-next quotes it), one link away.
     return sentence(
         f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
         f"{n:,} elements), the blog's loop takes **{times(loop, match)} times** as long as "
-        f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')})"
-        f"{inside} ([RESULTS.md](RESULTS.md#01s-timings)).")
+        f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}; "
+        "[all four patterns](RESULTS.md#01s-timings)).")
 
 
 def number_02():
     """02's own number: its search and tree on every key distinct over all keys equal, in double
-    (reduce_peers.csv); then 03's "reduce_peers masks given" row, the tree alone, over plain
-    atomicAdd (benchmark.csv). RESULTS.md has 02's table."""
+    (reduce_peers.csv), with the rounds each pattern takes. RESULTS.md has 02's table and the tree
+    alone (03's "reduce_peers masks given" row)."""
     rows = load("reduce_peers.csv")
     distinct = ms(rows, variant="reduce_peers/double/all distinct")
     equal = ms(rows, variant="reduce_peers/double/all equal")
-    given = bench("double", "sorted", "reduce_peers masks given")
-    atomic = bench("double", "sorted", "atomicAdd")
-    if None in (distinct, equal, given, atomic):
-        return missing("02's timing and the reduction from given masks",
-                       "reduce_peers.csv and benchmark.csv")
+    if None in (distinct, equal):
+        return missing("02's timing", "reduce_peers.csv")
     n = next((int(r["n"]) for r in rows if r["variant"] == "reduce_peers/double/all distinct"))
     return sentence(
         f"**One number:** 02's search and tree over {n:,} doubles take **{times(distinct, equal)} "
         f"times** as long with every key distinct as with all keys equal, {distinct:.4f} ms over "
         f"{equal:.4f} ms ({link('reduce_peers.csv')}; [all four patterns](RESULTS.md#02s-timing)): "
-        "the search loops once per group. The tree alone, 03's row \"reduce_peers masks given\" "
-        f"(masks found beforehand), is {times(atomic, given)} times as fast as one plain "
-        f"`atomicAdd` per value on sorted keys in double, {atomic:.4f} ms over {given:.4f} ms "
-        f"({link('benchmark.csv')}).\n")
+        "32 search rounds and no tree round, against one search round and 5 tree rounds.\n")
 
 
 def number_03():
@@ -788,6 +777,11 @@ def blog_table():
                          "(a model)" if f["k_fused"] else "not with a fused pass (a model)")
         reuse_verdict += (f"; from {use(f['k_separate'])} with a separate search pass"
                           + (", barely" if f["close"] else ""))
+        match = bench("double", "sorted", "warp match_any")
+        if match is not None:
+            # With __match_any_sync the search is nearly free: what storing can save of a pass.
+            reuse_verdict = (f"with `get_peers`, {reuse_verdict}; with `__match_any_sync`, at "
+                             f"most about {100 * (1 - f['given'] / match):.0f}% of a pass to gain")
         # The times and the model: linked, not repeated (README.md and RESULTS.md both have the
         # section, under that anchor).
         reuse_cell = "the passes' times and the model: [reusing the masks](#reusing-the-masks)"
@@ -886,24 +880,19 @@ def reuse_masks():
 
 def reuse_brief():
     """The README's lines on reusing the masks: they pay against the blog's get_peers (the
-    measured break-even and the model's), hardly against __match_any_sync (RESULTS.md's
-    reuse-masks-full says both in full)."""
+    measured break-even), hardly against __match_any_sync (what storing saves of a whole pass);
+    RESULTS.md's reuse-masks-full has the times and the model of a fused first pass."""
     found = reuse()
     match = bench("double", "sorted", "warp match_any")
     if found is None or match is None:
         return missing("the search and the reduction apart", "benchmark.csv")
     f = found
-    text = (f"On sorted keys in double, with the blog's `get_peers`, k passes cost "
-            f"{f['search']:.4f} + k × {f['given']:.4f} ms (a search pass that writes the masks, "
-            f"then k reductions from them) against k × {f['atomic']:.4f} ms of plain `atomicAdd`: ")
-    text += (f"the stored masks pay from k = {f['k_separate']} on" if f["k_separate"]
-             else "the stored masks never pay")
-    if f["k_fused"]:
-        text += (f", or from k = {f['k_fused']} on if the first, aggregating pass writes them "
-                 "(a model, not measured)")
-    text += (". With `__match_any_sync` there is little to save: a whole pass, search included, "
-             f"takes {match:.4f} ms, {times(match, f['given'])} times the reduction from stored "
-             "masks")
+    text = ("It pays with the blog's `get_peers`: on sorted keys in double, a search pass that "
+            "stores the masks plus k reductions from them cost less than k plain `atomicAdd` passes "
+            + (f"from k = {f['k_separate']} on." if f["k_separate"] else "for no k measured.")
+            + f" With `__match_any_sync` there is little left to save: a whole pass, search "
+            f"included, takes {match:.4f} ms, a reduction from stored masks {f['given']:.4f}, so "
+            f"reuse saves at most about {100 * (1 - f['given'] / match):.0f}% of a pass")
     return sentence(text + f" ({link('benchmark.csv')}; "
                     "[the model](RESULTS.md#reusing-the-masks)).")
 
