@@ -758,8 +758,8 @@ def blog_table():
     else:
         # What the search adds to a whole kernel: its time over the reduction from stored masks.
         # At least that much, since the masks-given kernel also reads a mask per value.
-        def adds(ms):
-            return (f"{ms - given:.4f} ms ({100 * (ms - given) / given:.0f}% of the reduction)"
+        def adds(ms, share):
+            return (f"{ms - given:.4f} ms, {100 * (ms - given) / given:.0f}%{share}"
                     if ms > given else "nothing measurable")
 
         def end(ms):  # a few percent, or the order of a reduction step
@@ -768,9 +768,10 @@ def blog_table():
         search_verdict = (f"{end(whole)} end with the blog's loop, {end(match)} with "
                           "`__match_any_sync`")
         search_cell = (
-            f"what the search adds to the whole kernel, over the reduction from stored masks "
-            f"({given:.4f} ms), at least: `get_peers` ({whole:.4f}) {adds(whole)}, `match_any` "
-            f"({match:.4f}) {adds(match)} (differences of the unrounded medians)")
+            f"what the search adds to the whole kernel, at least, over the reduction from stored "
+            f"masks ({given:.4f} ms): `get_peers` ({whole:.4f} ms) "
+            f"{adds(whole, ' of the reduction')}; `match_any` ({match:.4f}) {adds(match, '')} "
+            "(differences of the unrounded medians)")
     found = reuse()
     if found is None:
         reuse_verdict = reuse_cell = "–"
@@ -1037,8 +1038,7 @@ def which_to_use():
         + (f" ({scan:.2f}× `atomicAdd`, {scan_cub:.2f}× CUB)" if None not in (scan, scan_cub)
            else "")
         + ", but not for copying ([what it assumes](RESULTS.md#copying-the-segmented-scan)). "
-        "`match_peers` + `reduce_peers` was timed only in 1-D blocks of 256 threads; in other "
-        "shapes it is tested, not timed. `ReduceByKey` writes packed (key, sum) pairs: with "
+        "`ReduceByKey` writes packed (key, sum) pairs: with "
         "sparse keys a scatter step must put them into their bins.",
         "² " + cg_note,
         "³ CUB's promise of determinism fails on long runs of equal keys "
