@@ -589,8 +589,8 @@ def number_04():
     if "device" not in ms or "stream" not in ms:
         return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
     device, stream = ms["device"], ms["stream"]
-    return (f"**One number:** {device:.4f} ms / {stream:.4f} ms = {device / stream:.1f}: the "
-            f"levels took {device / stream:.1f} times as long launched from the device as launched "
+    return (f"**One number:** {device:.4f} ms / {stream:.4f} ms = {device / stream:.1f}: 04's "
+            f"nine levels took {device / stream:.1f} times as long launched from the device as launched "
             f"by the host into one stream (each the middle of {count} runs, alternating, in "
             f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)). Why: the host enqueues "
             f"every level while earlier ones run; a tail-launched level starts only once the level "
