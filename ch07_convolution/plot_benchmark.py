@@ -37,9 +37,10 @@ cuDNN rows and the algorithm cuDNN ran) between its spread-table markers and its
 --env names the run's env.txt (date, nvidia-smi and nvcc output, as scripts/gpu_check.sh writes
 it): the provenance gives the GPU, driver, CUDA version and date. The plots need matplotlib (and
 numpy for the images); without them they are skipped with a message and the tables are still
-written. The image figure shows crops of 07_98's PGMs at 1:1, one image pixel per pixel, each
-inside a red margin so that its outermost pixels show, and its title names the kernel that 07_98
-records in its PGMs (a "# kernel: ..." comment line).
+written. The image figure shows crops of 07_98's PGMs at 1:1, one image pixel per pixel (the left
+edge's at 4:1, so that column 0 is wide enough to see), each inside a red margin so that its
+outermost pixels show, and its title names the kernel that 07_98 records in its PGMs (a
+"# kernel: ..." comment line).
 
 % of floor is computed here from the CSV's floor_ms and ms, as 07_99 computes the percentage its log
 prints: rounding the CSV's two-decimal pct_of_floor a second time could differ from the log by 0.1.
@@ -244,16 +245,17 @@ def read_pgm(path, comments=None):
 
 
 # The image figure's crops, as fractions of 07_98's test pattern (x0, y0 of the top-left corner),
-# each shown pixel for pixel: the left edge, where the Sobel filter marks column 0 (the ghost cells
-# of 0 make a step there) and the blur darkens it; small letters, whose strokes the sharpen filter
-# makes crisper and the blur softens; the finest stripes, two pixels wide, which the blur averages
-# to grey and the Sobel filter turns white (its output clamped to 255).
-CROP = 160
-MARGIN = 4           # pixels between a crop and its frame
+# and each one's zoom (PNG pixels per image pixel, both ways): the left edge, where the Sobel filter
+# marks column 0 (the ghost cells of 0 make a step there) and the blur darkens it, enlarged 4 times
+# so that the one-pixel line shows beside the margin; small letters, whose strokes the sharpen
+# filter makes crisper and the blur softens; the finest stripes, two pixels wide, which the blur
+# averages to grey and the Sobel filter turns white (its output clamped to 255).
+CROP = 160           # each crop's side in PNG pixels (CROP / zoom image pixels)
+MARGIN = 4           # PNG pixels between a crop and its frame
 GROUND = "#d62728"   # the margin's red, unlike any grey level of the images
-CROPS = [("the left edge", 0.0, 0.1),
-         ("small letters", 0.04, 0.66),
-         ("the finest stripes", 1.0, 0.8)]
+CROPS = [("the left edge", 0.0, 0.1, 4),
+         ("small letters", 0.04, 0.66, 1),
+         ("the finest stripes", 1.0, 0.8, 1)]
 
 
 def plot_images(folder, png, env):
@@ -276,20 +278,23 @@ def plot_images(folder, png, env):
     fig_h = top + len(CROPS) * (pad + gap) + foot
     dpi = 100
     fig = plt.figure(figsize=(fig_w / dpi, fig_h / dpi), dpi=dpi)
-    for row, (label, fx, fy) in enumerate(CROPS):
-        x0 = min(max(0, int(fx * w)), w - side)
-        y0 = min(max(0, int(fy * h)), h - side)
+    for row, (label, fx, fy, zoom) in enumerate(CROPS):
+        n = side // zoom  # the crop's side in image pixels
+        margin = MARGIN / zoom  # the margin in image pixels
+        x0 = min(max(0, int(fx * w)), w - n)
+        y0 = min(max(0, int(fy * h)), h - n)
         bottom = fig_h - top - (row + 1) * pad - row * gap
+        scale = f", {zoom}:1" if zoom > 1 else ""
         fig.text((left - gap) / fig_w, (bottom + pad / 2) / fig_h,
-                 f"{label}\nx {x0}–{x0 + side - 1}\ny {y0}–{y0 + side - 1}", ha="right",
+                 f"{label}{scale}\nx {x0}–{x0 + n - 1}\ny {y0}–{y0 + n - 1}", ha="right",
                  va="center", fontsize=9)
         for col, (img, (_, title)) in enumerate(zip(images, names)):
             ax = fig.add_axes([(left + col * (pad + gap)) / fig_w, bottom / fig_h, pad / fig_w,
                                pad / fig_h])
-            ax.imshow(img[y0:y0 + side, x0:x0 + side], cmap="gray", vmin=0, vmax=255,
+            ax.imshow(img[y0:y0 + n, x0:x0 + n], cmap="gray", vmin=0, vmax=255,
                       interpolation="nearest")
-            ax.set_xlim(-0.5 - MARGIN, side - 0.5 + MARGIN)
-            ax.set_ylim(side - 0.5 + MARGIN, -0.5 - MARGIN)
+            ax.set_xlim(-0.5 - margin, n - 0.5 + margin)
+            ax.set_ylim(n - 0.5 + margin, -0.5 - margin)
             ax.set_facecolor(GROUND)
             ax.set_xticks([])
             ax.set_yticks([])
@@ -304,8 +309,10 @@ def plot_images(folder, png, env):
     if not kernels and any(c.startswith("host:") for c in comments):
         through = " --host-reference"
         env = "the sequential convolution on the host: the pixels 07_94's kernel writes"
+    zoomed = sorted({zoom for *_, zoom in CROPS if zoom > 1})
+    enlarged = "".join(f", one at {zoom}:1" for zoom in zoomed)
     fig.suptitle(f"07_98_image_filter{through}; {w}×{h} test pattern, "
-                 f"crops at 1:1" + (f"\n{env}" if env else ""), fontsize=10)
+                 f"crops at 1:1{enlarged}" + (f"\n{env}" if env else ""), fontsize=10)
     fig.savefig(png, dpi=dpi)
     print(f"wrote {png}")
 

@@ -13,7 +13,8 @@ Writes, into --out:
   fig_10_10_shared_memory.png Fig 10.10 at N = 16 (8 threads): the load that adds two inputs into
                               input_s, the tree in shared memory, the input never written
   fig_10_12_segments.png      Fig 10.12: three blocks of 8 threads, a slice of 16 inputs each, a
-                              tree per block, one atomicAdd per block into the output
+                              tree per block (input_s after the load and each step, for
+                              input[i] = i), one atomicAdd per block into the output
   fig_10_14_coarsening.png    Fig 10.14: one block of 8 threads coarsened by 2 (32 inputs): three
                               steps in registers with every thread busy, then the tree
   fig_10_16_timeline.png      Fig 10.16: two blocks of Fig 10.13 one after the other (8 steps)
@@ -354,32 +355,46 @@ def draw_fig_12(out):
     plt = setup()
     blocks, threads = 3, 8
     seg = 2 * threads
-    fig, ax = plt.subplots(figsize=(14, 4.4))
+    fig, ax = plt.subplots(figsize=(14, 5.2))
+    mid = (blocks * (seg + 2) - 2) / 2 - 0.5
+    total = 0
     for b in range(blocks):
         x0 = b * (seg + 2)
         for i in range(seg):
             box(ax, x0 + i, 0, b * seg + i, face="white", size=7)
         ax.text(x0 + seg / 2 - 0.5, 0.75, f"block {b}: segment = 2 x blockDim.x x {b} = {b * seg}",
                 ha="center", fontsize=9, color=COLOURS[b])
-        # The first step on the way into input_s: t adds i and i + blockDim.x.
+        # The first step on the way into input_s: t adds i and i + blockDim.x (input[i] = i).
+        s = [(b * seg + t) + (b * seg + t + threads) for t in range(threads)]
         for t in range(threads):
             arrow(ax, x0 + t + threads, -0.35, x0 + t * 2 + 0.1, -1.65, colour=COLOURS[b], width=0.5)
             arrow(ax, x0 + t, -0.35, x0 + t * 2 - 0.1, -1.65, colour=COLOURS[b], width=0.5)
-            box(ax, x0 + t * 2, -2, f"s[{t}]", face=SHARED, size=7)
-        ax.text(x0 + seg / 2 - 0.5, -2.75, "tree in shared memory (input_s), log2 8 = 3 steps",
-                ha="center", fontsize=8)
-        box(ax, x0 + seg / 2 - 0.5, -3.5, "input_s[0]", face=SHARED, w=2.4, size=8)
-        arrow(ax, x0 + seg / 2 - 0.5, -3.85, (blocks * (seg + 2) - 2) / 2 - 0.5, -4.95,
-              colour=COLOURS[b], width=1.2)
-    mid = (blocks * (seg + 2) - 2) / 2 - 0.5
-    box(ax, mid, -5.3, "*output", face="white", w=2.4, size=9)
-    ax.text(mid + 1.6, -5.3, "thread 0 of each block: atomicAdd(output, input_s[0]), in any order",
-            fontsize=9, va="center")
-    ax.text(-1, 0, "input", ha="right", va="center", fontsize=9)
+            box(ax, x0 + t * 2, -2, s[t], face=SHARED, size=7)
+        # Fig 10.11's tree in input_s, one row per stride: the cells written in that step.
+        row = -2
+        for stride, step in shared_memory_steps(seg):
+            row -= 1.2
+            for t, own, partner in step:
+                arrow(ax, x0 + own * 2, row + 1.2 - 0.35, x0 + own * 2, row + 0.35,
+                      colour=COLOURS[b], width=0.5)
+                arrow(ax, x0 + partner * 2, row + 1.2 - 0.35, x0 + own * 2 + 0.1, row + 0.35,
+                      colour=COLOURS[b], width=0.5)
+                s[own] += s[partner]
+                box(ax, x0 + own * 2, row, s[own], face=ADDS, size=7, colour="white")
+            if b == 0:
+                ax.text(-1, row, f"stride {stride}", ha="right", va="center", fontsize=9)
+        total += s[0]
+        arrow(ax, x0, row - 0.35, mid, -6.65, colour=COLOURS[b], width=1.2)
+    box(ax, mid, -7.0, "*output", face="white", w=2.4, size=9)
+    ax.text(mid + 1.6, -7.0, f"thread 0 of each block: atomicAdd(output, input_s[0]), in any "
+            f"order: {total} = 0 + 1 + ... + {blocks * seg - 1}", fontsize=9, va="center")
+    ax.text(-1, 0, "input[i] = i", ha="right", va="center", fontsize=9)
+    ax.text(-1, -2, "load: input_s", ha="right", va="center", fontsize=9)
     ax.set_title("Fig 10.12: segmented reduction, three blocks of 8 threads, a slice of 16 inputs "
-                 "each; no barrier between blocks, the atomicAdds combine them", fontsize=10)
-    ax.set_xlim(-3, blocks * (seg + 2))
-    ax.set_ylim(-5.8, 1.2)
+                 "each, a tree per block in input_s; the atomicAdds combine the blocks",
+                 fontsize=10)
+    ax.set_xlim(-3.5, blocks * (seg + 2))
+    ax.set_ylim(-7.5, 1.2)
     ax.axis("off")
     fig.tight_layout()
     save(fig, out, "fig_10_12_segments.png")
