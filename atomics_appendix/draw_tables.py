@@ -127,7 +127,7 @@ def draw(png):
     left.axis("off")
 
     # Open addressing (A5) and buckets of four (A6): one column of slots each.
-    def slot_column(ax, slots, home, moved, title, bucket_lines):
+    def slot_column(ax, slots, home, moved, label, title, bucket_lines):
         ax.set_title(title, fontsize=9)
         for s in range(SLOTS):
             y = SLOTS - 1 - s
@@ -139,31 +139,32 @@ def draw(png):
             else:
                 entry_box(ax, 1, y, 3.2, 0.9, i, f"k{i}")
                 h = home(keys[i])
-                if moved(h, s):  # displaced: an arc from its home to where it sits
-                    arrow(ax, (4.2, SLOTS - 1 - h + 0.45), (4.2, y + 0.45),
-                          connectionstyle="arc3,rad=-0.5", color="black")
+                if moved(h, s):  # displaced: named beside the key, no arc from another key's slot
+                    ax.text(4.35, y + 0.45, label(h), va="center", fontsize=8)
             ax.text(0.75, y + 0.45, str(s), ha="right", va="center", fontsize=8)
         for b in bucket_lines:
             ax.plot([0.3, 4.4], [SLOTS - b * BUCKET_SLOTS] * 2, color="black", lw=2)
-        ax.set_xlim(-0.2, 5.4)
+        ax.set_xlim(-0.2, 6.4)
         ax.set_ylim(-3.2, SLOTS + 0.3)
         ax.axis("off")
 
     slot_column(mid, open_addressing(keys), lambda k: fmix32(k) % SLOTS, lambda h, s: h != s,
+                lambda h: f"home {h}, taken",
                 f"A5: open addressing, {SLOTS} slots (load {KEYS / SLOTS:g})\n"
                 "home = fmix32(key) % 16; "
                 "\ntaken: try the next slot", [])
-    mid.text(0, -2.9, "Arcs: from a key's home slot to where\nit sits. A lookup probes from home "
-             "to\nits key, or to an empty slot (a miss).", fontsize=8)
+    mid.text(0, -2.9, "\"home h, taken\": the key's home slot h\nheld another key, so it moved on. "
+             "A lookup\nprobes from home to its key, or to an\nempty slot (a miss).", fontsize=8)
     slot_column(right, bucketed(keys),
                 lambda k: fmix32(k) % (SLOTS // BUCKET_SLOTS) * BUCKET_SLOTS,
                 lambda h, s: h // BUCKET_SLOTS != s // BUCKET_SLOTS,
+                lambda h: f"home bucket {h // BUCKET_SLOTS}, full",
                 f"A6: the same slots, {SLOTS // BUCKET_SLOTS} buckets of four\nhome = "
                 "fmix32(key) % 4;\na step reads a whole bucket", range(SLOTS // BUCKET_SLOTS + 1))
     moved = any(fmix32(keys[i]) % (SLOTS // BUCKET_SLOTS) != s // BUCKET_SLOTS
                 for s, i in enumerate(bucketed(keys)) if i is not None)
     right.text(0, -2.9, "A key takes the first empty slot of its\nhome bucket, else of the next "
-               + ("one\n(arcs: keys that moved on)." if moved else
+               + ("one\n(\"home bucket b, full\": keys that moved on)." if moved else
                   "one;\nhere each key found room at home."), fontsize=8)
     fig.suptitle(f"The same {KEYS} keys (keys.h's random_keys, seed {SEED}) in the appendix's "
                  "three table layouts, inserted in index order", fontsize=10)
