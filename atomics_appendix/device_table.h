@@ -42,8 +42,9 @@ struct Entry {
     Entry* next;
 };
 
-// The book prints `key & count`, which with count = 1024 puts every key into bucket 0 or 1024 (one
-// past the end). The prose says "modulo the array length": key % count.
+// The OCR copy of the book's Chinese translation reads `key & count` (unconfirmed: perhaps the
+// copy's misreading of `%`), which with count = 1024 puts every key into bucket 0 or 1024 (one
+// past the end). The prose says "modulo the array length", and the code download has key % count.
 ATOMICS_HD inline std::size_t hash(unsigned int key, std::size_t count) {
     return key % count;
 }

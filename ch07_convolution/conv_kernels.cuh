@@ -23,7 +23,12 @@
 #ifndef CH07_CONV_KERNELS_CUH
 #define CH07_CONV_KERNELS_CUH
 
+// A host compiler without the CUDA toolkit (07_01, 07_14 and 07_95 build with one alone) sees the
+// constants and ceil_div, not upload_filter.
+#if defined(__CUDACC__) || __has_include(<cuda_runtime.h>)
 #include <cuda_runtime.h>
+#define CH07_HAVE_CUDA_RUNTIME
+#endif
 
 #include <cstddef>
 
@@ -42,7 +47,9 @@ inline unsigned int ceil_div(int n, int b) {
 // The host side of Fig 7.9: the (2r+1)^2 row-major weights f placed in F_c's first 2r+1 rows and
 // columns, copied with cudaMemcpyToSymbol. Every launcher that reads F_c needs this first. Defined
 // in the filter's home, callable from any file (a .cpp compiled by the host compiler too).
+#ifdef CH07_HAVE_CUDA_RUNTIME
 cudaError_t upload_filter(const float* f, int r);
+#endif
 
 }  // namespace ch07
 
