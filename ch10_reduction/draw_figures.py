@@ -2,6 +2,7 @@
 """Draws the chapter's pictures at the book's toy sizes, from the kernels' own index arithmetic.
 
     python3 ch10_reduction/draw_figures.py --out ch10_reduction [--bin build/bin]
+    python3 ch10_reduction/draw_figures.py --trace 10_13|10_15 [--n N] [--block 8] [--coarse 2]
 
 Writes, into --out:
   fig_10_05_sum_tree.png      Fig 10.5: the sum tree over 8 values, 3 steps of 4, 2 and 1 adders
@@ -28,6 +29,13 @@ first runs the built programs (which print their counts and traces before they l
 and stops if what it draws differs from what they print: the requests of 10_06 and 10_09 at
 N = 256, the active threads of every step at N = 16 (10_06, 10_09, 10_11, 10_ex3) and Fig 10.16's
 steps of 10_15.
+
+--trace replays the kernel of Fig 10.13 (10_13_segmented_sum.cu) or Fig 10.15
+(10_15_coarsened_sum.cu) on the host, statement by statement, for input[i] = i and blocks of
+--block threads (the programs launch 1024): per block, each thread's value after the load (and,
+for 10_15, after each tile of the coarsening loop), input_s after each stride of the tree, and the
+atomicAdd its thread 0 makes. The default N is the figure's (48: Fig 10.12's three blocks; 32:
+Fig 10.14's one). It checks each block's result and the output against the plain sum.
 """
 import argparse
 import os
@@ -143,6 +151,69 @@ def check_against_programs(bin_dir):
     if [tuple(map(int, r)) for r in rows] != drawn:
         raise SystemExit(f"10_15_coarsened_sum prints Fig 10.16's steps {rows}, drawn {drawn}")
     print(f"10_15_coarsened_sum: Fig 10.16's steps {drawn}, as drawn")
+
+
+# ---- --trace: Figs 10.13 and 10.15 replayed on the host ---------------------------------------
+
+def replay_blocks(kernel, n, block, coarse):
+    """The kernel of 10_13 (kernel "10_13") or 10_15 ("10_15", COARSE_FACTOR coarse) for
+    input[i] = i and blockDim.x = block. Yields, per block, (b, segment, rows, result): rows are
+    (label, values of the block's threads) in the order the kernel makes them, result the
+    input_s[0] that thread 0 adds into the output. Inputs past n count as the identity, 0."""
+    def load(i):
+        return i if i < n else 0
+    per_block = (coarse if kernel == "10_15" else 1) * 2 * block
+    for b in range((n + per_block - 1) // per_block):
+        segment = per_block * b
+        rows = []
+        if kernel == "10_13":
+            input_s = [load(segment + t) + load(segment + t + block) for t in range(block)]
+            rows.append((f"load: input_s[t] = input[i] + input[i + {block}]", list(input_s)))
+        else:
+            total = [load(segment + t) for t in range(block)]
+            rows.append(("sum = input[i]", list(total)))
+            for tile in range(1, 2 * coarse):
+                total = [total[t] + load(segment + t + tile * block) for t in range(block)]
+                rows.append((f"tile {tile}: sum += input[i + {tile * block}]", list(total)))
+            input_s = total
+            rows.append(("input_s[t] = sum", list(input_s)))
+        for stride, step in shared_memory_steps(2 * block):
+            for _, own, partner in step:
+                input_s[own] += input_s[partner]
+            rows.append((f"stride {stride}: input_s[t] += input_s[t + {stride}], t < {stride}",
+                         list(input_s)))
+        yield b, segment, per_block, rows, input_s[0]
+
+
+def print_trace(kernel, n, block, coarse):
+    blocks = list(replay_blocks(kernel, n, block, coarse))
+    per_block = blocks[0][2]
+    figure = {"10_13": "Fig 10.13", "10_15": "Fig 10.15"}[kernel]
+    print(f"{figure} on the host: N = {n}, input[i] = i, {len(blocks)} block"
+          f"{'s' if len(blocks) > 1 else ''} of {block} thread{'s' if block > 1 else ''} "
+          "(the programs': 1024)")
+    print((f"COARSE_FACTOR {coarse}: " if kernel == "10_15" else "")
+          + f"block b reduces input[{per_block}*b .. {per_block}*b + {per_block - 1}]; "
+          f"its thread t starts at i = {per_block}*b + t")
+    width = max(4, len(str(n * (n - 1) // 2)) + 1)
+    label = max(len(lbl) for _, _, _, rows, _ in blocks for lbl, _ in rows) + 2
+    print(f"  {'thread t':<{label}}" + "".join(f"{t:>{width}}" for t in range(block)))
+    output = 0
+    for b, segment, _, rows, result in blocks:
+        last = min(segment + per_block, n) - 1
+        past = segment + per_block - n
+        print(f"block {b}: input[{segment} .. {last}]"
+              + (f" and {past} past N, read as 0" if past > 0 else ""))
+        for lbl, values in rows:
+            print(f"  {lbl:<{label}}" + "".join(f"{v:>{width}}" for v in values))
+        if result != sum(range(segment, last + 1)):
+            raise SystemExit(f"block {b}: input_s[0] = {result}, not the sum of its slice")
+        print(f"  thread 0: atomicAdd(output, {result}): output {output} -> {output + result}")
+        output += result
+    if output != n * (n - 1) // 2:
+        raise SystemExit(f"output {output}, not 0 + 1 + ... + {n - 1}")
+    print(f"output = {output} = 0 + 1 + ... + {n - 1} (the blocks' atomicAdds land in any order; "
+          "here in block order)")
 
 
 # ---- Drawing helpers ------------------------------------------------------------------------
@@ -515,9 +586,29 @@ def draw_ex3(out):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", required=True, help="folder for the pictures (made if missing)")
+    p.add_argument("--out", help="folder for the pictures (made if missing)")
     p.add_argument("--bin", help="folder of the built programs, to check the counts against")
+    p.add_argument("--trace", nargs="+", choices=["10_13", "10_15"],
+                   help="replay the kernel of Fig 10.13 or 10.15 on the host, and draw nothing")
+    p.add_argument("--n", type=int, help="with --trace: N, 1 to 4096 (default: the figure's)")
+    p.add_argument("--block", type=int, choices=[1, 2, 4, 8, 16],
+                   help="with --trace: threads per block (default 8, the book's)")
+    p.add_argument("--coarse", type=int, choices=[1, 2, 4, 8, 16, 32, 64],
+                   help="with --trace 10_15: COARSE_FACTOR (default 2, the book's)")
     args = p.parse_args()
+    if args.trace:
+        if args.out or args.bin:
+            p.error("--trace draws nothing: it takes no --out or --bin")
+        if args.n is not None and not 1 <= args.n <= 4096:
+            p.error("--n must be 1 to 4096")
+        for kernel in args.trace:
+            print_trace(kernel, args.n or {"10_13": 48, "10_15": 32}[kernel], args.block or 8,
+                        args.coarse or 2)
+        return
+    if args.n or args.block or args.coarse:
+        p.error("--n, --block and --coarse go with --trace")
+    if not args.out:
+        p.error("give --out (to draw the pictures) or --trace (to replay a kernel)")
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as e:

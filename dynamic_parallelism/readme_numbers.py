@@ -593,8 +593,11 @@ def number_04():
             f"nine levels took {device / stream:.1f} times as long launched from the device as launched "
             f"by the host into one stream (each the middle of {count} runs, alternating, in "
             f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)). Why: the host enqueues "
-            f"every level while earlier ones run; a tail-launched level starts only once the level "
-            f"before is complete.\n")
+            f"every level ahead, so the launches' latencies overlap the work; on the device each "
+            f"level is launched by the one before, so each of the 8 device-side launches pays its "
+            f"latency (about 14 µs, the table below) one after another. The tail launch itself "
+            f"costs nothing here: the printed launch, which waits for nothing, took as long "
+            f"([RESULTS.md](RESULTS.md#04-the-tail-launch-against-its-printed-launch)).\n")
 
 
 def launch_rows():
@@ -678,23 +681,40 @@ def printed_table_ms(variant):
     return None
 
 
+def prints_05():
+    """05's printed run (comparison.txt): its header and check, the table's head and the two rows
+    the one number compares."""
+    def make(rows, limit):
+        run = run_of("comparison.txt", "05_reduction_comparison")
+        if not run:
+            return missing("05_reduction_comparison", "comparison.txt")
+        lines = shortened(run[1])
+        head = [l for l in lines if l.startswith(("array ", "cpu_sum "))]
+        table = [l for l in lines if l.lstrip().startswith("ms ")
+                 or l.startswith(("gpu Neighbored ", "gpu nested "))]
+        return fence(run[0], [head[0], "...", head[-1], ""] + table + ["..."])
+    return from_05(make)
+
+
+def about(x):
+    """x to two significant figures, as a reader would say it (1414 -> 1400)."""
+    digits = max(len(str(int(x))) - 2, 0)
+    return f"{round(x, -digits):.0f}"
+
+
 def number_05():
     def make(rows, limit):
-        relocatable = rows["gpu Neighbored"]
-        plain = rows.get("gpu Neighbored, no -rdc")
-        if plain is None:
-            return ("**One number:** not measured yet. "
-                    + missing("05_reduction_comparison_no_rdc", "comparison_no_rdc.csv"))
-        r_ms, p_ms = float(relocatable["ms"]), float(plain["ms"])
-        # The ratio first: the older-run test (CMakeLists.txt) looks for "One number:** 1.01: ".
-        return (f"**One number:** {r_ms / p_ms:.2f}: `reduceNeighbored` took {r_ms:.4f} ms built "
-                f"with relocatable device code and the device runtime (pending-launch limit "
-                f"{limit}), {p_ms:.4f} ms built without: the price a kernel that launches nothing "
-                f"pays for sharing its program with dynamic parallelism."
-                + (" A null result: no more than one build's run-to-run noise (below).\n"
-                   if null else "\n"))
-    weighed = rdc_noise()
-    null = isinstance(weighed, str) and "Noise:" in weighed
+        neighbored, nested = rows["gpu Neighbored"], rows["gpu nested"]
+        n_ms, r_ms = float(nested["ms"]), float(neighbored["ms"])
+        k_nested, k_neighbored = float(nested["k40_ms"]), float(neighbored["k40_ms"])
+        # The older-run test (CMakeLists.txt) looks for the H100 run's "One number:** 29.20 ms / ".
+        return (f"**One number:** {n_ms:.2f} ms / {r_ms:.4f} ms: `gpu nested` took about "
+                f"{about(n_ms / r_ms)} times as long as `reduceNeighbored`, for the same sums. On "
+                f"the K40c, {k_nested:g} ms / {k_neighbored:g} ms = {k_nested / k_neighbored:.0f}, its "
+                f"nested kernel waiting after every launch under CDP1 ([the K40c "
+                f"column](RESULTS.md#the-k40c-column)). Since the K40c, the one-launch tree got "
+                f"{k_neighbored / r_ms:.1f} times faster, the nested one {k_nested / n_ms:.1f} "
+                f"times.\n")
     return from_05(make)
 
 
@@ -713,6 +733,8 @@ def rdc_noise():
         if cub and cub_plain:
             ratios.append(float(cub["ms"]) / float(cub_plain["ms"]))
         noise = []
+        said = (f"`reduceNeighbored` took {r_ms:.4f} ms built with relocatable device code and "
+                f"the device runtime, {p_ms:.4f} ms built without: {r_ms / p_ms:.2f}. ")
         again = printed_table_ms("gpu Neighbored")
         if again:
             noise.append(f"the relocatable build gave {r_ms:.4f} and {again:.4f} ms in two "
@@ -731,9 +753,9 @@ def rdc_noise():
         bound = max(abs(x - 1) for x in ratios)
         text = "; ".join(noise)
         if spreads and max(spreads) >= bound:
-            return (text[0].upper() + text[1:] + ". Noise: one build's runs differ as much as "
-                    "the two builds do.\n")
-        return (text[0].upper() + text[1:] + f". So in these runs the price is within "
+            return (said + text[0].upper() + text[1:] + ". Noise: one build's runs differ as "
+                    "much as the two builds do.\n")
+        return (said + text[0].upper() + text[1:] + f". So in these runs the price is within "
                 f"{100 * bound:.0f}%"
                 + (", and its sign is not settled.\n" if len(ratios) == 2
                    and (ratios[0] - 1) * (ratios[1] - 1) < 0 else ".\n"))
@@ -1943,7 +1965,7 @@ BLOCKS = {
     "number-03": main_or_second(number_03),
     "prints-04": prints_04,
     "prints-04-correct": prints_04_correct, "number-04": number_04, "launch-costs": launch_costs,
-    "number-05": main_or_second(number_05),
+    "prints-05": main_or_second(prints_05), "number-05": main_or_second(number_05),
     "rdc-noise": main_or_second(rdc_noise),
     "results-table": main_or_second(results_table), "comparison-figure": comparison_figure,
     "prints-06": main_or_second(prints_06), "number-06": main_or_second(number_06),

@@ -9,7 +9,8 @@ pattern. The rounds follow warp_peers.cuh's get_peers: the leader is the lowest 
 (__ffs(unclaimed) - 1), __shfl_sync broadcasts its key, __ballot_sync collects the lanes holding
 it (their peer mask), and they leave the pool (unclaimed ^= peers). --check prints the rounds as
 01's trace does (the GPU's is in data/traces.txt; readme_numbers_test.py checks that the two are the
-same).
+same). --keys "0 0 1 1 ..." prints the same table for keys of your own, one per lane (1 to 32 lanes:
+fewer is a last warp's active lanes), and the number of rounds.
 """
 import argparse
 
@@ -45,6 +46,31 @@ def get_peers_rounds(keys):
                     if unclaimed >> lane & 1 and keys[lane] == keys[leader])
         rounds.append((leader, peers, unclaimed))
         unclaimed ^= peers
+    return rounds
+
+
+def parse_keys(text):
+    """The integers of --keys, one per lane: 1 to 32 of them."""
+    try:
+        keys = [int(word) for word in text.replace(",", " ").split()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--keys takes integers: {text!r}")
+    if not 1 <= len(keys) <= WARP:
+        raise argparse.ArgumentTypeError(f"--keys takes 1 to {WARP} keys, one per lane, "
+                                         f"not {len(keys)}")
+    return keys
+
+
+def print_rounds(keys, title):
+    """The rounds as 01_get_peers --trace prints them."""
+    print(title)
+    print("  keys     " + " ".join(map(str, keys)))
+    label = "peers (ballot)" if len(keys) >= 14 else "peers"
+    print(f"  round leader key   {label:<{len(keys)}}  unclaimed after")
+    rounds = get_peers_rounds(keys)
+    for r, (leader, peers, unclaimed) in enumerate(rounds):
+        print(f"  {r:<5} {leader:<6} {keys[leader]:<4}  {lanes(peers, len(keys))}  "
+              f"{lanes(unclaimed ^ peers, len(keys))}")
     return rounds
 
 
@@ -114,15 +140,17 @@ def main():
     parser.add_argument("--png", default="get_peers.png")
     parser.add_argument("--check", action="store_true",
                         help="print the rounds as 01_get_peers --trace does instead of drawing")
+    parser.add_argument("--keys", type=parse_keys, metavar='"K0 K1 ..."',
+                        help="print the rounds for these keys, one per lane, instead of drawing")
     args = parser.parse_args()
     if args.check:
-        keys = eight_keys(WARP, SEED)
-        print("get_peers, round by round, first warp of '8 keys' (lane 0 on the left)")
-        print("  keys     " + " ".join(map(str, keys)))
-        print("  round leader key   peers (ballot)                    unclaimed after")
-        for r, (leader, peers, unclaimed) in enumerate(get_peers_rounds(keys)):
-            print(f"  {r:<5} {leader:<6} {keys[leader]:<4}  {lanes(peers)}  "
-                  f"{lanes(unclaimed ^ peers)}")
+        print_rounds(eight_keys(WARP, SEED),
+                     "get_peers, round by round, first warp of '8 keys' (lane 0 on the left)")
+        return
+    if args.keys:
+        rounds = print_rounds(args.keys, "get_peers, round by round, your keys (lane 0 on the "
+                              "left)")
+        print(f"{len(rounds)} rounds: one per distinct key")
         return
     draw(args.png)
 

@@ -13,10 +13,12 @@ additions as arrows (the largest, which takes every round, and another); the oth
 tree at the same time, faded, their arrows left out so that they cross no column.
 --check prints the table 02's --trace prints for this warp, dots and result column included (the
 GPU's is in data/traces.txt; readme_numbers_test.py checks that the two are the same).
+--keys "0 0 1 1 ..." prints the same table for keys of your own, one per lane (1 to 32 lanes), with
+the programs' values for the first lanes, and the number of rounds.
 """
 import argparse
 
-from draw_get_peers import SEED, WARP, eight_keys, splitmix64
+from draw_get_peers import SEED, WARP, eight_keys, parse_keys, splitmix64
 
 FADED = "#ececec"  # the face of a lane whose group is not highlighted
 
@@ -54,15 +56,14 @@ def reduce_peers(keys, values):
     return rounds, rel_pos, adds
 
 
-def trace(keys, values):
+def trace(keys, values, what="first warp of '8 keys'"):
     """The lines 02_reduce_peers --trace prints for this warp: after each round, the partial sum
     of every lane that still holds one, a dot for a lane already reduced away (what such a lane
     goes on computing is never used); then the group's sum, which the last shuffle gives every
     peer, and the first peer marked."""
     rounds, rel_pos, _ = reduce_peers(keys, values)
     sums = {key: sum(v for k, v in zip(keys, values) if k == key) for key in keys}
-    lines = [f"reduce_peers, round by round, first warp of '8 keys' ({len(rounds)} rounds; x "
-             "after each)",
+    lines = [f"reduce_peers, round by round, {what} ({len(rounds)} rounds; x after each)",
              "  lane  key  rel_pos  value" + "".join(f"  round {r}" for r in range(len(rounds)))
              + "  result"]
     for lane in range(len(keys)):
@@ -160,9 +161,18 @@ def main():
     parser.add_argument("--png", default="reduce_peers.png")
     parser.add_argument("--check", action="store_true",
                         help="print the table 02_reduce_peers --trace prints for this warp")
+    parser.add_argument("--keys", type=parse_keys, metavar='"K0 K1 ..."',
+                        help="print the table for these keys, one per lane, instead of drawing")
     args = parser.parse_args()
     if args.check:
         print("\n".join(trace(eight_keys(WARP, SEED), quarter_values(WARP, SEED + 1))))
+        return
+    if args.keys:
+        print("\n".join(trace(args.keys, quarter_values(len(args.keys), SEED + 1), "your keys")))
+        largest = max(args.keys.count(k) for k in args.keys)
+        rounds = len(reduce_peers(args.keys, [0.0] * len(args.keys))[0])
+        print(f"{rounds} rounds: ceil(log2 {largest}), for the largest group's {largest} "
+              f"lane{'s' if largest > 1 else ''}")
         return
     draw(args.png)
 

@@ -223,7 +223,8 @@ def plot(data, png, title):
         if col == 0:
             top.set_ylabel("ms (median; log scale; lower is faster)")
             bottom.set_ylabel("speed-up over atomicAdd\n(above 1: faster; log scale)")
-        bottom.set_xlabel("distinct keys per warp\n= atomics per warp = get_peers rounds")
+        bottom.set_xlabel("distinct keys per warp = get_peers rounds\n"
+                          "= atomics per warp (match_any, get_peers, cg)")
         first = next(iter(next(iter(rows.values())).values()))
         top.set_title(f"{precision}, {int(first['n']):,} values:\nthe keys of a warp "
                       f"{ARRANGEMENTS.get(arrangement, arrangement)}", fontsize=10)

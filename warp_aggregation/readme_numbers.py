@@ -279,10 +279,14 @@ def prints_03():
     lines = open(path("benchmark_log.txt")).read().splitlines()
     what = ("" if any("distinct keys per warp" in line for line in lines) else
             f"it did not yet print each order's line ({link('key_orders.txt')} has them)")
-    # The lesson is in double, the blog's type: float's lines of the summary are left out.
-    shown = [line for line in lines if not line.lstrip().startswith("float ")]
-    if len(shown) < len(lines):
-        shown.append("  (float's lines left out)")
+    # The summary of the best variants names kernels the README has not introduced yet (the
+    # segmented scan): it is left out, and the excerpt ends where the checks do.
+    best = next((k for k, line in enumerate(lines) if line.startswith("best warp variant")), None)
+    shown = lines if best is None else lines[:best]
+    while shown and not shown[-1].strip():
+        shown = shown[:-1]
+    if best is not None:
+        shown.append("...")
     return stale_note("03", what) + "\n".join(
         ["```", "$ build/bin/03_reduction_by_key_benchmark --csv > benchmark.csv"] + shown
         + ["```", ""]) + "\n" + sentence(
@@ -311,43 +315,20 @@ def text_row(row):
 
 
 def prints_scan():
-    """03's rows on sorted keys in double as the section's command prints them: its own run
-    (scan.txt) where that holds them, the caption naming the run the numbers quote
-    (benchmark.csv) and its ratio to CUB; else benchmark.csv's rows in the program's text
-    format, as that run printed them (benchmark_log.txt) or rebuilt from its CSV."""
+    """03's rows on sorted keys in double, as the section's command prints them, from the run the
+    numbers quote (benchmark.csv, in the program's text format), so that one run is on the page
+    (scan.txt, the command's own run, is RESULTS.md's)."""
     rows = {(r["precision"], r["order"], r["variant"]): r for r in load("benchmark.csv") or []}
     if not all(("double", "sorted", v) in rows for v in SCAN_ROWS):
         return missing("03 on sorted keys in double", "benchmark.csv")
-    found = recorded("scan.txt")
-    if found:
-        own = {m.group(3): line for line in found[1] for m in [ROW.match(line)]
-               if m and m.group(1) == "double"}
-        order = [line for line in found[1] if line.startswith("sorted: ")]
-        if all(v in own for v in SCAN_ROWS):
-            out = ["```", f"$ {found[0]}", "..."] + order + [TEXT_HEADER]
-            out += [own[v] for v in SCAN_ROWS] + ["...", "```", ""]
-            cub = times(bench("double", "sorted", "CUB ReduceByKey"),
-                        bench("double", "sorted", "warp segmented scan 4/lane"))
-            return stale_note("03") + "\n".join(out) + "\n" + sentence(
-                f"*From {link('scan.txt')}, this command's own run; the numbers quote the full "
-                f"run, {link('benchmark.csv')} ({cub}× CUB there).*")
     log = open(path("benchmark_log.txt")).read().splitlines() if have("benchmark_log.txt") else []
-    printed = {m.group(3): line for line in log for m in [ROW.match(line)]
-               if m and m.group(1) == "double"}
-    order = [line for line in log if line.startswith("sorted: ")]
-    command = "$ build/bin/03_reduction_by_key_benchmark --csv > benchmark.csv"
-    if all(v in printed for v in SCAN_ROWS):
-        out = ["```", command, "..."] + order + [TEXT_HEADER]
-        out += [printed[v] for v in SCAN_ROWS] + ["...", "```", ""]
-        return stale_note("03") + "\n".join(out) + "\n" + sentence(
-            f"*From {link('benchmark_log.txt')}, the text of the run whose CSV the numbers "
-            "quote.*")
+    order = [line for line in log if line.startswith("sorted: ")]  # the same run's line
     out = ["```", "$ build/bin/03_reduction_by_key_benchmark --order sorted --precision double",
            "..."] + order + [TEXT_HEADER]
     out += [text_row(rows[("double", "sorted", v)]) for v in SCAN_ROWS] + ["...", "```", ""]
     return stale_note("03") + "\n".join(out) + "\n" + sentence(
-        f"*The rows of the run the numbers quote, {link('benchmark.csv')}, in the program's text "
-        "format (that run wrote CSV only).*")
+        f"*These rows of the full run, {link('benchmark.csv')}, which the numbers quote, in the "
+        "program's text format.*")
 
 
 FILTER_LINE = re.compile(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms")
@@ -740,15 +721,22 @@ def use(k):
     return f"the {ORDINALS.get(k, f'{k}th')} use" if k else "no use"
 
 
-def blog_table():
+def blog_table(brief=True):
+    """The blog's conclusions beside the measurements: the README's (brief) with one short ratio a
+    cell, RESULTS.md's with what each ratio compares spelt out."""
     if load("benchmark.csv") is None:
         return missing("03", "benchmark.csv")
 
     def speedup(precision, order, variant, base="atomicAdd"):
         return ratio(bench(precision, order, base), bench(precision, order, variant))
 
-    def cell(value, what):
-        return "–" if value is None else f"{what}: {value:.2f}× as fast"
+    def cell(value, what, short=None):
+        """What over what, x as fast; brief: the ratio and `short`, the denominator or the name."""
+        if value is None:
+            return "–"
+        if brief:
+            return (short or "{}").format(f"{value:.2f}×")
+        return f"{what}: {value:.2f}× as fast"
 
     given = bench("double", "sorted", "reduce_peers masks given")
     whole = bench("double", "sorted", "warp get_peers")
@@ -762,12 +750,18 @@ def blog_table():
             return (f"{ms - given:.4f} ms, {100 * (ms - given) / given:.0f}%{share}"
                     if ms > given else "nothing measurable")
 
+        def plus(ms):  # the README's: what the search adds, short
+            return (f"+{ms - given:.4f} ms ({100 * (ms - given) / given:.0f}%)" if ms > given
+                    else "nothing measurable")
+
         def end(ms):  # a few percent, or the order of a reduction step
             return "the lower" if ms - given < 0.1 * given else "the upper"
 
         search_verdict = (f"{end(whole)} end with the blog's loop, {end(match)} with "
                           "`__match_any_sync`")
         search_cell = (
+            f"`get_peers` {plus(whole)}, `match_any` {plus(match)}, over {given:.4f} ms from "
+            "stored masks (unrounded medians)" if brief else
             f"what the search adds to the whole kernel, at least, over the reduction from stored "
             f"masks ({given:.4f} ms): `get_peers` ({whole:.4f} ms) "
             f"{adds(whole, ' of the reduction')}; `match_any` ({match:.4f}) {adds(match, '')} "
@@ -792,7 +786,8 @@ def blog_table():
                               f"{100 * (1 - f['given'] / match):.0f}% of a pass to gain")
         # The times and the model: linked, not repeated (README.md and RESULTS.md both have the
         # section, under that anchor).
-        reuse_cell = "the passes' times and the model: [reusing the masks](#reusing-the-masks)"
+        reuse_cell = ("[reusing the masks](#reusing-the-masks)" if brief else
+                      "the passes' times and the model: [reusing the masks](#reusing-the-masks)")
     gpu = re.search(r"NVIDIA ([^,]+)", report.describe_env(path("env.txt"))
                     if have("env.txt") else "")
 
@@ -814,23 +809,26 @@ def blog_table():
         None: "true of the blog's loop, not of `__match_any_sync`",
         False: "true of the blog's loop, not of `__match_any_sync`"}[loop_float]
     lines = [
-        f"| the blog says | on the {gpu.group(1) if gpu else 'GPU'} | the number |",
+        f"| the blog says | on the {gpu.group(1) if gpu else 'GPU'} | "
+        + ("× as fast as `atomicAdd`, unless named |" if brief else "the number |"),
         "|---|---|---|",
         "| warp aggregation speeds up sorted keys in double, against its baseline, the "
         "`atomicCAS` loop (its figure leaves the peer search out) | still true, the search "
         "included | "
         + cell(speedup("double", "sorted", "warp get_peers + CAS", "atomicCAS loop"),
                "`get_peers` aggregation with the `atomicCAS` loop, search included, over the "
-               "loop alone") + " |",
+               "loop alone", "{} the `atomicCAS` loop") + " |",
         "| *since then:* Pascal's native `atomicAdd(double)` is the baseline to beat | "
         + native_verdict + " | "
         + cell(speedup("double", "sorted", "warp get_peers"),
-               "`get_peers` aggregation over `atomicAdd`") + "; "
-        + cell(speedup("double", "sorted", "warp match_any"), "`match_any` aggregation") + " |",
+               "`get_peers` aggregation over `atomicAdd`", "`get_peers` {}") + "; "
+        + cell(speedup("double", "sorted", "warp match_any"), "`match_any` aggregation",
+               "`match_any` {}") + " |",
         "| in float, plain atomics are never significantly slower | " + float_verdict + " | "
         + cell(speedup("float", "sorted", "warp get_peers"),
-               "`get_peers` aggregation over `atomicAdd`, float") + "; "
-        + cell(speedup("float", "sorted", "warp match_any"), "`match_any` aggregation") + " |",
+               "`get_peers` aggregation over `atomicAdd`, float", "`get_peers` {}") + "; "
+        + cell(speedup("float", "sorted", "warp match_any"), "`match_any` aggregation",
+               "`match_any` {}") + " |",
         "| not for you if the keys are random | still true | "
         + cell(speedup("double", "random", "warp match_any"),
                "`match_any` aggregation over `atomicAdd`, random keys") + " |",
@@ -847,8 +845,8 @@ def blog_table():
         "synchronisation) | for many keys, yes (hashing, the row above); not for 04's one "
         "counter, where a block has no keys to match and one atomic replaces a block's | "
         + cell(ratio(filter_ms("plain atomicAdd/50%"), filter_ms("block-aggregated/50%")),
-               "04 (half of 2^24 ints kept), per-block aggregation over the plain kernel")
-        + " |",
+               "04 (half of 2^24 ints kept), per-block aggregation over the plain kernel",
+               "{} the plain kernel (04)") + " |",
     ]
     return "\n".join(lines) + "\n\n" + sentence(
         f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} (ms: the "
@@ -975,12 +973,10 @@ def which_to_use():
                          bench("double", "partially sorted", "warp segmented scan 4/lane"))
     cub = ratio(bench("double", "sorted", "atomicAdd"),
                 bench("double", "sorted", "CUB ReduceByKey"))
-    match = ratio(bench("double", "sorted", "atomicAdd"), bench("double", "sorted", "warp match_any"))
-    sorted_cell = (NOT_YET if None in (cub, match) else
-                   f"`ReduceByKey` {cub:.2f}×, `match_any` aggregation {match:.2f}× as fast as "
-                   "`atomicAdd`")
+    # One ratio a cell: match_any aggregation's on sorted keys is the Results table's.
+    sorted_cell = NOT_YET if cub is None else f"`ReduceByKey` {cub:.2f}× `atomicAdd`"
     partial_cell = (NOT_YET if scan_partial is None else
-                    f"the scan {scan_partial:.2f}× as fast as `match_any` aggregation"
+                    f"the scan {scan_partial:.2f}× `match_any` aggregation"
                     if scan_partial >= 1 else
                     f"the scan slower than `match_any` aggregation ({scan_partial:.2f}×)")
     scattered = cross = None
@@ -1006,20 +1002,20 @@ def which_to_use():
     random_match = ratio(bench("double", "random", "atomicAdd"),
                          bench("double", "random", "warp match_any"))
     random_cell = (NOT_YET if random_match is None else
-                   f"`match_any` aggregation {random_match:.2f}× as fast as `atomicAdd`")
+                   f"`match_any` aggregation {random_match:.2f}× `atomicAdd`")
     sort = ratio(bench("double", "random", "CUB sort + ReduceByKey"),
                  bench("double", "random", "atomicAdd"))
     repeat = [r for r in load("determinism.csv") or []
               if r["variant"] == "CUB sort + ReduceByKey" and r["order"] == "random"]
     same = {r["identical"] for r in repeat}
     sort_cell = (f"{sort:.2f}× the time of `atomicAdd`" if sort else "time " + NOT_YET)
-    sort_cell += ("; identical bits in every run" if same == {"yes"} else
+    sort_cell += ("; identical bits every run" if same == {"yes"} else
                   "; identical bits: " + (", ".join(f"{r['identical']} ({r['precision']})"
                                                     for r in repeat) if repeat else NOT_YET))
     block = ratio(filter_ms("plain atomicAdd/50%"), filter_ms("block-aggregated/50%"))
     select = ratio(filter_ms("plain atomicAdd/50%"), filter_ms("CUB DeviceSelect::If/50%"))
     counter_cell = ("per block " + (f"{block:.2f}×" if block else NOT_YET) + ", `DeviceSelect::If` "
-                    + (f"{select:.2f}×" if select else NOT_YET) + " as fast as the plain kernel")
+                    + (f"{select:.2f}×" if select else NOT_YET) + " the plain kernel")
     rows = [
         ("sorted", "`ReduceByKey`, or `match_peers` + `reduce_peers` ¹", sorted_cell),
         ("nearly sorted", "the scan or `match_peers` + `reduce_peers`: measure both ¹",
@@ -1030,7 +1026,7 @@ def which_to_use():
         ("random, the same bits every run", "sort + `ReduceByKey` ³", sort_cell),
         ("one counter (filtering)", "per-block aggregation, or `DeviceSelect::If`", counter_cell),
     ]
-    lines = ["| your keys | reach for | measured (double; 04: 2^24 ints, half kept) |",
+    lines = ["| your keys | reach for | measured, × as fast (double; 04: 2^24 ints, half kept) |",
              "| --- | --- | --- |"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     notes = [
@@ -1244,7 +1240,7 @@ BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_
           "provenance": provenance_block,
           "which-to-use": which_to_use, "blog-table": blog_table}
 # RESULTS.md's blocks (--results).
-RESULTS_BLOCKS = {"blog-table": blog_table, "orders": orders, "sweep-full": sweep_full, "sweep-disturbed": sweep_disturbed,
+RESULTS_BLOCKS = {"blog-table": lambda: blog_table(brief=False), "orders": orders, "sweep-full": sweep_full, "sweep-disturbed": sweep_disturbed,
                   "sweep-even": sweep_even, "determinism-table": determinism_table,
                   "reuse-masks-full": reuse_masks,
                   "sweep-where-full": sweep_where_full}
