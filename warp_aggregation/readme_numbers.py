@@ -390,13 +390,19 @@ def number_01():
     if loop is None or match is None:
         return missing("01 at its default size", "get_peers.csv")
     n = next((int(r["n"]) for r in rows if r["variant"] == "get_peers/all distinct"), None)
+    loop1 = ms(rows, variant="get_peers/all equal")
+    match1 = ms(rows, variant="__match_any_sync/all equal")
+    floor = ("" if None in (loop1, match1) else
+             f" All keys equal (one round): {loop1:.4f} and {match1:.4f} ms, a few µs above a "
+             "64-element run, which is mostly the launch.")
     # The same search inside 03's aggregating kernel, and why nvcc makes it dearer there:
     # RESULTS.md, "01's timings" (03's try-next quotes it), one link away.
     return sentence(
         f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
         f"{n:,} elements), the blog's loop takes **{times(loop, match)} times** as long as "
         f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}; "
-        "[all four patterns](RESULTS.md#01s-timings)).")
+        "[all four patterns](RESULTS.md#01s-timings)). Timed: a search and a stored mask per "
+        f"element.{floor}")
 
 
 def number_02():
@@ -409,11 +415,21 @@ def number_02():
     if None in (distinct, equal):
         return missing("02's timing", "reduce_peers.csv")
     n = next((int(r["n"]) for r in rows if r["variant"] == "reduce_peers/double/all distinct"))
+    # 01's loop alone on the same keys: 02 minus 01 is a rough view of the tree (it also holds
+    # the values' loads and the checks nvcc adds to the loop; RESULTS.md, "02's timing").
+    peers = load("get_peers.csv")
+    loop1 = ms(peers, variant="get_peers/all equal")
+    loopd = ms(peers, variant="get_peers/all distinct")
+    rough = ("" if None in (loop1, loopd) else
+             " So the ratio mostly measures the search: 02 minus 01's loop on the same keys "
+             f"({link('get_peers.csv')}), a rough difference between two programs, leaves "
+             f"{equal - loop1:.4f} ms with 5 tree rounds, {distinct - loopd:.4f} ms with none.")
     return sentence(
         f"**One number:** 02's search and tree over {n:,} doubles take **{times(distinct, equal)} "
         f"times** as long with every key distinct as with all keys equal, {distinct:.4f} ms over "
         f"{equal:.4f} ms ({link('reduce_peers.csv')}; [all four patterns](RESULTS.md#02s-timing)): "
-        "32 search rounds and no tree round, against one search round and 5 tree rounds.\n")
+        "32 search rounds and no tree round, against one search round and 5 tree rounds."
+        f"{rough}\n")
 
 
 def number_03():
