@@ -347,8 +347,7 @@ def number_02():
     chains = re.search(r"grid (\d+)", "\n".join(nested_16384()[1])).group(1)
     text = (f"**One number:** {ms:.2f} ms / {launches} launches = {us(ms, launches)} per "
             f"device-side launch, for 2<sup>20</sup> ints at the pending-launch limit 16384 (the "
-            f"middle of {count} runs in [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt); "
-            f"the run above is the first)")
+            f"middle of {count} runs in [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt))")
     small = limit_times().get("4096")
     if small:
         text += (f"; with 4096 slots ([enough only by luck](#the-pending-launch-pool)), "
