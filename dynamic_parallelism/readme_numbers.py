@@ -600,7 +600,9 @@ def number_04():
             f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)). Why: the host enqueues "
             f"every level ahead, so the launches' latencies overlap the work; on the device each "
             f"level is launched by the one before, so each of the 8 device-side launches pays its "
-            f"latency (about 14 µs, the table below) one after another. The tail launch itself "
+            f"latency one after another: ({device:.4f} − {stream:.4f}) ms / 8 = "
+            f"{(device - stream) * 1000 / 8:.1f} µs more a launch, near a chain's latency (the "
+            f"table below). The tail launch itself "
             f"costs nothing here: the printed launch, which waits for nothing, took as long "
             f"([RESULTS.md](RESULTS.md#04-the-tail-launch-against-its-printed-launch)).\n")
 
