@@ -195,10 +195,7 @@ inline std::optional<double> time_book_scope(const common::Device& dev, std::int
                                                      last->values.get(), keys.size());
                               },
                               [&] { last.reset(); },
-                              [&] {
-                                  return verify_device_table(last->table, keys, host_table, nullptr,
-                                                             /*record=*/false);
-                              })
+                              [&] { return verify_device_table(last->table, keys, host_table); })
                           .median;
     CUDA_CHECK(cudaDeviceSynchronize());
     if (!verify_device_table(last->table, keys, host_table) ||
@@ -291,9 +288,7 @@ int main(int argc, char** argv) {
         return timer
             .measure(
                 build, [&] { table.poison_pool(); },
-                [&] {
-                    return atomics::verify_device_table(table, keys, host_table, nullptr, false);
-                })
+                [&] { return atomics::verify_device_table(table, keys, host_table); })
             .median;
     }();
     // Every timed build must have released every lock it took, as the verified one did.

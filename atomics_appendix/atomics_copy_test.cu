@@ -229,7 +229,7 @@ void reserved_value() {
                                               dev_values.get(), keys.size(), chained.refused()));
     CUDA_CHECK(atomics::lookup_chained(chained.table(), dev_keys.get(), keys.size(), found.get()));
     atomics::Table host_table;
-    atomics::copy_table_to_host(chained.table(), host_table, false);
+    atomics::copy_table_to_host(chained.table(), host_table);
     bool stored = false;
     for (const atomics::Entry* e = host_table.entries[atomics::hash(3, atomics::kBuckets)];
          e != nullptr; e = e->next)

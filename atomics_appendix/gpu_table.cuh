@@ -72,9 +72,7 @@ class ChainedTable {
 // A.2.4's copy_table_to_host. The heads and `next` links hold device addresses; each one X that is
 // not NULL becomes (X - table.pool) + host_table.pool, the same entry of the host's copy of the
 // pool. Done in integers: subtracting pointers into different allocations is undefined in C++.
-// With record false the copy stays out of a graded run's record (a check the run makes itself and
-// records only the verdict of: common::Timer's).
-inline void copy_table_to_host(const DeviceTable& table, Table& host_table, bool record = true) {
+inline void copy_table_to_host(const DeviceTable& table, Table& host_table) {
     host_table.count = table.count;
     host_table.entries.resize(table.count);
     host_table.pool.resize(table.capacity);
@@ -85,11 +83,9 @@ inline void copy_table_to_host(const DeviceTable& table, Table& host_table, bool
     std::uintptr_t device_pool = reinterpret_cast<std::uintptr_t>(table.pool);
     // Grading (common.h): the table as read, and the device address it was read at, which the
     // relocation below needs; a replay's own pool lies elsewhere.
-    if (record) {
-        common::graded("bucket heads", host_table.entries);
-        common::graded("entry pool", host_table.pool);
-        common::graded("pool address", device_pool);
-    }
+    common::graded("bucket heads", host_table.entries);
+    common::graded("entry pool", host_table.pool);
+    common::graded("pool address", device_pool);
     const std::uintptr_t host_pool = reinterpret_cast<std::uintptr_t>(host_table.pool.data());
     auto relocate = [&](Entry*& p) {
         if (p != nullptr)
@@ -117,7 +113,7 @@ const std::vector<T>& copy_to_host(const common::DeviceBuffer<T>& from, std::vec
 // The first half of verify_device_table: every key inserted (prints why not), then the host copy
 // in host_table. A4 checks the copy on the host while the GPU builds its next table.
 inline bool copy_device_table(const ChainedTable& owner, const std::vector<unsigned int>& keys,
-                              Table& host_table, bool record = true) {
+                              Table& host_table) {
     const unsigned long long refused = owner.refused_count();
     if (refused > 0) {
         std::fprintf(stderr,
@@ -126,22 +122,20 @@ inline bool copy_device_table(const ChainedTable& owner, const std::vector<unsig
                      owner.table().capacity, keys.size(), refused);
         return false;
     }
-    copy_table_to_host(owner.table(), host_table, record);
+    copy_table_to_host(owner.table(), host_table);
     return true;
 }
 
 // Every key inserted, then verify_table on the host copy (with `lost`, entries may be missing:
 // verify_table counts them). Prints why on failure. The copy is left in host_table (A4 walks it).
 inline bool verify_device_table(const ChainedTable& owner, const std::vector<unsigned int>& keys,
-                                Table& host_table, std::size_t* lost = nullptr,
-                                bool record = true) {
-    return copy_device_table(owner, keys, host_table, record) &&
-           verify_table(host_table, keys, lost);
+                                Table& host_table, std::size_t* lost = nullptr) {
+    return copy_device_table(owner, keys, host_table) && verify_table(host_table, keys, lost);
 }
 inline bool verify_device_table(const ChainedTable& owner, const std::vector<unsigned int>& keys,
-                                std::size_t* lost = nullptr, bool record = true) {
+                                std::size_t* lost = nullptr) {
     Table host_table;
-    return verify_device_table(owner, keys, host_table, lost, record);
+    return verify_device_table(owner, keys, host_table, lost);
 }
 
 }  // namespace atomics

@@ -595,7 +595,8 @@ def number_04():
         return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
     device, stream = ms["device"], ms["stream"]
     return (f"**One number:** {device:.4f} ms / {stream:.4f} ms = {device / stream:.1f}: 04's "
-            f"nine levels took {device / stream:.1f} times as long launched from the device as launched "
+            f"nine levels took {device / stream:.1f} times as long launched from the device as "
+            f"launched "
             f"by the host into one stream (each the middle of {count} runs, alternating, in "
             f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)). Why: the host enqueues "
             f"every level ahead, so the launches' latencies overlap the work; on the device each "
@@ -717,7 +718,8 @@ def number_05():
         # The older-run test (CMakeLists.txt) looks for the H100 run's "One number:** 29.20 ms / ".
         return (f"**One number:** {n_ms:.2f} ms / {r_ms:.4f} ms: `gpu nested` took about "
                 f"{about(n_ms / r_ms)} times as long as `reduceNeighbored`, for the same sums. On "
-                f"the K40c, {k_nested:g} ms / {k_neighbored:g} ms = {k_nested / k_neighbored:.0f}, its "
+                f"the K40c, {k_nested:g} ms / {k_neighbored:g} ms = "
+                f"{k_nested / k_neighbored:.0f}, its "
                 f"nested kernel waiting after every launch under CDP1 ([the K40c "
                 f"column](RESULTS.md#the-k40c-column)). Since the K40c, the one-launch tree got "
                 f"{k_neighbored / r_ms:.1f} times faster, the nested one {k_nested / n_ms:.1f} "

@@ -121,7 +121,8 @@ if want times; then
   build
   # Each program's default run, one after another: wall, host CPU and GPU seconds (CUPTI), the
   # table the chapter READMEs quote each program's cost from.
-  step times.log python3 scripts/time_programs.py --build build --out "$OUT/times" --gpu-time separate
+  step times.log python3 scripts/time_programs.py --build build --out "$OUT/times" \
+    --gpu-time separate
   cat "$OUT/times/times.md"
 fi
 

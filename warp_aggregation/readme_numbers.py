@@ -910,7 +910,8 @@ def reuse_brief():
         return missing("the search and the reduction apart", "benchmark.csv")
     f = found
     text = ("It pays with the blog's `get_peers`: on sorted keys in double, a search pass that "
-            "stores the masks plus k reductions from them cost less than k plain `atomicAdd` passes "
+            "stores the masks plus k reductions from them cost less than k plain `atomicAdd` "
+            "passes "
             + (f"from k = {f['k_separate']} on (each pass measured)" if f["k_separate"] else
                "for no k measured")
             + (f"; from k = {f['k_fused']} if the aggregating pass stores its masks (a model, not "
@@ -1256,7 +1257,8 @@ BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_
           "provenance": provenance_block,
           "which-to-use": which_to_use, "blog-table": blog_table}
 # RESULTS.md's blocks (--results).
-RESULTS_BLOCKS = {"blog-table": lambda: blog_table(brief=False), "orders": orders, "sweep-full": sweep_full, "sweep-disturbed": sweep_disturbed,
+RESULTS_BLOCKS = {"blog-table": lambda: blog_table(brief=False), "orders": orders,
+                  "sweep-full": sweep_full, "sweep-disturbed": sweep_disturbed,
                   "sweep-even": sweep_even, "determinism-table": determinism_table,
                   "reuse-masks-full": reuse_masks,
                   "sweep-where-full": sweep_where_full}

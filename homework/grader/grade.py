@@ -40,10 +40,10 @@ What it does, per submission:
      checked one included (common::Timer, common::checked_launch);
   5. holds the timed run's times to the exercise's budget: each result's median and the slowest
      of all its launches at most HOMEWORK_TIME_FACTOR times the worked example's in the same
-     grading (--solution). A timed run that shares the GPU and misses the budget is run again
-     with the GPU to itself, twice at most. Outside the budget, or failed in any other way (a
-     wrong answer at that size, a crash, its time limit), the timed run takes all the exercise's
-     points.
+     grading (--solution). A timed run that shares the GPU and misses the budget is run again as
+     it ran, then with the GPU to itself, twice at most. Outside the budget, or failed in any
+     other way (a wrong answer at that size, a crash, its time limit), the timed run takes all the
+     exercise's points.
 Points: an exercise's HOMEWORK_POINTS, shared by its tests.
 
 Outputs, in --out: gradebook.csv (student, points per exercise, total, max, verdict),
@@ -111,7 +111,8 @@ class Ledger:
     """Where the grading's time goes, summed over its threads: builds (wall seconds of each
     submission's build), students' runs and the checks of their records (seconds each process
     ran), waits for the GPU (a run's seconds before its turn), and the timed runs tried again
-    (sharing the GPU, or alone). One line of summary.txt, so that a class's pace can be explained, not only read."""
+    (sharing the GPU, or alone). One line of summary.txt, so that a class's pace can be explained,
+    not only read."""
 
     def __init__(self):
         self.lock = threading.Lock()
@@ -1197,7 +1198,7 @@ def main(argv=None):
                              "twice as many are graded at once")
     parser.add_argument("--gpu-jobs", type=int, default=8,
                         help="programs run on the GPU at once (default 8); a timed run that "
-                             "misses its budget is run again with the GPU to itself")
+                             "misses its budget is run again, then with the GPU to itself")
     parser.add_argument("--one-process-a-run", dest="batch", action="store_false",
                         help="run each test in a process of its own (default: an exercise's "
                              "untimed runs share one process, and the checks of every run, the "
