@@ -721,9 +721,7 @@ def number_05():
                 f"the K40c, {k_nested:g} ms / {k_neighbored:g} ms = "
                 f"{k_nested / k_neighbored:.0f}, its "
                 f"nested kernel waiting after every launch under CDP1 ([the K40c "
-                f"column](RESULTS.md#the-k40c-column)). Since the K40c, the one-launch tree got "
-                f"{k_neighbored / r_ms:.1f} times faster, the nested one {k_nested / n_ms:.1f} "
-                f"times.\n")
+                f"column](RESULTS.md#the-k40c-column)).\n")
     return from_05(make)
 
 
