@@ -423,7 +423,8 @@ def number_02():
     rough = ("" if None in (loop1, loopd) else
              " So the ratio mostly measures the search: 02 minus 01's loop on the same keys "
              f"({link('get_peers.csv')}), a rough difference between two programs, leaves "
-             f"{equal - loop1:.4f} ms with 5 tree rounds, {distinct - loopd:.4f} ms with none.")
+             f"{equal - loop1:.4f} ms with 5 tree rounds, {distinct - loopd:.4f} ms with none "
+             "(reading the values included).")
     return sentence(
         f"**One number:** 02's search and tree over {n:,} doubles take **{times(distinct, equal)} "
         f"times** as long with every key distinct as with all keys equal, {distinct:.4f} ms over "
