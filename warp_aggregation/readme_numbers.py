@@ -423,7 +423,8 @@ def number_02():
     rough = ("" if None in (loop1, loopd) else
              " So the ratio mostly measures the search: 02 minus 01's loop on the same keys "
              f"({link('get_peers.csv')}), a rough difference between two programs, leaves "
-             f"{equal - loop1:.4f} ms with 5 tree rounds, {distinct - loopd:.4f} ms with none.")
+             f"{equal - loop1:.4f} ms with 5 tree rounds, {distinct - loopd:.4f} ms with none "
+             "(reading the values included).")
     return sentence(
         f"**One number:** 02's search and tree over {n:,} doubles take **{times(distinct, equal)} "
         f"times** as long with every key distinct as with all keys equal, {distinct:.4f} ms over "
@@ -787,8 +788,8 @@ def blog_table(brief=True):
         reuse_verdict = reuse_cell = "–"
     else:
         f = found
-        # One framing with the README's reuse-masks block: k passes, measured pass by pass with
-        # a separate search pass; by a model with an aggregating pass that stores its masks.
+        # One framing with RESULTS.md's reuse-masks-full block: k passes, measured pass by pass
+        # with a separate search pass; by a model with an aggregating pass that stores its masks.
         reuse_verdict = (f"with `get_peers`, from k = {f['k_separate']} passes, measured (a search "
                          "pass that stores the masks, then k reductions)"
                          + (", barely" if f["close"] else "") if f["k_separate"] else
@@ -800,9 +801,8 @@ def blog_table(brief=True):
             # With __match_any_sync the search is nearly free: what storing can save of a pass.
             reuse_verdict += (f"; with `__match_any_sync`, at most about "
                               f"{100 * (1 - f['given'] / match):.0f}% of a pass to gain")
-        # The times and the model: linked, not repeated (README.md and RESULTS.md both have the
-        # section, under that anchor).
-        reuse_cell = ("[reusing the masks](#reusing-the-masks)" if brief else
+        # The times and the model: linked, not repeated (RESULTS.md has the section).
+        reuse_cell = ("[reusing the masks](RESULTS.md#reusing-the-masks)" if brief else
                       "the passes' times and the model: [reusing the masks](#reusing-the-masks)")
     gpu = re.search(r"NVIDIA ([^,]+)", report.describe_env(path("env.txt"))
                     if have("env.txt") else "")
@@ -898,29 +898,6 @@ def reuse_masks():
                  " With `__match_any_sync` storing them gains little: a whole pass takes "
                  f"{match:.4f} ms, {times(match, f['given'])} times the reduction from stored masks.")
     return sentence(text)
-
-
-def reuse_brief():
-    """The README's lines on reusing the masks: they pay against the blog's get_peers (the
-    measured break-even), hardly against __match_any_sync (what storing saves of a whole pass);
-    RESULTS.md's reuse-masks-full has the times and the model of a fused first pass."""
-    found = reuse()
-    match = bench("double", "sorted", "warp match_any")
-    if found is None or match is None:
-        return missing("the search and the reduction apart", "benchmark.csv")
-    f = found
-    text = ("It pays with the blog's `get_peers`: on sorted keys in double, a search pass that "
-            "stores the masks plus k reductions from them cost less than k plain `atomicAdd` "
-            "passes "
-            + (f"from k = {f['k_separate']} on (each pass measured)" if f["k_separate"] else
-               "for no k measured")
-            + (f"; from k = {f['k_fused']} if the aggregating pass stores its masks (a model, not "
-               "measured)." if f["k_fused"] else ".")
-            + f" With `__match_any_sync` there is little left to save: a whole pass, search "
-            f"included, takes {match:.4f} ms, a reduction from stored masks {f['given']:.4f}, so "
-            f"reuse saves at most about {100 * (1 - f['given'] / match):.0f}% of a pass")
-    return sentence(text + f" ({link('benchmark.csv')}; "
-                    "[the model](RESULTS.md#reusing-the-masks)).")
 
 
 def cg_against_match(rows, runs=None, brief=False):
@@ -1246,7 +1223,6 @@ def provenance_block():
 
 BLOCKS = {"data-state": data_state, "prints-01": prints_01, "number-01": number_01,
           "prints-02": prints_02, "number-02": number_02,
-          "reuse-masks": reuse_brief,
           "prints-03": prints_03, "number-03": number_03, "prints-cg": prints_cg, "number-cg": number_cg,
           "sweep-bins": sweep_bins, "sweep-figure": sweep_figure, "number-sweep": number_sweep,
           "sweep-where": sweep_where,
