@@ -273,31 +273,12 @@ def prints_02():
         ["```", "$ build/bin/02_reduce_peers --n 64 --trace", note, header] + rows + ["```", ""])
 
 
-def prints_03():
-    if not have("benchmark_log.txt"):
-        return missing("03's text output", "benchmark_log.txt")
-    lines = open(path("benchmark_log.txt")).read().splitlines()
-    what = ("" if any("distinct keys per warp" in line for line in lines) else
-            f"it did not yet print each order's line ({link('key_orders.txt')} has them)")
-    # The summary of the best variants names kernels the README has not introduced yet (the
-    # segmented scan): it is left out, and the excerpt ends where the checks do.
-    best = next((k for k, line in enumerate(lines) if line.startswith("best warp variant")), None)
-    shown = lines if best is None else lines[:best]
-    while shown and not shown[-1].strip():
-        shown = shown[:-1]
-    if best is not None:
-        shown.append("...")
-    return stale_note("03", what) + "\n".join(
-        ["```", "$ build/bin/03_reduction_by_key_benchmark --csv > benchmark.csv"] + shown
-        + ["```", ""]) + "\n" + sentence(
-        f"*Its stderr, from {link('benchmark_log.txt')}; stdout is the CSV, "
-        f"{link('benchmark.csv')}, which the numbers quote.*")
-
-
-# 03's text rows on sorted keys in double that the segmented scan's section shows.
-# The rows the scan's lesson compares: plain atomics, the blog's aggregation today, the scan, CUB.
-SCAN_ROWS = ["atomicAdd", "warp get_peers", "warp match_any", "warp segmented scan 4/lane",
-             "CUB ReduceByKey"]
+# 03's rows on sorted keys in double, in the program's text format, from the run the numbers quote
+# (benchmark.csv): the blog's Figure 1 under 03's command, the scan's and the cg spelling's later.
+FIGURE_ROWS = ["atomicAdd", "atomicCAS loop", "shared-memory hashing", "warp get_peers",
+               "warp get_peers + CAS", "warp match_any", "reduce_peers masks given"]
+SCAN_ROWS = ["atomicAdd", "warp match_any", "warp segmented scan 4/lane", "CUB ReduceByKey"]
+CG_ROWS = ["warp match_any", "cg labeled_partition"]
 ROW = re.compile(r"^(float|double)\s+(sorted)\s+(.+?)\s+(\d+\.\d+)\s+\d+\.\d+ \.\.")
 TEXT_HEADER = ("type   order             variant                              ms         ms min .. "
                "max     GB/s   %peak  xatomic    xCAS   xCUB")
@@ -314,21 +295,44 @@ def text_row(row):
                fmt(row["vs_cub_sorted"])))
 
 
-def prints_scan():
-    """03's rows on sorted keys in double, as the section's command prints them, from the run the
-    numbers quote (benchmark.csv, in the program's text format), so that one run is on the page
-    (scan.txt, the command's own run, is RESULTS.md's)."""
+def sorted_rows(variants, what, order_line=True):
+    """03's rows for these variants on sorted keys in double, as `--order sorted --precision
+    double` prints them, from the run the numbers quote (benchmark.csv, in the program's text
+    format; scan.txt, the command's own run, is RESULTS.md's), with the same run's line on the
+    keys; a "no measurement" note where a row is missing."""
     rows = {(r["precision"], r["order"], r["variant"]): r for r in load("benchmark.csv") or []}
-    if not all(("double", "sorted", v) in rows for v in SCAN_ROWS):
-        return missing("03 on sorted keys in double", "benchmark.csv")
+    if not all(("double", "sorted", v) in rows for v in variants):
+        return missing(what, "benchmark.csv")
     log = open(path("benchmark_log.txt")).read().splitlines() if have("benchmark_log.txt") else []
-    order = [line for line in log if line.startswith("sorted: ")]  # the same run's line
+    order = [line for line in log if line.startswith("sorted: ")] if order_line else []
     out = ["```", "$ build/bin/03_reduction_by_key_benchmark --order sorted --precision double",
            "..."] + order + [TEXT_HEADER]
-    out += [text_row(rows[("double", "sorted", v)]) for v in SCAN_ROWS] + ["...", "```", ""]
-    return stale_note("03") + "\n".join(out) + "\n" + sentence(
-        f"*These rows of the full run, {link('benchmark.csv')}, which the numbers quote, in the "
-        "program's text format.*")
+    out += [text_row(rows[("double", "sorted", v)]) for v in variants] + ["...", "```", ""]
+    return stale_note("03") + "\n".join(out)
+
+
+def prints_03():
+    """The rows of the blog's Figure 1 (and plain get_peers), right under 03's command."""
+    text = sorted_rows(FIGURE_ROWS, "03 on sorted keys in double")
+    if "```" not in text:
+        return text
+    log = open(path("benchmark_log.txt")).read() if have("benchmark_log.txt") else ""
+    peak = re.search(r"(\d+) GB/s peak", log)
+    return text + "\n" + sentence(
+        f"*Rows of the full run, {link('benchmark.csv')} (`--csv`; its other lines: "
+        f"{link('benchmark_log.txt')}), in the program's text format. ms: the median of 20 runs, "
+        "then the fastest and slowest; %peak: GB/s over the memory's peak"
+        + (f", {peak.group(1)} GB/s" if peak else "") + "; xatomic, "
+        "xCAS, xCUB: times as fast as `atomicAdd`, the `atomicCAS` loop and "
+        "[CUB](../GLOSSARY.md#cub)'s `ReduceByKey`.*")
+
+
+def prints_scan():
+    """03's rows on sorted keys in double that the scan's lesson compares."""
+    text = sorted_rows(SCAN_ROWS, "03 on sorted keys in double", order_line=False)
+    if "```" not in text:
+        return text
+    return text + "\n" + sentence(f"*Rows of the same run, {link('benchmark.csv')}.*")
 
 
 FILTER_LINE = re.compile(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms")
@@ -390,11 +394,6 @@ def number_01():
     if loop is None or match is None:
         return missing("01 at its default size", "get_peers.csv")
     n = next((int(r["n"]) for r in rows if r["variant"] == "get_peers/all distinct"), None)
-    loop1 = ms(rows, variant="get_peers/all equal")
-    match1 = ms(rows, variant="__match_any_sync/all equal")
-    floor = ("" if None in (loop1, match1) else
-             f" All keys equal (one round): {loop1:.4f} and {match1:.4f} ms, a few µs above a "
-             "64-element run, which is mostly the launch.")
     # The same search inside 03's aggregating kernel, and why nvcc makes it dearer there:
     # RESULTS.md, "01's timings" (03's try-next quotes it), one link away.
     return sentence(
@@ -402,7 +401,7 @@ def number_01():
         f"{n:,} elements), the blog's loop takes **{times(loop, match)} times** as long as "
         f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}; "
         "[all four patterns](RESULTS.md#01s-timings)). Timed: a search and a stored mask per "
-        f"element.{floor}")
+        "element.")
 
 
 def number_02():
@@ -415,22 +414,12 @@ def number_02():
     if None in (distinct, equal):
         return missing("02's timing", "reduce_peers.csv")
     n = next((int(r["n"]) for r in rows if r["variant"] == "reduce_peers/double/all distinct"))
-    # 01's loop alone on the same keys: 02 minus 01 is a rough view of the tree (it also holds
-    # the values' loads and the checks nvcc adds to the loop; RESULTS.md, "02's timing").
-    peers = load("get_peers.csv")
-    loop1 = ms(peers, variant="get_peers/all equal")
-    loopd = ms(peers, variant="get_peers/all distinct")
-    rough = ("" if None in (loop1, loopd) else
-             " So the ratio mostly measures the search: 02 minus 01's loop on the same keys "
-             f"({link('get_peers.csv')}), a rough difference between two programs, leaves "
-             f"{equal - loop1:.4f} ms with 5 tree rounds, {distinct - loopd:.4f} ms with none "
-             "(reading the values included).")
     return sentence(
         f"**One number:** 02's search and tree over {n:,} doubles take **{times(distinct, equal)} "
         f"times** as long with every key distinct as with all keys equal, {distinct:.4f} ms over "
         f"{equal:.4f} ms ({link('reduce_peers.csv')}; [all four patterns](RESULTS.md#02s-timing)): "
-        "32 search rounds and no tree round, against one search round and 5 tree rounds."
-        f"{rough}\n")
+        "32 search rounds and no tree round, against one search round and 5 tree rounds; so it "
+        "mostly measures the search.\n")
 
 
 def number_03():
@@ -481,15 +470,14 @@ def rows_table(order, variants, what):
 
 def prints_cg():
     """The cooperative-groups section's rows: labeled_partition beside the hand-written
-    match_any kernel, sorted keys in double, read from benchmark.csv without a GPU."""
+    match_any kernel, sorted keys in double, from benchmark.csv, as 03 prints them."""
     if not have("benchmark.csv"):
         return missing("`cg labeled_partition`", "benchmark.csv")
-    table = rows_table("sorted", ["warp match_any", "cg labeled_partition"],
-                       "sorted keys, double")
-    if table is None:
-        return missing("`cg labeled_partition` on sorted keys in double", "benchmark.csv")
-    return sentence(f"Its row in 03's committed run ({link('benchmark.csv')}), beside the "
-                    "hand-written kernel's:") + "\n" + table
+    text = sorted_rows(CG_ROWS, "`cg labeled_partition` on sorted keys in double",
+                       order_line=False)
+    if "```" not in text:
+        return text
+    return text + "\n" + sentence(f"*Two rows of the same run, {link('benchmark.csv')}.*")
 
 
 def prints_library():
@@ -777,8 +765,8 @@ def blog_table(brief=True):
         search_verdict = (f"{end(whole)} end with the blog's loop, {end(match)} with "
                           "`__match_any_sync`")
         search_cell = (
-            f"`get_peers` {plus(whole)}, `match_any` {plus(match)}, over {given:.4f} ms from "
-            "stored masks (unrounded medians)" if brief else
+            f"`get_peers` {plus(whole)}, `match_any` {plus(match)} over the reduction from "
+            "stored masks" if brief else
             f"what the search adds to the whole kernel, at least, over the reduction from stored "
             f"masks ({given:.4f} ms): `get_peers` ({whole:.4f} ms) "
             f"{adds(whole, ' of the reduction')}; `match_any` ({match:.4f}) {adds(match, '')} "
@@ -795,7 +783,7 @@ def blog_table(brief=True):
                          + (", barely" if f["close"] else "") if f["k_separate"] else
                          "with `get_peers`, for no k measured")
         reuse_verdict += (f"; from k = {f['k_fused']} by a model (not measured) of an aggregating "
-                          "pass that stores them" if f["k_fused"] else "")
+                          "pass that stores them" if f["k_fused"] and not brief else "")
         match = bench("double", "sorted", "warp match_any")
         if match is not None:
             # With __match_any_sync the search is nearly free: what storing can save of a pass.
@@ -1042,8 +1030,10 @@ def sweep_figure():
     if not (have("sweep.csv") and os.path.exists(os.path.join(DATA, os.pardir, "sweep.png"))):
         return ""
     return ("![Time and speed-up over atomicAdd against distinct keys per warp, in runs and "
-            "scattered](sweep.png)\n\n*Drawn by [`plot_sweep.py`](plot_sweep.py) from "
-            f"{link('sweep.csv')}.*\n")
+            "scattered](sweep.png)\n\n" + sentence("*Drawn by [`plot_sweep.py`](plot_sweep.py) from "
+            f"{link('sweep.csv')}. Left: keys in runs; right: scattered; top: time; bottom: "
+            "speed-up over `atomicAdd`, the line at 1. Compare first `warp match_any` (dark "
+            "purple) with that line, then `warp get_peers` (green) with `match_any`.*"))
 
 
 def number_sweep():
