@@ -279,7 +279,6 @@ FIGURE_ROWS = ["atomicAdd", "atomicCAS loop", "shared-memory hashing", "warp get
                "warp get_peers + CAS", "warp match_any", "reduce_peers masks given"]
 SCAN_ROWS = ["atomicAdd", "warp match_any", "warp segmented scan 4/lane", "CUB ReduceByKey"]
 CG_ROWS = ["warp match_any", "cg labeled_partition"]
-ROW = re.compile(r"^(float|double)\s+(sorted)\s+(.+?)\s+(\d+\.\d+)\s+\d+\.\d+ \.\.")
 TEXT_HEADER = ("type   order             variant                              ms         ms min .. "
                "max     GB/s   %peak  xatomic    xCAS   xCUB")
 
@@ -295,25 +294,25 @@ def text_row(row):
                fmt(row["vs_cub_sorted"])))
 
 
-def sorted_rows(variants, what, order_line=True):
-    """03's rows for these variants on sorted keys in double, as `--order sorted --precision
-    double` prints them, from the run the numbers quote (benchmark.csv, in the program's text
-    format; scan.txt, the command's own run, is RESULTS.md's), with the same run's line on the
-    keys; a "no measurement" note where a row is missing."""
+def text_rows(variants, what, order="sorted", order_line=True):
+    """03's rows for these variants on this order of keys in double, as `--order <order>
+    --precision double` prints them, from the run the numbers quote (benchmark.csv, in the
+    program's text format; scan.txt, the sorted command's own run, is RESULTS.md's), with the same
+    run's line on the keys; a "no measurement" note where a row is missing."""
     rows = {(r["precision"], r["order"], r["variant"]): r for r in load("benchmark.csv") or []}
-    if not all(("double", "sorted", v) in rows for v in variants):
+    if not all(("double", order, v) in rows for v in variants):
         return missing(what, "benchmark.csv")
     log = open(path("benchmark_log.txt")).read().splitlines() if have("benchmark_log.txt") else []
-    order = [line for line in log if line.startswith("sorted: ")] if order_line else []
-    out = ["```", "$ build/bin/03_reduction_by_key_benchmark --order sorted --precision double",
-           "..."] + order + [TEXT_HEADER]
-    out += [text_row(rows[("double", "sorted", v)]) for v in variants] + ["...", "```", ""]
+    keys = [line for line in log if line.startswith(order + ": ")] if order_line else []
+    out = ["```", f"$ build/bin/03_reduction_by_key_benchmark --order {order} --precision double",
+           "..."] + keys + [TEXT_HEADER]
+    out += [text_row(rows[("double", order, v)]) for v in variants] + ["...", "```", ""]
     return stale_note("03") + "\n".join(out)
 
 
 def prints_03():
     """The rows of the blog's Figure 1 (and plain get_peers), right under 03's command."""
-    text = sorted_rows(FIGURE_ROWS, "03 on sorted keys in double")
+    text = text_rows(FIGURE_ROWS, "03 on sorted keys in double")
     if "```" not in text:
         return text
     log = open(path("benchmark_log.txt")).read() if have("benchmark_log.txt") else ""
@@ -329,7 +328,7 @@ def prints_03():
 
 def prints_scan():
     """03's rows on sorted keys in double that the scan's lesson compares."""
-    text = sorted_rows(SCAN_ROWS, "03 on sorted keys in double", order_line=False)
+    text = text_rows(SCAN_ROWS, "03 on sorted keys in double", order_line=False)
     if "```" not in text:
         return text
     return text + "\n" + sentence(f"*Rows of the same run, {link('benchmark.csv')}.*")
@@ -456,24 +455,12 @@ def number_scan():
         f"{scan:.4f} ms ({link('benchmark.csv')}).\n")
 
 
-def rows_table(order, variants, what):
-    """A small table of benchmark.csv's rows for these variants in double: ms (the median of 20
-    runs) and how many times as fast as atomicAdd; None where a row is missing."""
-    found = [(v, bench("double", order, v)) for v in variants]
-    base = bench("double", order, "atomicAdd")
-    if base is None or any(t is None for _, t in found):
-        return None
-    lines = [f"| {what} | ms | × as fast as `atomicAdd` |", "| --- | --: | --: |"]
-    lines += [f"| {v} | {t:.4f} | {base / t:.2f} |" for v, t in found]
-    return "\n".join(lines) + "\n"
-
-
 def prints_cg():
     """The cooperative-groups section's rows: labeled_partition beside the hand-written
     match_any kernel, sorted keys in double, from benchmark.csv, as 03 prints them."""
     if not have("benchmark.csv"):
         return missing("`cg labeled_partition`", "benchmark.csv")
-    text = sorted_rows(CG_ROWS, "`cg labeled_partition` on sorted keys in double",
+    text = text_rows(CG_ROWS, "`cg labeled_partition` on sorted keys in double",
                        order_line=False)
     if "```" not in text:
         return text
@@ -481,14 +468,14 @@ def prints_cg():
 
 
 def prints_library():
-    """The library section's rows: 03's text for random keys in double is not among the data, so
-    the rows come from benchmark.csv (the run of every order)."""
-    if not have("benchmark.csv"):
-        return missing("`CUB sort + ReduceByKey`", "benchmark.csv")
-    table = rows_table("random", ["atomicAdd", "CUB sort + ReduceByKey"], "random keys, double")
-    if table is None:
-        return missing("`CUB sort + ReduceByKey` on random keys in double", "benchmark.csv")
-    return sentence(f"Its rows in the committed run ({link('benchmark.csv')}):") + "\n" + table
+    """The library section's rows: random keys in double, from benchmark.csv (the run of every
+    order), as 03 prints them."""
+    text = text_rows(["atomicAdd", "CUB sort + ReduceByKey"],
+                     "`CUB sort + ReduceByKey` on random keys in double", order="random",
+                     order_line=False)
+    if "```" not in text:
+        return text
+    return text + "\n" + sentence(f"*Two rows of the full run, {link('benchmark.csv')}.*")
 
 
 def number_library():
