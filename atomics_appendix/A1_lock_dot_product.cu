@@ -66,13 +66,17 @@ inline int blocks_per_grid(int n, int threads = kThreadsPerBlock) {
 // tree halves the block each step, so it needs a block of exactly Threads threads, a power of two,
 // in x alone: the template fixes the shared array's size, and a launch with any other shape traps
 // (cudaErrorLaunchFailure at the next synchronising call) instead of summing garbage or part of
-// the block. The index is 64-bit: blockIdx.x * blockDim.x and the stride are formed in 64 bits, so
-// the loop never wraps, whatever n and grid.
+// the block. The grid is 1-D too: blocks that differ only in y or z would add the same products
+// again (and two blocks would wait for the same turn in dot_in_block_order), so that traps as well.
+// The index is 64-bit: blockIdx.x * blockDim.x and the stride are formed in 64 bits, so the loop
+// never wraps, whatever n and grid.
 template <int Threads>
 __device__ float block_dot(const float* a, const float* b, int n) {
     static_assert(Threads > 0 && Threads <= 1024 && (Threads & (Threads - 1)) == 0,
                   "block_dot's tree needs a power of two threads, at most 1024");
-    if (blockDim.x != Threads || blockDim.y != 1 || blockDim.z != 1) __trap();
+    if (blockDim.x != Threads || blockDim.y != 1 || blockDim.z != 1 || gridDim.y != 1 ||
+        gridDim.z != 1)
+        __trap();
     __shared__ float cache[Threads];
     const int cache_index = threadIdx.x;
     float temp = 0;

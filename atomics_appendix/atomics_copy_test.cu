@@ -13,6 +13,9 @@
 //    back as "not found": why a copy's values must avoid it;
 //  - A6's raw launchers on a slot array of buckets_for(num_slots) * 4 slots for a num_slots that is
 //    no multiple of 4 (1001: 1004 slots), filled to the last slot: every key found.
+// --shape grid|block: instead of the above, A1's lock kernel launched with a 2-D grid (2 x 2
+// blocks) or a 2-D block (128 x 2 threads) must trap (cudaErrorLaunchFailure), not sum: a trap
+// ends the context, so each shape is a run of its own.
 // --serialized: kernels may run one at a time (compute-sanitizer's runs pass it), so the walk
 // during the build is checked for right answers only, not for having overlapped the build.
 // Label gpu: skipped without a GPU, like the programs.
@@ -298,14 +301,40 @@ void bucketed_unrounded() {
 
 }  // namespace
 
+// A1's block_dot traps on any launch but a 1-D grid of 1-D blocks of Threads threads: the lock
+// kernel launched with `grid` blocks of `block` threads must end in cudaErrorLaunchFailure.
+int wrong_shape(dim3 grid, dim3 block, const char* what) {
+    const int n = 4096;
+    const atomics::DotProblem problem = atomics::make_dot_problem(n, 1234, false);
+    atomics::Mutexes mutexes(1);
+    common::DeviceBuffer<float> a(problem.a), b(problem.b), c(1);
+    CUDA_CHECK(cudaMemset(c.get(), 0, sizeof(float)));
+    atomics::dot<><<<grid, block>>>(mutexes.lock(0), a.get(), b.get(), c.get(), n);
+    CUDA_CHECK(cudaGetLastError());
+    const cudaError_t err = cudaDeviceSynchronize();
+    if (err == cudaErrorLaunchFailure) {
+        std::printf("ok   A1: a launch with %s traps (%s)\n", what, cudaGetErrorName(err));
+        return common::kExitOk;
+    }
+    std::fprintf(stderr, "FAIL A1: a launch with %s ended in %s, not a trap\n", what,
+                 cudaGetErrorName(err));
+    return common::kExitWrong;
+}
+
 int main(int argc, char** argv) {
     common::Cli cli("atomics_copy_test",
                     "the appendix's kernels, copied and used as a reader would");
     cli.add_flag("--serialized", &serialized,
                  "kernels may run one at a time (compute-sanitizer): do not require the walk to "
                  "overlap the build");
+    std::int64_t shape = 0;
+    cli.add_enum("--shape", &shape, {{"none", 0}, {"grid", 1}, {"block", 2}},
+                 "instead: A1's lock kernel with a 2-D grid or block, which must trap");
     cli.parse_or_exit(argc, argv);
     common::require_gpu();
+    if (shape == 1) return wrong_shape(dim3(2, 2), dim3(atomics::kThreadsPerBlock), "a 2-D grid");
+    if (shape == 2)
+        return wrong_shape(dim3(2), dim3(atomics::kThreadsPerBlock / 2, 2), "a 2-D block");
     lost_product();
     walk_during_cas_build();
     reserved_key();

@@ -45,7 +45,8 @@ inline LaunchLog read_log() {
 // The device runtime keeps a slot for every launch that has not completed, and a grid completes
 // only after its children: every launch of a recursion can be pending at once. The default of 2048
 // slots is raised to the number of launches the run makes (16384 for 02 and 03 at the document's
-// size), never lowered; --pending-limit (`requested` > 0) sets any value, to provoke a failure.
+// size), never lowered: a limit already above that (raised by other code of the same process) is
+// kept. --pending-limit (`requested` > 0) sets any value, to provoke a failure.
 // The runtime may grant fewer slots than asked, without an error (an H200 granted 599186 of the
 // 1118464 that 06 asked for at --max-depth 5), so the limit is read back and compared.
 constexpr std::int64_t kDefaultPendingLaunches = 2048;
@@ -60,8 +61,11 @@ struct PendingLimit {
 inline PendingLimit ask_pending_limit(std::int64_t launches_needed, std::int64_t requested) {
     PendingLimit limit;
     limit.given = requested > 0;
-    limit.asked = static_cast<std::size_t>(
-        limit.given ? requested : std::max(launches_needed, kDefaultPendingLaunches));
+    std::size_t current = 0;
+    CUDA_CHECK(cudaDeviceGetLimit(&current, cudaLimitDevRuntimePendingLaunchCount));
+    limit.asked = limit.given ? static_cast<std::size_t>(requested)
+                              : std::max(current, static_cast<std::size_t>(std::max(
+                                                      launches_needed, kDefaultPendingLaunches)));
     CUDA_CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, limit.asked));
     CUDA_CHECK(cudaDeviceGetLimit(&limit.granted, cudaLimitDevRuntimePendingLaunchCount));
     return limit;
