@@ -331,7 +331,8 @@ def prints_scan():
     text = text_rows(SCAN_ROWS, "03 on sorted keys in double", order_line=False)
     if "```" not in text:
         return text
-    return text + "\n" + sentence(f"*Rows of the same run, {link('benchmark.csv')}.*")
+    return text + "\n" + sentence(
+        f"*Rows of the full run, {link('benchmark.csv')}, as under 03.*")
 
 
 FILTER_LINE = re.compile(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms")
@@ -464,7 +465,8 @@ def prints_cg():
                        order_line=False)
     if "```" not in text:
         return text
-    return text + "\n" + sentence(f"*Two rows of the same run, {link('benchmark.csv')}.*")
+    return text + "\n" + sentence(
+        f"*Two rows of the full run, {link('benchmark.csv')}, as under 03.*")
 
 
 def prints_library():
@@ -1016,11 +1018,13 @@ def sweep_figure():
     """The sweep's plot, where it and its data are committed (it sits beside data/)."""
     if not (have("sweep.csv") and os.path.exists(os.path.join(DATA, os.pardir, "sweep.png"))):
         return ""
+    caption = sentence(
+        f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Left: keys in "
+        "runs; right: scattered; top: time; bottom: speed-up over `atomicAdd`, the line at 1. "
+        "Compare first `warp match_any` (dark purple) with that line, then `warp get_peers` "
+        "(green) with `match_any`.*")
     return ("![Time and speed-up over atomicAdd against distinct keys per warp, in runs and "
-            "scattered](sweep.png)\n\n" + sentence("*Drawn by [`plot_sweep.py`](plot_sweep.py) from "
-            f"{link('sweep.csv')}. Left: keys in runs; right: scattered; top: time; bottom: "
-            "speed-up over `atomicAdd`, the line at 1. Compare first `warp match_any` (dark "
-            "purple) with that line, then `warp get_peers` (green) with `match_any`.*"))
+            "scattered](sweep.png)\n\n" + caption)
 
 
 def number_sweep():
