@@ -767,8 +767,9 @@ def blog_table(brief=True):
         f = found
         # One framing with RESULTS.md's reuse-masks-full block: k passes, measured pass by pass
         # with a separate search pass; by a model with an aggregating pass that stores its masks.
-        reuse_verdict = (f"with `get_peers`, from k = {f['k_separate']} passes, measured (a search "
-                         "pass that stores the masks, then k reductions)"
+        reuse_verdict = (f"with `get_peers`, from k = {f['k_separate']} passes, measured"
+                         + ("" if brief else " (a search pass that stores the masks, then k "
+                            "reductions)")
                          + (", barely" if f["close"] else "") if f["k_separate"] else
                          "with `get_peers`, for no k measured")
         reuse_verdict += (f"; from k = {f['k_fused']} by a model (not measured) of an aggregating "
@@ -836,7 +837,8 @@ def blog_table(brief=True):
                "hashing over `atomicAdd`") + " |",
         "| aggregation \"at the thread block level is significantly slower\" (shared memory, "
         "synchronisation) | for many keys, yes (hashing, the row above); not for 04's one "
-        "counter, where a block has no keys to match and one atomic replaces a block's | "
+        "counter, where " + ("" if brief else "a block has no keys to match and ")
+        + "one atomic replaces a block's | "
         + cell(ratio(filter_ms("plain atomicAdd/50%"), filter_ms("block-aggregated/50%")),
                "04 (half of 2^24 ints kept), per-block aggregation over the plain kernel",
                "{} the plain kernel (04)") + " |",
