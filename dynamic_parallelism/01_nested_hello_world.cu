@@ -32,10 +32,10 @@
 // The deepest depth counted (the counters below hold depths 0 to kMaxDepth), not a limit of the
 // device runtime. A block of at most 1024 threads halves down to one thread by depth 10 (this
 // program's 64 by depth 6), so any value from 10 up would do; 24 leaves room to spare and is the
-// programming guide's maximum nesting depth, past which a launch is documented to fail with
-// cudaErrorLaunchMaxDepthExceeded (CDP1's cudaLimitDevRuntimeSyncDepth, how deep a grid may wait
-// on its children, is another limit). On sm_90 it was not enforced: device_runtime_limits ran
-// chains of one-thread grids to depth 1023 with no launch failing.
+// document's depth. It is not a CDP2 limit: the toolkit's headers give CDP2 no number (their
+// "maximum launch depth of 24" belongs to CDP1's cudaLimitDevRuntimeSyncDepth, a limit on
+// waiting), and on an H200 device_runtime_limits ran chains of one-thread grids to depth 1023 with
+// no launch refused. A launch refused as too deep fails with cudaErrorLaunchMaxDepthExceeded.
 constexpr int kMaxDepth = 24;
 static_assert(kMaxDepth >= 10, "a block of 1024 threads reaches depth 10");
 

@@ -116,7 +116,7 @@ def draw_hello(png):
         ax.set_aspect("equal")
         ax.axis("off")
     fig.text(0.5, 0.02, "Each child is a grid of its own, so its only block is block 0; the launch "
-             "returns at once, so each level prints after the whole level above it.",
+             "returns at once, and here each level printed after the whole level above it.",
              ha="center", fontsize=8)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     fig.savefig(png, dpi=110)

@@ -690,17 +690,15 @@ def printed_table_ms(variant):
 
 
 def prints_05():
-    """05's printed run (comparison.txt): its header and check, the table's head and the two rows
-    the one number compares."""
+    """05's printed run (comparison.txt): its header and check; the README shows its table once,
+    from the --csv run (results-table)."""
     def make(rows, limit):
         run = run_of("comparison.txt", "05_reduction_comparison")
         if not run:
             return missing("05_reduction_comparison", "comparison.txt")
         lines = shortened(run[1])
         head = [l for l in lines if l.startswith(("array ", "cpu_sum "))]
-        table = [l for l in lines if l.lstrip().startswith("ms ")
-                 or l.startswith(("gpu Neighbored ", "gpu nested "))]
-        return fence(run[0], [head[0], "...", head[-1], ""] + table + ["..."])
+        return fence(run[0], [head[0], "...", head[-1], "..."])
     return from_05(make)
 
 
@@ -916,23 +914,17 @@ def number_06():
     rows = mandelbrot_rows()
     if not rows:
         return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot.csv")
-    # The lesson's number is the largest image measured in a pool near its own need; the largest
-    # one, which needs the worst-case pool, is the caveat.
-    large = rows[-1]
-    shown = rows[-2] if len(rows) > 1 else large
+    # The lesson's number is at the size of the run the README prints (its default); the sweep's
+    # figure and *The answer* carry the other sizes.
+    default = data("mandelbrot_default.txt")
+    size = re.search(r"image (\d+)x", "\n".join(runs(default)[0][1])) if default else None
+    shown = next((r for r in rows if size and r["n"] == size.group(1)), rows[-1])
     _, host, dp = ms_of(shown)
-    text = (f"**One number:** {dp:.2f} ms / {host:.2f} ms = {dp / host:.2f}: at {side(shown)}, "
-            f"Mariani–Silver with dynamic parallelism took {dp / host:.2f} times as long as the "
-            f"same algorithm driven from the host ({runs_said(shown)}, "
-            f"[`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)), for "
-            f"{int(shown['launches'])} device-side launches in a pool of "
-            f"{int(shown['pending_limit'])} slots")
-    if shown is not large:
-        _, host_l, dp_l = ms_of(large)
-        text += (f". A caveat: at {side(large)} the ratio was {dp_l / host_l:.2f}, with "
-                 f"{int(large['launches'])} launches in a pool of {int(large['pending_limit'])} "
-                 f"slots, the worst-case bound, a pool that itself costs time (*The answer*, below)")
-    return text + ".\n"
+    return (f"**One number:** {dp:.4f} ms / {host:.4f} ms = {dp / host:.2f}: at {side(shown)}, "
+            f"the size of the run above, Mariani–Silver with dynamic parallelism took "
+            f"{dp / host:.2f} times as long as the same algorithm driven from the host "
+            f"({runs_said(shown)}, [`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)), for "
+            f"{int(shown['launches'])} device-side launches. The figure below has every size.\n")
 
 
 def runs_said(row):
@@ -1310,9 +1302,10 @@ def nesting():
                   else "its run")
     if all(ran) and len({m.groups() for m in ran}) == 1:
         grids, deepest = ran[0].groups()
-        past = (", deeper than the 24 the toolkit's text names" if int(deepest) > 24 else "")
+        past = (", deeper than the document's 24" if int(deepest) > 24 else "")
         return (f"In {runs_named}, a chain of {grids} grids, depths 0 to {deepest}, ran with no "
-                f"launch refused{past}; no longer chain was tried.\n")
+                f"launch refused{past}; this test tried no longer chain ([*A launch's latency*]"
+                f"(#a-launchs-latency) did).\n")
     return (f"In {runs_named}: " + "; ".join(l.removeprefix("nesting: ") for l in said) + ".\n")
 
 

@@ -273,32 +273,12 @@ def prints_02():
         ["```", "$ build/bin/02_reduce_peers --n 64 --trace", note, header] + rows + ["```", ""])
 
 
-def prints_03():
-    if not have("benchmark_log.txt"):
-        return missing("03's text output", "benchmark_log.txt")
-    lines = open(path("benchmark_log.txt")).read().splitlines()
-    what = ("" if any("distinct keys per warp" in line for line in lines) else
-            f"it did not yet print each order's line ({link('key_orders.txt')} has them)")
-    # The summary of the best variants names kernels the README has not introduced yet (the
-    # segmented scan): it is left out, and the excerpt ends where the checks do.
-    best = next((k for k, line in enumerate(lines) if line.startswith("best warp variant")), None)
-    shown = lines if best is None else lines[:best]
-    while shown and not shown[-1].strip():
-        shown = shown[:-1]
-    if best is not None:
-        shown.append("...")
-    return stale_note("03", what) + "\n".join(
-        ["```", "$ build/bin/03_reduction_by_key_benchmark --csv > benchmark.csv"] + shown
-        + ["```", ""]) + "\n" + sentence(
-        f"*Its stderr, from {link('benchmark_log.txt')}; stdout is the CSV, "
-        f"{link('benchmark.csv')}, which the numbers quote.*")
-
-
-# 03's text rows on sorted keys in double that the segmented scan's section shows.
-# The rows the scan's lesson compares: plain atomics, the blog's aggregation today, the scan, CUB.
-SCAN_ROWS = ["atomicAdd", "warp get_peers", "warp match_any", "warp segmented scan 4/lane",
-             "CUB ReduceByKey"]
-ROW = re.compile(r"^(float|double)\s+(sorted)\s+(.+?)\s+(\d+\.\d+)\s+\d+\.\d+ \.\.")
+# 03's rows on sorted keys in double, in the program's text format, from the run the numbers quote
+# (benchmark.csv): the blog's Figure 1 under 03's command, the scan's and the cg spelling's later.
+FIGURE_ROWS = ["atomicAdd", "atomicCAS loop", "shared-memory hashing", "warp get_peers",
+               "warp get_peers + CAS", "warp match_any", "reduce_peers masks given"]
+SCAN_ROWS = ["atomicAdd", "warp match_any", "warp segmented scan 4/lane", "CUB ReduceByKey"]
+CG_ROWS = ["warp match_any", "cg labeled_partition"]
 TEXT_HEADER = ("type   order             variant                              ms         ms min .. "
                "max     GB/s   %peak  xatomic    xCAS   xCUB")
 
@@ -314,21 +294,45 @@ def text_row(row):
                fmt(row["vs_cub_sorted"])))
 
 
-def prints_scan():
-    """03's rows on sorted keys in double, as the section's command prints them, from the run the
-    numbers quote (benchmark.csv, in the program's text format), so that one run is on the page
-    (scan.txt, the command's own run, is RESULTS.md's)."""
+def text_rows(variants, what, order="sorted", order_line=True):
+    """03's rows for these variants on this order of keys in double, as `--order <order>
+    --precision double` prints them, from the run the numbers quote (benchmark.csv, in the
+    program's text format; scan.txt, the sorted command's own run, is RESULTS.md's), with the same
+    run's line on the keys; a "no measurement" note where a row is missing."""
     rows = {(r["precision"], r["order"], r["variant"]): r for r in load("benchmark.csv") or []}
-    if not all(("double", "sorted", v) in rows for v in SCAN_ROWS):
-        return missing("03 on sorted keys in double", "benchmark.csv")
+    if not all(("double", order, v) in rows for v in variants):
+        return missing(what, "benchmark.csv")
     log = open(path("benchmark_log.txt")).read().splitlines() if have("benchmark_log.txt") else []
-    order = [line for line in log if line.startswith("sorted: ")]  # the same run's line
-    out = ["```", "$ build/bin/03_reduction_by_key_benchmark --order sorted --precision double",
-           "..."] + order + [TEXT_HEADER]
-    out += [text_row(rows[("double", "sorted", v)]) for v in SCAN_ROWS] + ["...", "```", ""]
-    return stale_note("03") + "\n".join(out) + "\n" + sentence(
-        f"*These rows of the full run, {link('benchmark.csv')}, which the numbers quote, in the "
-        "program's text format.*")
+    keys = [line for line in log if line.startswith(order + ": ")] if order_line else []
+    out = ["```", f"$ build/bin/03_reduction_by_key_benchmark --order {order} --precision double",
+           "..."] + keys + [TEXT_HEADER]
+    out += [text_row(rows[("double", order, v)]) for v in variants] + ["...", "```", ""]
+    return stale_note("03") + "\n".join(out)
+
+
+def prints_03():
+    """The rows of the blog's Figure 1 (and plain get_peers), right under 03's command."""
+    text = text_rows(FIGURE_ROWS, "03 on sorted keys in double")
+    if "```" not in text:
+        return text
+    log = open(path("benchmark_log.txt")).read() if have("benchmark_log.txt") else ""
+    peak = re.search(r"(\d+) GB/s peak", log)
+    return text + "\n" + sentence(
+        f"*Rows of the full run, {link('benchmark.csv')} (`--csv`; its other lines: "
+        f"{link('benchmark_log.txt')}), in the program's text format. ms: the median of 20 runs, "
+        "then the fastest and slowest; %peak: GB/s over the memory's peak"
+        + (f", {peak.group(1)} GB/s" if peak else "") + "; xatomic, "
+        "xCAS, xCUB: times as fast as `atomicAdd`, the `atomicCAS` loop and "
+        "[CUB](../GLOSSARY.md#cub)'s `ReduceByKey`.*")
+
+
+def prints_scan():
+    """03's rows on sorted keys in double that the scan's lesson compares."""
+    text = text_rows(SCAN_ROWS, "03 on sorted keys in double", order_line=False)
+    if "```" not in text:
+        return text
+    return text + "\n" + sentence(
+        f"*Rows of the full run, {link('benchmark.csv')}, as under 03.*")
 
 
 FILTER_LINE = re.compile(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms")
@@ -390,11 +394,6 @@ def number_01():
     if loop is None or match is None:
         return missing("01 at its default size", "get_peers.csv")
     n = next((int(r["n"]) for r in rows if r["variant"] == "get_peers/all distinct"), None)
-    loop1 = ms(rows, variant="get_peers/all equal")
-    match1 = ms(rows, variant="__match_any_sync/all equal")
-    floor = ("" if None in (loop1, match1) else
-             f" All keys equal (one round): {loop1:.4f} and {match1:.4f} ms, a few µs above a "
-             "64-element run, which is mostly the launch.")
     # The same search inside 03's aggregating kernel, and why nvcc makes it dearer there:
     # RESULTS.md, "01's timings" (03's try-next quotes it), one link away.
     return sentence(
@@ -402,7 +401,7 @@ def number_01():
         f"{n:,} elements), the blog's loop takes **{times(loop, match)} times** as long as "
         f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}; "
         "[all four patterns](RESULTS.md#01s-timings)). Timed: a search and a stored mask per "
-        f"element.{floor}")
+        "element.")
 
 
 def number_02():
@@ -415,22 +414,12 @@ def number_02():
     if None in (distinct, equal):
         return missing("02's timing", "reduce_peers.csv")
     n = next((int(r["n"]) for r in rows if r["variant"] == "reduce_peers/double/all distinct"))
-    # 01's loop alone on the same keys: 02 minus 01 is a rough view of the tree (it also holds
-    # the values' loads and the checks nvcc adds to the loop; RESULTS.md, "02's timing").
-    peers = load("get_peers.csv")
-    loop1 = ms(peers, variant="get_peers/all equal")
-    loopd = ms(peers, variant="get_peers/all distinct")
-    rough = ("" if None in (loop1, loopd) else
-             " So the ratio mostly measures the search: 02 minus 01's loop on the same keys "
-             f"({link('get_peers.csv')}), a rough difference between two programs, leaves "
-             f"{equal - loop1:.4f} ms with 5 tree rounds, {distinct - loopd:.4f} ms with none "
-             "(reading the values included).")
     return sentence(
         f"**One number:** 02's search and tree over {n:,} doubles take **{times(distinct, equal)} "
         f"times** as long with every key distinct as with all keys equal, {distinct:.4f} ms over "
         f"{equal:.4f} ms ({link('reduce_peers.csv')}; [all four patterns](RESULTS.md#02s-timing)): "
-        "32 search rounds and no tree round, against one search round and 5 tree rounds."
-        f"{rough}\n")
+        "32 search rounds and no tree round, against one search round and 5 tree rounds; so it "
+        "mostly measures the search.\n")
 
 
 def number_03():
@@ -467,40 +456,28 @@ def number_scan():
         f"{scan:.4f} ms ({link('benchmark.csv')}).\n")
 
 
-def rows_table(order, variants, what):
-    """A small table of benchmark.csv's rows for these variants in double: ms (the median of 20
-    runs) and how many times as fast as atomicAdd; None where a row is missing."""
-    found = [(v, bench("double", order, v)) for v in variants]
-    base = bench("double", order, "atomicAdd")
-    if base is None or any(t is None for _, t in found):
-        return None
-    lines = [f"| {what} | ms | × as fast as `atomicAdd` |", "| --- | --: | --: |"]
-    lines += [f"| {v} | {t:.4f} | {base / t:.2f} |" for v, t in found]
-    return "\n".join(lines) + "\n"
-
-
 def prints_cg():
     """The cooperative-groups section's rows: labeled_partition beside the hand-written
-    match_any kernel, sorted keys in double, read from benchmark.csv without a GPU."""
+    match_any kernel, sorted keys in double, from benchmark.csv, as 03 prints them."""
     if not have("benchmark.csv"):
         return missing("`cg labeled_partition`", "benchmark.csv")
-    table = rows_table("sorted", ["warp match_any", "cg labeled_partition"],
-                       "sorted keys, double")
-    if table is None:
-        return missing("`cg labeled_partition` on sorted keys in double", "benchmark.csv")
-    return sentence(f"Its row in 03's committed run ({link('benchmark.csv')}), beside the "
-                    "hand-written kernel's:") + "\n" + table
+    text = text_rows(CG_ROWS, "`cg labeled_partition` on sorted keys in double",
+                       order_line=False)
+    if "```" not in text:
+        return text
+    return text + "\n" + sentence(
+        f"*Two rows of the full run, {link('benchmark.csv')}, as under 03.*")
 
 
 def prints_library():
-    """The library section's rows: 03's text for random keys in double is not among the data, so
-    the rows come from benchmark.csv (the run of every order)."""
-    if not have("benchmark.csv"):
-        return missing("`CUB sort + ReduceByKey`", "benchmark.csv")
-    table = rows_table("random", ["atomicAdd", "CUB sort + ReduceByKey"], "random keys, double")
-    if table is None:
-        return missing("`CUB sort + ReduceByKey` on random keys in double", "benchmark.csv")
-    return sentence(f"Its rows in the committed run ({link('benchmark.csv')}):") + "\n" + table
+    """The library section's rows: random keys in double, from benchmark.csv (the run of every
+    order), as 03 prints them."""
+    text = text_rows(["atomicAdd", "CUB sort + ReduceByKey"],
+                     "`CUB sort + ReduceByKey` on random keys in double", order="random",
+                     order_line=False)
+    if "```" not in text:
+        return text
+    return text + "\n" + sentence(f"*Two rows of the full run, {link('benchmark.csv')}.*")
 
 
 def number_library():
@@ -777,8 +754,8 @@ def blog_table(brief=True):
         search_verdict = (f"{end(whole)} end with the blog's loop, {end(match)} with "
                           "`__match_any_sync`")
         search_cell = (
-            f"`get_peers` {plus(whole)}, `match_any` {plus(match)}, over {given:.4f} ms from "
-            "stored masks (unrounded medians)" if brief else
+            f"`get_peers` {plus(whole)}, `match_any` {plus(match)} over the reduction from "
+            "stored masks" if brief else
             f"what the search adds to the whole kernel, at least, over the reduction from stored "
             f"masks ({given:.4f} ms): `get_peers` ({whole:.4f} ms) "
             f"{adds(whole, ' of the reduction')}; `match_any` ({match:.4f}) {adds(match, '')} "
@@ -790,12 +767,13 @@ def blog_table(brief=True):
         f = found
         # One framing with RESULTS.md's reuse-masks-full block: k passes, measured pass by pass
         # with a separate search pass; by a model with an aggregating pass that stores its masks.
-        reuse_verdict = (f"with `get_peers`, from k = {f['k_separate']} passes, measured (a search "
-                         "pass that stores the masks, then k reductions)"
+        reuse_verdict = (f"with `get_peers`, from k = {f['k_separate']} passes, measured"
+                         + ("" if brief else " (a search pass that stores the masks, then k "
+                            "reductions)")
                          + (", barely" if f["close"] else "") if f["k_separate"] else
                          "with `get_peers`, for no k measured")
         reuse_verdict += (f"; from k = {f['k_fused']} by a model (not measured) of an aggregating "
-                          "pass that stores them" if f["k_fused"] else "")
+                          "pass that stores them" if f["k_fused"] and not brief else "")
         match = bench("double", "sorted", "warp match_any")
         if match is not None:
             # With __match_any_sync the search is nearly free: what storing can save of a pass.
@@ -859,7 +837,8 @@ def blog_table(brief=True):
                "hashing over `atomicAdd`") + " |",
         "| aggregation \"at the thread block level is significantly slower\" (shared memory, "
         "synchronisation) | for many keys, yes (hashing, the row above); not for 04's one "
-        "counter, where a block has no keys to match and one atomic replaces a block's | "
+        "counter, where " + ("" if brief else "a block has no keys to match and ")
+        + "one atomic replaces a block's | "
         + cell(ratio(filter_ms("plain atomicAdd/50%"), filter_ms("block-aggregated/50%")),
                "04 (half of 2^24 ints kept), per-block aggregation over the plain kernel",
                "{} the plain kernel (04)") + " |",
@@ -1041,9 +1020,13 @@ def sweep_figure():
     """The sweep's plot, where it and its data are committed (it sits beside data/)."""
     if not (have("sweep.csv") and os.path.exists(os.path.join(DATA, os.pardir, "sweep.png"))):
         return ""
+    caption = sentence(
+        f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Left: keys in "
+        "runs; right: scattered; top: time; bottom: speed-up over `atomicAdd`, the line at 1. "
+        "Compare first `warp match_any` (dark purple) with that line, then `warp get_peers` "
+        "(green) with `match_any`.*")
     return ("![Time and speed-up over atomicAdd against distinct keys per warp, in runs and "
-            "scattered](sweep.png)\n\n*Drawn by [`plot_sweep.py`](plot_sweep.py) from "
-            f"{link('sweep.csv')}.*\n")
+            "scattered](sweep.png)\n\n" + caption)
 
 
 def number_sweep():
