@@ -12,12 +12,14 @@ Writes, into --out:
                               stores touch at every step of Fig 10.6: the book's 141 requests
   fig_10_08.png               the same for Fig 10.8 and the kernel of Fig 10.9: 36 requests
   fig_10_10_shared_memory.png Fig 10.10 at N = 16 (8 threads): the load that adds two inputs into
-                              input_s, the tree in shared memory, the input never written
+                              input_s, the tree in shared memory, the input never written; each
+                              written element with its thread and, for input[i] = i, its sum
   fig_10_12_segments.png      Fig 10.12: three blocks of 8 threads, a slice of 16 inputs each, a
                               tree per block (input_s after the load and each step, for
                               input[i] = i), one atomicAdd per block into the output
   fig_10_14_coarsening.png    Fig 10.14: one block of 8 threads coarsened by 2 (32 inputs): three
-                              steps in registers with every thread busy, then the tree
+                              steps in registers with every thread busy, then the tree; each
+                              thread that adds with its sum, for input[i] = i
   fig_10_16_timeline.png      Fig 10.16: two blocks of Fig 10.13 one after the other (8 steps)
                               against one coarsened block doing the same work (6 steps)
   ex3_mirrored.png            Exercise 3 at N = 16: Fig 10.9 mirrored, the sums gather at the end
@@ -27,8 +29,8 @@ The loops are divergence_analysis.h's, line for line (single_block_threads, the 
 conditions of Figs 10.6, 10.9, 10.11 and exercise 3, count_tree_steps). With --bin, the script
 first runs the built programs (which print their counts and traces before they look for a GPU)
 and stops if what it draws differs from what they print: the requests of 10_06 and 10_09 at
-N = 256, the active threads of every step at N = 16 (10_06, 10_09, 10_11, 10_ex3) and Fig 10.16's
-steps of 10_15.
+N = 256, the active threads of every step at N = 16 (10_06, 10_09, 10_11, 10_ex3), the sums of
+Figs 10.10 and 10.14 (10_11's host trace) and Fig 10.16's steps of 10_15.
 
 --trace replays the kernel of Fig 10.13 (10_13_segmented_sum.cu) or Fig 10.15
 (10_15_coarsened_sum.cu) on the host, statement by statement, for input[i] = i and blocks of
@@ -145,6 +147,19 @@ def check_against_programs(bin_dir):
         if printed != drawn:
             raise SystemExit(f"{program} --n 16 --trace prints the steps {printed}, drawn {drawn}")
         print(f"{program} --n 16 --trace: the threads of {len(drawn)} steps, as drawn")
+    # The sums in Figs 10.10 and 10.14, as 10_11's host trace prints them: Fig 10.10's rows for
+    # input[i] = i, and the tree of Fig 10.14 from its input_s (10_11's load is its stride-4 step).
+    fig_10 = one_block_rows("10_13", 16, 8)
+    fig_14 = one_block_rows("10_15", 32, 8, 2)
+    for values, drawn in ((list(range(16)), fig_10), (fig_14[4], fig_14[5:])):
+        printed = [[int(float(v)) for v in row.split()] for row in re.findall(
+            r"(?:load: input_s\[t\] =|\n {20,})([ \d.-]+)\n",
+            run(bin_dir, "10_11_shared_memory_sum", "--values", ",".join(map(str, values))))]
+        drawn = [row[:len(values) // 2] for row in drawn]  # the input_s of 10_11's threads
+        if printed != drawn:
+            raise SystemExit(f"10_11_shared_memory_sum --values {values} prints {printed}, "
+                             f"drawn {drawn}")
+        print(f"10_11_shared_memory_sum --values {values}: {len(drawn)} rows of sums, as drawn")
     rows = re.findall(r"blocks? of Fig 10\.1[35].*?(\d+) +(\d+) +(\d+)\n",
                       run(bin_dir, "10_15_coarsened_sum"))[:2]
     drawn = [(2 * (1 + tree_steps(8)), 2, 2 * tree_steps(8)), (3 + tree_steps(8), 3, tree_steps(8))]
@@ -183,6 +198,15 @@ def replay_blocks(kernel, n, block, coarse):
             rows.append((f"stride {stride}: input_s[t] += input_s[t + {stride}], t < {stride}",
                          list(input_s)))
         yield b, segment, per_block, rows, input_s[0]
+
+
+def one_block_rows(kernel, n, block, coarse=1):
+    """The values of a one-block replay, row by row, for the pictures of Figs 10.10 and 10.14;
+    stops if the block's result is not 0 + 1 + ... + n - 1."""
+    blocks = list(replay_blocks(kernel, n, block, coarse))
+    if len(blocks) != 1 or blocks[0][4] != n * (n - 1) // 2:
+        raise SystemExit(f"{kernel} at N = {n}: the replay does not end in one block's plain sum")
+    return [values for _, values in blocks[0][3]]
 
 
 def print_trace(kernel, n, block, coarse):
@@ -383,21 +407,24 @@ def draw_fig_10(out):
         box(ax, i, 0, i, face="white", size=7)
     ax.text(-0.8, 0, "input[i]", ha="right", va="center", fontsize=8)
     ax.text(n - 0.5, 0.75, "global memory: read once, never written", ha="right", fontsize=9)
-    # The load: thread t adds input[t] and input[t + blockDim.x] on the way into input_s[t].
+    # The load: thread t adds input[t] and input[t + blockDim.x] on the way into input_s[t]. Each
+    # written cell shows its thread and, for input[i] = i, the sum it now holds (as in Fig 10.7):
+    # the replay of Fig 10.13's one block, the load's row and then one row per stride.
+    sums = one_block_rows("10_13", n, threads)
     for t in range(threads):
         arrow(ax, t, -0.35, t - 0.1, -1.65, colour="#888888")
         arrow(ax, t + threads, -0.35, t + 0.15, -1.65, colour="#888888")
-        box(ax, t, -2, f"t{t}", face=ADDS, size=6.5, colour="white")
+        box(ax, t, -2, f"t{t}\n{sums[0][t]}", face=ADDS, size=6.5, colour="white")
     ax.text(-0.8, -2, "load: input_s[t]", ha="right", va="center", fontsize=8)
     ax.text(threads + 0.2, -2, "= input[t] + input[t + blockDim.x]: every thread adds on the "
             "way in,\n   its two loads coalesced", va="center", fontsize=8)
     row = -2
-    for stride, step in shared_memory_steps(n):
+    for k, (stride, step) in enumerate(shared_memory_steps(n), start=1):
         row -= 1
         written = {own: t for t, own, _ in step}
         for t in range(threads):
-            box(ax, t, row, f"t{t}" if t in written else "", face=ADDS if t in written else SHARED,
-                size=6.5, colour="white")
+            box(ax, t, row, f"t{t}\n{sums[k][t]}" if t in written else "",
+                face=ADDS if t in written else SHARED, size=6.5, colour="white")
         for t, own, partner in step:
             arrow(ax, partner, row + 1 - 0.35, own + 0.15, row + 0.35, colour="#888888")
         ax.text(-0.8, row, f"stride {stride}", ha="right", va="center", fontsize=8)
@@ -406,9 +433,10 @@ def draw_fig_10(out):
     row -= 1.3
     arrow(ax, 0, row + 1.3 - 0.35, 0, row + 0.35, colour="#888888")
     box(ax, 0, row, "*output", face="white", w=1.6, size=8)
-    ax.text(1.1, row, "thread 0: *output = input_s[0], the one store to global memory",
-            va="center", fontsize=8)
-    ax.legend(handles=[Patch(color=ADDS, label="input_s[t] written in this step (by thread tK)"),
+    ax.text(1.1, row, f"thread 0: *output = input_s[0] = {sums[-1][0]}, the one store to global "
+            "memory", va="center", fontsize=8)
+    ax.legend(handles=[Patch(color=ADDS, label="input_s[t] written in this step (thread tK, the "
+                             "sum)"),
                        Patch(color=SHARED, label="input_s, in shared memory")],
               loc="lower right", fontsize=8, frameon=False)
     ax.set_title(f"Fig 10.10 (kernel of Fig 10.11), N = {n}, {threads} threads: {n} loads and 1 "
@@ -489,10 +517,13 @@ def draw_fig_14(out):
     ax.text(threads + 0.1, -(tiles - 1) / 2,
             "thread t walks down its column:\neach row is one coalesced load\nby the block's "
             "neighbouring threads", fontsize=9, va="center")
+    # Each thread that adds shows the sum it now holds, for input[i] = i: the replay of Fig
+    # 10.15's block (--trace 10_15), its rows the tiles, input_s[t] = sum, then the strides.
+    sums = one_block_rows("10_15", tiles * threads, threads, coarse)
     y = -tiles - 0.6
     for k in range(1, tiles):
         for t in range(threads):
-            box(ax, t, y, "", face=ADDS)
+            box(ax, t, y, sums[k][t], face=ADDS, size=8, colour="white")
         label = "sum = tile 0 + tile 1" if k == 1 else f"sum += tile {k}"
         ax.text(-0.8, y, f"step {k}: {label}", ha="right", va="center", fontsize=8)
         y -= 1
@@ -501,13 +532,15 @@ def draw_fig_14(out):
     stride, step, top = threads // 2, tiles, y
     while stride >= 1:
         for t in range(threads):
-            box(ax, t, y, "", face=ADDS if t < stride else IDLE_LANE)
+            box(ax, t, y, sums[step + 1][t] if t < stride else "",
+                face=ADDS if t < stride else IDLE_LANE, size=8, colour="white")
         ax.text(-0.8, y, f"step {step}: stride {stride}", ha="right", va="center", fontsize=8)
         y, stride, step = y - 1, stride // 2, step + 1
     ax.text(threads + 0.1, (top + y + 1) / 2, "input_s[t] = sum, then the tree of Fig 10.13:\n"
             "a barrier and shared memory each step,\nhalf the threads fewer each step", fontsize=9,
             va="center")
-    ax.legend(handles=[Patch(color=ADDS, label="thread adds in this step"),
+    ax.legend(handles=[Patch(color=ADDS, label="thread adds in this step (its sum, for input[i] = "
+                             "i)"),
                        Patch(color=IDLE_LANE, label="thread idle in this step (its lane is "
                              "spent: the 8 threads are one warp)")],
               loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8, frameon=False)
