@@ -3,6 +3,7 @@
 
     python3 ch10_reduction/draw_figures.py --out ch10_reduction [--bin build/bin]
     python3 ch10_reduction/draw_figures.py --trace 10_13|10_15 [--n N] [--block 8] [--coarse 2]
+    python3 ch10_reduction/draw_figures.py --trace 10_06|10_09|10_11 [--n N]
 
 Writes, into --out:
   fig_10_05_sum_tree.png      Fig 10.5: the sum tree over 8 values, 3 steps of 4, 2 and 1 adders
@@ -32,7 +33,11 @@ and stops if what it draws differs from what they print: the requests of 10_06 a
 N = 256, the active threads of every step at N = 16 (10_06, 10_09, 10_11, 10_ex3), the sums of
 Figs 10.10 and 10.14 (10_11's host trace) and Fig 10.16's steps of 10_15.
 
---trace replays the kernel of Fig 10.13 (10_13_segmented_sum.cu) or Fig 10.15
+--trace 10_06, 10_09 or 10_11 replays the loop of Fig 10.6, 10.9 or 10.11 for input[i] = i in
+one block of the programs' size for N (default 16, Figs 10.7, 10.8 and 10.10; at most 64): the
+threads that add at every step and the array after it, as the programs print for --values 0,1,...
+(with --bin the script checks that they do, at N = 13 and 16), and stops unless the result is the
+sum. --trace 10_13 or 10_15 replays the kernel of Fig 10.13 (10_13_segmented_sum.cu) or Fig 10.15
 (10_15_coarsened_sum.cu) on the host, statement by statement, for input[i] = i and blocks of
 --block threads (the programs launch 1024): per block, each thread's value after the load (and,
 for 10_15, after each tile of the coarsening loop), input_s after each stride of the tree, and the
@@ -160,6 +165,20 @@ def check_against_programs(bin_dir):
             raise SystemExit(f"10_11_shared_memory_sum --values {values} prints {printed}, "
                              f"drawn {drawn}")
         print(f"10_11_shared_memory_sum --values {values}: {len(drawn)} rows of sums, as drawn")
+    # --trace 10_06, 10_09 and 10_11: the threads and the array of every step, as each program's
+    # host trace prints them for --values 0,1,...,N-1 (at N = 13, a block with some threads idle).
+    for kernel in SINGLE_BLOCK:
+        for n in (13, 16):
+            printed = [(lbl, [int(t) for t in who.split()], [int(float(v)) for v in row.split()])
+                       for lbl, who, row in re.findall(
+                           r"(step \d+ \(stride \d+\)): threads([ \d]*)\n +([ \d.-]+)\n",
+                           run(bin_dir, f"{kernel}_{PROGRAM[kernel]}", "--values",
+                               ",".join(map(str, range(n)))))]
+            drawn = [row for row in replay_single_block(kernel, n)[1] if row[0].startswith("step")]
+            if printed != drawn:
+                raise SystemExit(f"{kernel} --values 0..{n - 1} prints {printed}, the replay "
+                                 f"{drawn}")
+            print(f"{kernel} --values 0..{n - 1}: {len(drawn)} steps, as --trace {kernel} replays")
     rows = re.findall(r"blocks? of Fig 10\.1[35].*?(\d+) +(\d+) +(\d+)\n",
                       run(bin_dir, "10_15_coarsened_sum"))[:2]
     drawn = [(2 * (1 + tree_steps(8)), 2, 2 * tree_steps(8)), (3 + tree_steps(8), 3, tree_steps(8))]
@@ -198,6 +217,49 @@ def replay_blocks(kernel, n, block, coarse):
             rows.append((f"stride {stride}: input_s[t] += input_s[t + {stride}], t < {stride}",
                          list(input_s)))
         yield b, segment, per_block, rows, input_s[0]
+
+
+PROGRAM = {"10_06": "simple_sum", "10_09": "convergent_sum", "10_11": "shared_memory_sum"}
+SINGLE_BLOCK = {  # the one-block figures: name, what thread t owns, the loop's steps
+    "10_06": ("Fig 10.6", "input[2t]", simple_steps),
+    "10_09": ("Fig 10.9", "input[t]", convergent_steps),
+    "10_11": ("Fig 10.11", "input_s[t]", shared_memory_steps),
+}
+
+
+def replay_single_block(kernel, n):
+    """The loop of 10_06, 10_09 or 10_11 for input[i] = i, in one block of the programs' size
+    (the smallest power of two of threads with 2 * threads >= n). Returns the rows, each
+    (label, the threads that add, the array after the row: input, or input_s for 10_11)."""
+    values = list(range(n))
+    threads = single_block_threads(n)
+    rows = []
+    if kernel == "10_11":
+        values = [values[t] + (values[t + threads] if t + threads < n else 0)
+                  for t in range(threads)]
+        rows.append(("load: input_s[t] = input[t] + input[t + blockDim.x]", list(range(threads)),
+                     list(values)))
+    for k, (stride, step) in enumerate(SINGLE_BLOCK[kernel][2](n), start=1):
+        for _, own, partner in step:
+            values[own] += values[partner]
+        rows.append((f"step {k} (stride {stride})", [t for t, _, _ in step], list(values)))
+    if values[0] != n * (n - 1) // 2:
+        raise SystemExit(f"{kernel} at N = {n}: the replay ends in {values[0]}, not the sum")
+    return threads, rows
+
+
+def print_single_block_trace(kernel, n):
+    threads, rows = replay_single_block(kernel, n)
+    figure, owns, _ = SINGLE_BLOCK[kernel]
+    print(f"{figure} on the host: N = {n}, input[i] = i, 1 block of {threads} thread"
+          f"{'s' if threads > 1 else ''}; thread t owns {owns}")
+    width = max(4, len(str(n * (n - 1) // 2)) + 1)
+    print("  input:  " + "".join(f"{i:>{width}}" for i in range(n)))
+    for label, adding, values in rows:
+        print(f"  {label}: threads {' '.join(map(str, adding))}")
+        print("          " + "".join(f"{v:>{width}}" for v in values))
+    print(f"result in {'input_s' if kernel == '10_11' else 'input'}[0]: {rows[-1][2][0]} = "
+          f"0 + 1 + ... + {n - 1}")
 
 
 def one_block_rows(kernel, n, block, coarse=1):
@@ -621,11 +683,14 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", help="folder for the pictures (made if missing)")
     p.add_argument("--bin", help="folder of the built programs, to check the counts against")
-    p.add_argument("--trace", nargs="+", choices=["10_13", "10_15"],
-                   help="replay the kernel of Fig 10.13 or 10.15 on the host, and draw nothing")
-    p.add_argument("--n", type=int, help="with --trace: N, 1 to 4096 (default: the figure's)")
+    p.add_argument("--trace", nargs="+", choices=[*SINGLE_BLOCK, "10_13", "10_15"],
+                   help="replay the kernel of Fig 10.6, 10.9, 10.11, 10.13 or 10.15 on the host, "
+                   "and draw nothing")
+    p.add_argument("--n", type=int, help="with --trace: N, 1 to 4096, or to 64 for the one-block "
+                   "kernels 10_06, 10_09 and 10_11 (default: the figure's)")
     p.add_argument("--block", type=int, choices=[1, 2, 4, 8, 16],
-                   help="with --trace: threads per block (default 8, the book's)")
+                   help="with --trace 10_13 or 10_15: threads per block (default 8, the book's; "
+                   "the one-block kernels take the programs' size for N)")
     p.add_argument("--coarse", type=int, choices=[1, 2, 4, 8, 16, 32, 64],
                    help="with --trace 10_15: COARSE_FACTOR (default 2, the book's)")
     args = p.parse_args()
@@ -634,9 +699,14 @@ def main():
             p.error("--trace draws nothing: it takes no --out or --bin")
         if args.n is not None and not 1 <= args.n <= 4096:
             p.error("--n must be 1 to 4096")
+        if args.n is not None and args.n > 64 and any(k in SINGLE_BLOCK for k in args.trace):
+            p.error("--trace 10_06, 10_09 and 10_11 need --n <= 64")
         for kernel in args.trace:
-            print_trace(kernel, args.n or {"10_13": 48, "10_15": 32}[kernel], args.block or 8,
-                        args.coarse or 2)
+            if kernel in SINGLE_BLOCK:
+                print_single_block_trace(kernel, args.n or 16)
+            else:
+                print_trace(kernel, args.n or {"10_13": 48, "10_15": 32}[kernel], args.block or 8,
+                            args.coarse or 2)
         return
     if args.n or args.block or args.coarse:
         p.error("--n, --block and --coarse go with --trace")
