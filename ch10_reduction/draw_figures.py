@@ -365,10 +365,12 @@ def draw_sum_tree(out):
 
 # ---- Figs 10.7 and 10.8, with the 128-byte segments -------------------------------------------
 
-def draw_flow(ax, title, steps, n, label="input[i] = i", face="white"):
+def draw_flow(ax, title, steps, n, label="input[i] = i", face="white", first_gap=1):
     """One row per step: the array after it, the elements written in blue with the thread that
     wrote each and the sum it now holds (input[i] = i, so the top row's indices are the values);
-    an arrow from each partner to its owner."""
+    an arrow from each partner to its owner. first_gap > 1 lowers the first step's row, so that
+    many long arrows into it (Fig 10.8's stride 8) stay apart."""
+    ys = [0] + [-(first_gap + k) for k in range(len(steps))]
     values = list(range(n))
     for i in range(n):
         box(ax, i, 0, i, size=7, face=face)
@@ -378,15 +380,15 @@ def draw_flow(ax, title, steps, n, label="input[i] = i", face="white"):
         for _, own, partner in step:  # every owner and partner of one step are distinct
             values[own] += values[partner]
         for i in range(n):
-            box(ax, i, -row, f"t{written[i]}\n{values[i]}" if i in written else "",
+            box(ax, i, ys[row], f"t{written[i]}\n{values[i]}" if i in written else "",
                 face=ADDS if i in written else face, size=6.5, colour="white")
         for t, own, partner in step:
-            arrow(ax, partner, -row + 1 - 0.35, own + (0.15 if partner > own else -0.15),
-                  -row + 0.35, colour="#888888")
-        ax.text(-0.8, -row, f"stride {stride}", ha="right", va="center", fontsize=8)
+            arrow(ax, partner, ys[row - 1] - 0.35, own + (0.15 if partner > own else -0.15),
+                  ys[row] + 0.35, colour="#888888")
+        ax.text(-0.8, ys[row], f"stride {stride}", ha="right", va="center", fontsize=8)
     ax.set_title(title, fontsize=10)
     ax.set_xlim(-4, n)
-    ax.set_ylim(-len(steps) - 0.6, 0.6)
+    ax.set_ylim(ys[-1] - 0.6, 0.6)
     ax.axis("off")
 
 
@@ -433,14 +435,15 @@ def draw_figs_7_8(out):
     plt = setup()
     from matplotlib.patches import Patch
     n = 16
-    for name, fig_no, kernel, owns, steps in (
-            ("fig_10_07.png", "10.7", "10.6", "input[2t]", simple_steps),
-            ("fig_10_08.png", "10.8", "10.9", "input[t]", convergent_steps)):
-        fig = plt.figure(figsize=(8, 9.4))
-        grid = fig.add_gridspec(2, 1, height_ratios=[5, 8])
+    # Fig 10.8's first step has eight long arrows (stride 8): its row sits lower, the picture taller.
+    for name, fig_no, kernel, owns, steps, gap in (
+            ("fig_10_07.png", "10.7", "10.6", "input[2t]", simple_steps, 1),
+            ("fig_10_08.png", "10.8", "10.9", "input[t]", convergent_steps, 2)):
+        fig = plt.figure(figsize=(8, 9.4 + 1.0 * (gap - 1)))
+        grid = fig.add_gridspec(2, 1, height_ratios=[5 + (gap - 1), 8])
         draw_flow(fig.add_subplot(grid[0, 0]),
                   f"Fig {fig_no} (kernel of Fig {kernel}), N = {n}: thread t owns {owns}",
-                  list(steps(n)), n)
+                  list(steps(n)), n, first_gap=gap)
         draw_segments(fig.add_subplot(grid[1, 0]),
                       f"Fig {kernel} at N = 256: the 128-byte segments each warp touches",
                       list(steps(256)))
