@@ -561,32 +561,38 @@ def prints_04():
 
 def middle_launch_runs():
     """launch_baseline.txt: for the device's and the host stream's forms of 04, the run whose
-    median is the middle of that form's runs, as {how: (command, lines)}; {} where either is
-    missing."""
+    median is the middle of that form's runs, as {how: (command, lines, which run of that form,
+    of how many)}; {} where either is missing."""
     path = data("launch_baseline.txt")
     found = launch_from()
     if not path or "device" not in found or "stream" not in found:
         return {}
     shown = {}
     for how in ("device", "stream"):
-        middle = statistics.median(found[how][0])
-        shown[how] = next((c, l) for c, l, s in runs(path)
-                          if s == 0 and f"--launch-from {how}" in c
-                          and next(iter(results(l).values())) == middle)
+        times = found[how][0]
+        middle = statistics.median(times)
+        command, lines = next((c, l) for c, l, s in runs(path)
+                              if s == 0 and f"--launch-from {how}" in c
+                              and next(iter(results(l).values())) == middle)
+        shown[how] = (command, lines, times.index(middle) + 1, len(times))
     return shown
 
 
 def prints_04_correct():
     """04 correct, from the device and from the host: the middle run of each in
-    launch_baseline.txt, less the device line and the spread."""
+    launch_baseline.txt, less the device line and the spread, under a line that says which run of
+    each form it is (the middles may be different rounds of the alternation)."""
     shown = middle_launch_runs()
     if not shown:
         return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
+    (_, _, d, count), (_, _, h, _) = shown["device"], shown["stream"]
+    said = (f"The middle run of each form: the device's run {d} of {count}, the host's run {h} of "
+            f"{count} ([`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt), alternating):")
     lines = []
-    for command, out in shown.values():
+    for command, out, _, _ in shown.values():
         lines += ([""] if lines else []) + ["$ " + command]
         lines += [x for x in out if not x.startswith(("device 0:", "the fastest"))]
-    return Done("```\n" + "\n".join(lines) + "\n```\n")
+    return Done(wrap(said) + "\n```\n" + "\n".join(lines) + "\n```\n")
 
 
 def number_04():
