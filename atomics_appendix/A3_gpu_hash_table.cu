@@ -63,15 +63,13 @@ __device__ inline unsigned int lane_in_warp() {
     return thread_in_block() % 32;
 }
 
-// The grid-stride loop over the keys. Precondition: a 1-D grid (blockIdx.x); each block's threads
-// may have any shape. Index and stride are 64-bit from the start, as in A4-A6: blockIdx.x *
-// blockDim.x formed in 32 bits wraps for a grid of 2^32 threads or more.
+// The grid-stride loop over the keys, blocks and grid of any shape (grid_thread_rank(),
+// device_table.h); the lane turns need each block's linear order (lane_in_warp()).
 __global__ void add_to_table(const unsigned int* keys, const unsigned int* values,
                              DeviceTable table, int* mutexes, std::size_t n,
                              unsigned long long* refused) {
-    const std::size_t threads = std::size_t{blockDim.x} * blockDim.y * blockDim.z;
-    const std::size_t stride = threads * gridDim.x;
-    std::size_t tid = thread_in_block() + std::size_t{blockIdx.x} * threads;
+    const std::size_t stride = grid_thread_count();
+    std::size_t tid = grid_thread_rank();
     while (tid < n) {
         const unsigned int key = keys[tid];
         const std::size_t hash_value = hash(key, table.count);
@@ -106,9 +104,8 @@ __global__ void add_to_table(const unsigned int* keys, const unsigned int* value
 // from earlier: a plain load of data that other threads write is no way to see their writes.)
 __global__ void add_to_table_unlocked(const unsigned int* keys, const unsigned int* values,
                                       DeviceTable table, std::size_t n) {
-    const std::size_t threads = std::size_t{blockDim.x} * blockDim.y * blockDim.z;
-    for (std::size_t tid = thread_in_block() + std::size_t{blockIdx.x} * threads;
-         tid < n && tid < table.capacity; tid += threads * gridDim.x) {
+    for (std::size_t tid = grid_thread_rank(); tid < n && tid < table.capacity;
+         tid += grid_thread_count()) {
         const std::size_t hash_value = hash(keys[tid], table.count);
         // BEGIN SOLUTION
         const unsigned int lane = lane_in_warp();

@@ -59,8 +59,7 @@ __device__ Entry* claim_entry(const DeviceTable& table, std::size_t i, const uns
 // one key; with A3's <<<60, 256>>> (A99_benchmark's comparison at A3's grid), many.
 __global__ void add_to_table_exch(const unsigned int* keys, const unsigned int* values,
                                   DeviceTable table, std::size_t n, unsigned long long* refused) {
-    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    for (std::size_t i = grid_thread_rank(); i < n; i += grid_thread_count()) {
         Entry* location = claim_entry(table, i, keys, values, refused);
         if (location == nullptr) continue;
         cuda::atomic_ref<Entry*, cuda::thread_scope_device> head(
@@ -71,8 +70,7 @@ __global__ void add_to_table_exch(const unsigned int* keys, const unsigned int* 
 
 __global__ void add_to_table_cas(const unsigned int* keys, const unsigned int* values,
                                  DeviceTable table, std::size_t n, unsigned long long* refused) {
-    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    for (std::size_t i = grid_thread_rank(); i < n; i += grid_thread_count()) {
         Entry* location = claim_entry(table, i, keys, values, refused);
         if (location == nullptr) continue;
         cuda::atomic_ref<Entry*, cuda::thread_scope_device> head(
@@ -94,7 +92,7 @@ __global__ void add_to_table_cas(const unsigned int* keys, const unsigned int* v
 // has finished (a later kernel in the same stream, or after synchronising), as the programs do.
 __global__ void walk_chains(const unsigned int* queries, std::size_t n, DeviceTable table,
                             unsigned int* values) {
-    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    const std::size_t i = grid_thread_rank();
     if (i >= n) return;
     const unsigned int key = queries[i];
     unsigned int found = kNotFound;

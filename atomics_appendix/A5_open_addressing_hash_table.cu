@@ -73,7 +73,7 @@ namespace atomics {
 __global__ void open_insert(const unsigned int* keys, const unsigned int* values, std::size_t n,
                             unsigned long long* slots, std::size_t num_slots,
                             unsigned long long* refused) {
-    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    const std::size_t i = grid_thread_rank();
     if (i >= n) return;
     const unsigned int key = keys[i];
     if (key == kEmptyKey) {  // the empty slot's key: stored, it would read as an empty slot
@@ -102,7 +102,7 @@ __global__ void open_insert(const unsigned int* keys, const unsigned int* values
 __global__ void open_lookup(const unsigned int* queries, std::size_t n,
                             const unsigned long long* slots, std::size_t num_slots,
                             unsigned int* values) {
-    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    const std::size_t i = grid_thread_rank();
     if (i >= n) return;
     const unsigned int key = queries[i];
     unsigned int found = kNotFound;

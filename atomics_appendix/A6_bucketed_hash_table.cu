@@ -81,7 +81,7 @@ __device__ __forceinline__ Bucket load_bucket(const unsigned long long* p) {
 __global__ void bucketed_insert(const unsigned int* keys, const unsigned int* values, std::size_t n,
                                 unsigned long long* slots, std::size_t buckets,
                                 unsigned long long* refused) {
-    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    const std::size_t i = grid_thread_rank();
     if (i >= n) return;
     const unsigned int key = keys[i];
     if (key == kEmptyKey) {
@@ -123,7 +123,7 @@ __global__ void bucketed_insert(const unsigned int* keys, const unsigned int* va
 __global__ void bucketed_lookup(const unsigned int* queries, std::size_t n,
                                 const unsigned long long* slots, std::size_t buckets,
                                 unsigned int* values) {
-    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    const std::size_t i = grid_thread_rank();
     if (i >= n) return;
     const unsigned int key = queries[i];
     unsigned int found = kNotFound;

@@ -59,6 +59,23 @@ struct DeviceTable {
 };
 
 #ifdef __CUDACC__
+// A thread's index in the grid and the grid's thread count, for blocks and grids of any shape
+// (threads x fastest, then y, then z; blocks likewise): A3-A6's kernels take the keys by this
+// index, so a copy may launch them with dim3 blocks and grids of its own and every key is taken
+// once. 64-bit from the start: a product formed in 32 bits wraps for a grid of 2^32 threads or
+// more.
+__device__ inline std::size_t grid_thread_count() {
+    return std::size_t{blockDim.x} * blockDim.y * blockDim.z * gridDim.x * gridDim.y * gridDim.z;
+}
+__device__ inline std::size_t grid_thread_rank() {
+    const std::size_t block =
+        blockIdx.x + std::size_t{gridDim.x} * (blockIdx.y + std::size_t{gridDim.y} * blockIdx.z);
+    const std::size_t in_block =
+        threadIdx.x +
+        std::size_t{blockDim.x} * (threadIdx.y + std::size_t{blockDim.y} * threadIdx.z);
+    return block * (std::size_t{blockDim.x} * blockDim.y * blockDim.z) + in_block;
+}
+
 // The state every build starts from: each bucket empty (the book's cudaMemset of the heads in
 // initialize_table), no key refused. Asynchronous, on the default stream.
 inline cudaError_t clear_table(const DeviceTable& table, unsigned long long* refused) {

@@ -561,32 +561,38 @@ def prints_04():
 
 def middle_launch_runs():
     """launch_baseline.txt: for the device's and the host stream's forms of 04, the run whose
-    median is the middle of that form's runs, as {how: (command, lines)}; {} where either is
-    missing."""
+    median is the middle of that form's runs, as {how: (command, lines, which run of that form,
+    of how many)}; {} where either is missing."""
     path = data("launch_baseline.txt")
     found = launch_from()
     if not path or "device" not in found or "stream" not in found:
         return {}
     shown = {}
     for how in ("device", "stream"):
-        middle = statistics.median(found[how][0])
-        shown[how] = next((c, l) for c, l, s in runs(path)
-                          if s == 0 and f"--launch-from {how}" in c
-                          and next(iter(results(l).values())) == middle)
+        times = found[how][0]
+        middle = statistics.median(times)
+        command, lines = next((c, l) for c, l, s in runs(path)
+                              if s == 0 and f"--launch-from {how}" in c
+                              and next(iter(results(l).values())) == middle)
+        shown[how] = (command, lines, times.index(middle) + 1, len(times))
     return shown
 
 
 def prints_04_correct():
     """04 correct, from the device and from the host: the middle run of each in
-    launch_baseline.txt, less the device line and the spread."""
+    launch_baseline.txt, less the device line and the spread, under a line that says which run of
+    each form it is (the middles may be different rounds of the alternation)."""
     shown = middle_launch_runs()
     if not shown:
         return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
+    (_, _, d, count), (_, _, h, _) = shown["device"], shown["stream"]
+    said = (f"The middle run of each form: the device's run {d} of {count}, the host's run {h} of "
+            f"{count} ([`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt), alternating):")
     lines = []
-    for command, out in shown.values():
+    for command, out, _, _ in shown.values():
         lines += ([""] if lines else []) + ["$ " + command]
         lines += [x for x in out if not x.startswith(("device 0:", "the fastest"))]
-    return Done("```\n" + "\n".join(lines) + "\n```\n")
+    return Done(wrap(said) + "\n```\n" + "\n".join(lines) + "\n```\n")
 
 
 def number_04():
@@ -690,15 +696,15 @@ def printed_table_ms(variant):
 
 
 def prints_05():
-    """05's printed run (comparison.txt): its header and check; the README shows its table once,
-    from the --csv run (results-table)."""
+    """05's printed run (comparison.txt): the program's own table beside the document's K40c, less
+    the GPU's line and the launch count each row's column repeats (the --csv run, which the figure
+    and the numbers quote, is RESULTS.md's table: results-table)."""
     def make(rows, limit):
         run = run_of("comparison.txt", "05_reduction_comparison")
         if not run:
             return missing("05_reduction_comparison", "comparison.txt")
-        lines = shortened(run[1])
-        head = [l for l in lines if l.startswith(("array ", "cpu_sum "))]
-        return fence(run[0], [head[0], "...", head[-1], "..."])
+        lines = [l for l in shortened(run[1]) if not l.endswith(" device-side launches")]
+        return fence(run[0], lines)
     return from_05(make)
 
 
@@ -1911,7 +1917,8 @@ RESULTS_BLOCKS.update({"mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": m
                        "relocatable-overhead": relocatable_overhead,
                        "per-launch": per_launch, "chain-times": chain_times,
                        "mandelbrot-table": lambda: either(mandelbrot_table),
-                       "nosync-vs-nested": lambda: either(nosync_vs_nested)})
+                       "nosync-vs-nested": lambda: either(nosync_vs_nested),
+                       "results-table": lambda: either(results_table)})
 
 
 def wrap(text):
@@ -1965,8 +1972,7 @@ BLOCKS = {
     "prints-04": prints_04,
     "prints-04-correct": prints_04_correct, "number-04": number_04, "launch-costs": launch_costs,
     "prints-05": main_or_second(prints_05), "number-05": main_or_second(number_05),
-    "rdc-noise": main_or_second(rdc_noise),
-    "results-table": main_or_second(results_table), "comparison-figure": comparison_figure,
+    "rdc-noise": main_or_second(rdc_noise), "comparison-figure": comparison_figure,
     "prints-06": main_or_second(prints_06), "number-06": main_or_second(number_06),
     "mandelbrot-figure": main_or_second(mandelbrot_figure),
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),

@@ -112,7 +112,7 @@ def draw(png):
         if has_start[l]:
             ax.text(l * w + 0.15, y_of(0) + 1.05, "▼ start", fontsize=6.5, color="black")
         box(l * w + 0.3, 2, w - 0.6, palette[key_of_tail % 12], f"{before[l]:g}",
-            edge="black" if has_start[l] else "white")
+            edge="black" if has_start[l] else "white", lw=1.8 if has_start[l] else 1.0)
         for r, (offset, tail) in enumerate(rounds.items()):
             row = 3 + r
             adds = l >= first[l] + offset

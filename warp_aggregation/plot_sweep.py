@@ -30,9 +30,10 @@ import textwrap
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
 import report  # noqa: E402  (scripts/report.py: what every chapter's plot script shares)
 
-# The variants the lesson compares, in the plot's order, with their colours.
+# The variants the lesson compares, in the plot's order, with their colours; labeled_partition,
+# which the README compares with match_any, in another hue and with triangles.
 SHOWN = {"atomicAdd": "#1f4e79", "warp get_peers": "#2e7d32", "warp match_any": "#6a1b9a",
-         "cg labeled_partition": "#ab47bc", "warp segmented scan 4/lane": "#c62828",
+         "cg labeled_partition": "#ef6c00", "warp segmented scan 4/lane": "#c62828",
          "CUB sort + ReduceByKey": "#9e9e9e",
          "get_peers search only": "#81c784"}
 WARP_VARIANTS = ["warp get_peers", "warp match_any", "cg labeled_partition",
@@ -200,7 +201,8 @@ def plot(data, png, title):
                 continue
             ds = sorted(rows[v])
             style = "--" if "search only" in v or v.startswith("CUB") else "-"
-            top.plot(ds, [float(rows[v][d]["ms"]) for d in ds], style, marker=".", color=color,
+            marker = "^" if v == "cg labeled_partition" else "."
+            top.plot(ds, [float(rows[v][d]["ms"]) for d in ds], style, marker=marker, color=color,
                      label=v)
             for d in ds:
                 if doubtful(rows[v][d]):  # ringed: a disturbed sample
@@ -210,7 +212,7 @@ def plot(data, png, title):
                                     color=color)
             if v != "atomicAdd":
                 pairs = [(d, speedup(rows, v, d)) for d in ds if speedup(rows, v, d)]
-                bottom.plot([d for d, _ in pairs], [s for _, s in pairs], style, marker=".",
+                bottom.plot([d for d, _ in pairs], [s for _, s in pairs], style, marker=marker,
                             color=color, label=v)
         bottom.axhline(1.0, color=SHOWN["atomicAdd"], lw=1)
         for ax in (top, bottom):

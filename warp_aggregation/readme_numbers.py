@@ -767,8 +767,9 @@ def blog_table(brief=True):
         f = found
         # One framing with RESULTS.md's reuse-masks-full block: k passes, measured pass by pass
         # with a separate search pass; by a model with an aggregating pass that stores its masks.
-        reuse_verdict = (f"with `get_peers`, from k = {f['k_separate']} passes, measured"
-                         + ("" if brief else " (a search pass that stores the masks, then k "
+        reuse_verdict = (f"with `get_peers`, from k = {f['k_separate']} passes that reuse one "
+                         "stored search (computed from measured single passes"
+                         + (")" if brief else ": a search pass that stores the masks, then k "
                             "reductions)")
                          + (", barely" if f["close"] else "") if f["k_separate"] else
                          "with `get_peers`, for no k measured")
@@ -835,18 +836,13 @@ def blog_table(brief=True):
         "native atomics | "
         + cell(speedup("double", "sorted", "shared-memory hashing"),
                "hashing over `atomicAdd`") + " |",
-        "| aggregation \"at the thread block level is significantly slower\" (shared memory, "
-        "synchronisation) | for many keys, yes (hashing, the row above); not for 04's one "
-        "counter, where " + ("" if brief else "a block has no keys to match and ")
-        + "one atomic replaces a block's | "
-        + cell(ratio(filter_ms("plain atomicAdd/50%"), filter_ms("block-aggregated/50%")),
-               "04 (half of 2^24 ints kept), per-block aggregation over the plain kernel",
-               "{} the plain kernel (04)") + " |",
+        "| aggregation \"at the thread block level is significantly slower\" (its peer search "
+        "and reduction through shared memory) | not measured: 03 has no block-level peer "
+        "reduction; the nearest relative, shared-memory hashing (the row above), loses | – |",
     ]
     return "\n".join(lines) + "\n\n" + sentence(
         f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} (ms: the "
-        "median of 20 runs)" + (f"; the last row {link(filter_run()[0])}" if filter_run() else "")
-        + ".")
+        "median of 20 runs).")
 
 
 def reuse_masks():
@@ -1023,8 +1019,8 @@ def sweep_figure():
     caption = sentence(
         f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Left: keys in "
         "runs; right: scattered; top: time; bottom: speed-up over `atomicAdd`, the line at 1. "
-        "Compare first `warp match_any` (dark purple) with that line, then `warp get_peers` "
-        "(green) with `match_any`.*")
+        "Compare first `warp match_any` (purple) with that line, then `warp get_peers` (green) "
+        "and `cg labeled_partition` (orange triangles) with `match_any`.*")
     return ("![Time and speed-up over atomicAdd against distinct keys per warp, in runs and "
             "scattered](sweep.png)\n\n" + caption)
 
