@@ -3,6 +3,7 @@
 
     python3 ch10_reduction/draw_figures.py --out ch10_reduction [--bin build/bin]
     python3 ch10_reduction/draw_figures.py --trace 10_13|10_15 [--n N] [--block 8] [--coarse 2]
+    python3 ch10_reduction/draw_figures.py --trace 10_06|10_09|10_11 [--n N]
 
 Writes, into --out:
   fig_10_05_sum_tree.png      Fig 10.5: the sum tree over 8 values, 3 steps of 4, 2 and 1 adders
@@ -12,12 +13,14 @@ Writes, into --out:
                               stores touch at every step of Fig 10.6: the book's 141 requests
   fig_10_08.png               the same for Fig 10.8 and the kernel of Fig 10.9: 36 requests
   fig_10_10_shared_memory.png Fig 10.10 at N = 16 (8 threads): the load that adds two inputs into
-                              input_s, the tree in shared memory, the input never written
+                              input_s, the tree in shared memory, the input never written; each
+                              written element with its thread and, for input[i] = i, its sum
   fig_10_12_segments.png      Fig 10.12: three blocks of 8 threads, a slice of 16 inputs each, a
                               tree per block (input_s after the load and each step, for
                               input[i] = i), one atomicAdd per block into the output
   fig_10_14_coarsening.png    Fig 10.14: one block of 8 threads coarsened by 2 (32 inputs): three
-                              steps in registers with every thread busy, then the tree
+                              steps in registers with every thread busy, then the tree; each
+                              thread that adds with its sum, for input[i] = i
   fig_10_16_timeline.png      Fig 10.16: two blocks of Fig 10.13 one after the other (8 steps)
                               against one coarsened block doing the same work (6 steps)
   ex3_mirrored.png            Exercise 3 at N = 16: Fig 10.9 mirrored, the sums gather at the end
@@ -27,10 +30,14 @@ The loops are divergence_analysis.h's, line for line (single_block_threads, the 
 conditions of Figs 10.6, 10.9, 10.11 and exercise 3, count_tree_steps). With --bin, the script
 first runs the built programs (which print their counts and traces before they look for a GPU)
 and stops if what it draws differs from what they print: the requests of 10_06 and 10_09 at
-N = 256, the active threads of every step at N = 16 (10_06, 10_09, 10_11, 10_ex3) and Fig 10.16's
-steps of 10_15.
+N = 256, the active threads of every step at N = 16 (10_06, 10_09, 10_11, 10_ex3), the sums of
+Figs 10.10 and 10.14 (10_11's host trace) and Fig 10.16's steps of 10_15.
 
---trace replays the kernel of Fig 10.13 (10_13_segmented_sum.cu) or Fig 10.15
+--trace 10_06, 10_09 or 10_11 replays the loop of Fig 10.6, 10.9 or 10.11 for input[i] = i in
+one block of the programs' size for N (default 16, Figs 10.7, 10.8 and 10.10; at most 64): the
+threads that add at every step and the array after it, as the programs print for --values 0,1,...
+(with --bin the script checks that they do, at N = 13 and 16), and stops unless the result is the
+sum. --trace 10_13 or 10_15 replays the kernel of Fig 10.13 (10_13_segmented_sum.cu) or Fig 10.15
 (10_15_coarsened_sum.cu) on the host, statement by statement, for input[i] = i and blocks of
 --block threads (the programs launch 1024): per block, each thread's value after the load (and,
 for 10_15, after each tile of the coarsening loop), input_s after each stride of the tree, and the
@@ -145,6 +152,33 @@ def check_against_programs(bin_dir):
         if printed != drawn:
             raise SystemExit(f"{program} --n 16 --trace prints the steps {printed}, drawn {drawn}")
         print(f"{program} --n 16 --trace: the threads of {len(drawn)} steps, as drawn")
+    # The sums in Figs 10.10 and 10.14, as 10_11's host trace prints them: Fig 10.10's rows for
+    # input[i] = i, and the tree of Fig 10.14 from its input_s (10_11's load is its stride-4 step).
+    fig_10 = one_block_rows("10_13", 16, 8)
+    fig_14 = one_block_rows("10_15", 32, 8, 2)
+    for values, drawn in ((list(range(16)), fig_10), (fig_14[4], fig_14[5:])):
+        printed = [[int(float(v)) for v in row.split()] for row in re.findall(
+            r"(?:load: input_s\[t\] =|\n {20,})([ \d.-]+)\n",
+            run(bin_dir, "10_11_shared_memory_sum", "--values", ",".join(map(str, values))))]
+        drawn = [row[:len(values) // 2] for row in drawn]  # the input_s of 10_11's threads
+        if printed != drawn:
+            raise SystemExit(f"10_11_shared_memory_sum --values {values} prints {printed}, "
+                             f"drawn {drawn}")
+        print(f"10_11_shared_memory_sum --values {values}: {len(drawn)} rows of sums, as drawn")
+    # --trace 10_06, 10_09 and 10_11: the threads and the array of every step, as each program's
+    # host trace prints them for --values 0,1,...,N-1 (at N = 13, a block with some threads idle).
+    for kernel in SINGLE_BLOCK:
+        for n in (13, 16):
+            printed = [(lbl, [int(t) for t in who.split()], [int(float(v)) for v in row.split()])
+                       for lbl, who, row in re.findall(
+                           r"(step \d+ \(stride \d+\)): threads([ \d]*)\n +([ \d.-]+)\n",
+                           run(bin_dir, f"{kernel}_{PROGRAM[kernel]}", "--values",
+                               ",".join(map(str, range(n)))))]
+            drawn = [row for row in replay_single_block(kernel, n)[1] if row[0].startswith("step")]
+            if printed != drawn:
+                raise SystemExit(f"{kernel} --values 0..{n - 1} prints {printed}, the replay "
+                                 f"{drawn}")
+            print(f"{kernel} --values 0..{n - 1}: {len(drawn)} steps, as --trace {kernel} replays")
     rows = re.findall(r"blocks? of Fig 10\.1[35].*?(\d+) +(\d+) +(\d+)\n",
                       run(bin_dir, "10_15_coarsened_sum"))[:2]
     drawn = [(2 * (1 + tree_steps(8)), 2, 2 * tree_steps(8)), (3 + tree_steps(8), 3, tree_steps(8))]
@@ -183,6 +217,58 @@ def replay_blocks(kernel, n, block, coarse):
             rows.append((f"stride {stride}: input_s[t] += input_s[t + {stride}], t < {stride}",
                          list(input_s)))
         yield b, segment, per_block, rows, input_s[0]
+
+
+PROGRAM = {"10_06": "simple_sum", "10_09": "convergent_sum", "10_11": "shared_memory_sum"}
+SINGLE_BLOCK = {  # the one-block figures: name, what thread t owns, the loop's steps
+    "10_06": ("Fig 10.6", "input[2t]", simple_steps),
+    "10_09": ("Fig 10.9", "input[t]", convergent_steps),
+    "10_11": ("Fig 10.11", "input_s[t]", shared_memory_steps),
+}
+
+
+def replay_single_block(kernel, n):
+    """The loop of 10_06, 10_09 or 10_11 for input[i] = i, in one block of the programs' size
+    (the smallest power of two of threads with 2 * threads >= n). Returns the rows, each
+    (label, the threads that add, the array after the row: input, or input_s for 10_11)."""
+    values = list(range(n))
+    threads = single_block_threads(n)
+    rows = []
+    if kernel == "10_11":
+        values = [values[t] + (values[t + threads] if t + threads < n else 0)
+                  for t in range(threads)]
+        rows.append(("load: input_s[t] = input[t] + input[t + blockDim.x]", list(range(threads)),
+                     list(values)))
+    for k, (stride, step) in enumerate(SINGLE_BLOCK[kernel][2](n), start=1):
+        for _, own, partner in step:
+            values[own] += values[partner]
+        rows.append((f"step {k} (stride {stride})", [t for t, _, _ in step], list(values)))
+    if values[0] != n * (n - 1) // 2:
+        raise SystemExit(f"{kernel} at N = {n}: the replay ends in {values[0]}, not the sum")
+    return threads, rows
+
+
+def print_single_block_trace(kernel, n):
+    threads, rows = replay_single_block(kernel, n)
+    figure, owns, _ = SINGLE_BLOCK[kernel]
+    print(f"{figure} on the host: N = {n}, input[i] = i, 1 block of {threads} thread"
+          f"{'s' if threads > 1 else ''}; thread t owns {owns}")
+    width = max(4, len(str(n * (n - 1) // 2)) + 1)
+    print("  input:  " + "".join(f"{i:>{width}}" for i in range(n)))
+    for label, adding, values in rows:
+        print(f"  {label}: threads {' '.join(map(str, adding))}")
+        print("          " + "".join(f"{v:>{width}}" for v in values))
+    print(f"result in {'input_s' if kernel == '10_11' else 'input'}[0]: {rows[-1][2][0]} = "
+          f"0 + 1 + ... + {n - 1}")
+
+
+def one_block_rows(kernel, n, block, coarse=1):
+    """The values of a one-block replay, row by row, for the pictures of Figs 10.10 and 10.14;
+    stops if the block's result is not 0 + 1 + ... + n - 1."""
+    blocks = list(replay_blocks(kernel, n, block, coarse))
+    if len(blocks) != 1 or blocks[0][4] != n * (n - 1) // 2:
+        raise SystemExit(f"{kernel} at N = {n}: the replay does not end in one block's plain sum")
+    return [values for _, values in blocks[0][3]]
 
 
 def print_trace(kernel, n, block, coarse):
@@ -279,10 +365,12 @@ def draw_sum_tree(out):
 
 # ---- Figs 10.7 and 10.8, with the 128-byte segments -------------------------------------------
 
-def draw_flow(ax, title, steps, n, label="input[i] = i", face="white"):
+def draw_flow(ax, title, steps, n, label="input[i] = i", face="white", first_gap=1):
     """One row per step: the array after it, the elements written in blue with the thread that
     wrote each and the sum it now holds (input[i] = i, so the top row's indices are the values);
-    an arrow from each partner to its owner."""
+    an arrow from each partner to its owner. first_gap > 1 lowers the first step's row, so that
+    many long arrows into it (Fig 10.8's stride 8) stay apart."""
+    ys = [0] + [-(first_gap + k) for k in range(len(steps))]
     values = list(range(n))
     for i in range(n):
         box(ax, i, 0, i, size=7, face=face)
@@ -292,15 +380,15 @@ def draw_flow(ax, title, steps, n, label="input[i] = i", face="white"):
         for _, own, partner in step:  # every owner and partner of one step are distinct
             values[own] += values[partner]
         for i in range(n):
-            box(ax, i, -row, f"t{written[i]}\n{values[i]}" if i in written else "",
+            box(ax, i, ys[row], f"t{written[i]}\n{values[i]}" if i in written else "",
                 face=ADDS if i in written else face, size=6.5, colour="white")
         for t, own, partner in step:
-            arrow(ax, partner, -row + 1 - 0.35, own + (0.15 if partner > own else -0.15),
-                  -row + 0.35, colour="#888888")
-        ax.text(-0.8, -row, f"stride {stride}", ha="right", va="center", fontsize=8)
+            arrow(ax, partner, ys[row - 1] - 0.35, own + (0.15 if partner > own else -0.15),
+                  ys[row] + 0.35, colour="#888888")
+        ax.text(-0.8, ys[row], f"stride {stride}", ha="right", va="center", fontsize=8)
     ax.set_title(title, fontsize=10)
     ax.set_xlim(-4, n)
-    ax.set_ylim(-len(steps) - 0.6, 0.6)
+    ax.set_ylim(ys[-1] - 0.6, 0.6)
     ax.axis("off")
 
 
@@ -347,14 +435,15 @@ def draw_figs_7_8(out):
     plt = setup()
     from matplotlib.patches import Patch
     n = 16
-    for name, fig_no, kernel, owns, steps in (
-            ("fig_10_07.png", "10.7", "10.6", "input[2t]", simple_steps),
-            ("fig_10_08.png", "10.8", "10.9", "input[t]", convergent_steps)):
-        fig = plt.figure(figsize=(8, 9.4))
-        grid = fig.add_gridspec(2, 1, height_ratios=[5, 8])
+    # Fig 10.8's first step has eight long arrows (stride 8): its row sits lower, the picture taller.
+    for name, fig_no, kernel, owns, steps, gap in (
+            ("fig_10_07.png", "10.7", "10.6", "input[2t]", simple_steps, 1),
+            ("fig_10_08.png", "10.8", "10.9", "input[t]", convergent_steps, 2)):
+        fig = plt.figure(figsize=(8, 9.4 + 1.0 * (gap - 1)))
+        grid = fig.add_gridspec(2, 1, height_ratios=[5 + (gap - 1), 8])
         draw_flow(fig.add_subplot(grid[0, 0]),
                   f"Fig {fig_no} (kernel of Fig {kernel}), N = {n}: thread t owns {owns}",
-                  list(steps(n)), n)
+                  list(steps(n)), n, first_gap=gap)
         draw_segments(fig.add_subplot(grid[1, 0]),
                       f"Fig {kernel} at N = 256: the 128-byte segments each warp touches",
                       list(steps(256)))
@@ -383,21 +472,24 @@ def draw_fig_10(out):
         box(ax, i, 0, i, face="white", size=7)
     ax.text(-0.8, 0, "input[i]", ha="right", va="center", fontsize=8)
     ax.text(n - 0.5, 0.75, "global memory: read once, never written", ha="right", fontsize=9)
-    # The load: thread t adds input[t] and input[t + blockDim.x] on the way into input_s[t].
+    # The load: thread t adds input[t] and input[t + blockDim.x] on the way into input_s[t]. Each
+    # written cell shows its thread and, for input[i] = i, the sum it now holds (as in Fig 10.7):
+    # the replay of Fig 10.13's one block, the load's row and then one row per stride.
+    sums = one_block_rows("10_13", n, threads)
     for t in range(threads):
         arrow(ax, t, -0.35, t - 0.1, -1.65, colour="#888888")
         arrow(ax, t + threads, -0.35, t + 0.15, -1.65, colour="#888888")
-        box(ax, t, -2, f"t{t}", face=ADDS, size=6.5, colour="white")
+        box(ax, t, -2, f"t{t}\n{sums[0][t]}", face=ADDS, size=6.5, colour="white")
     ax.text(-0.8, -2, "load: input_s[t]", ha="right", va="center", fontsize=8)
     ax.text(threads + 0.2, -2, "= input[t] + input[t + blockDim.x]: every thread adds on the "
             "way in,\n   its two loads coalesced", va="center", fontsize=8)
     row = -2
-    for stride, step in shared_memory_steps(n):
+    for k, (stride, step) in enumerate(shared_memory_steps(n), start=1):
         row -= 1
         written = {own: t for t, own, _ in step}
         for t in range(threads):
-            box(ax, t, row, f"t{t}" if t in written else "", face=ADDS if t in written else SHARED,
-                size=6.5, colour="white")
+            box(ax, t, row, f"t{t}\n{sums[k][t]}" if t in written else "",
+                face=ADDS if t in written else SHARED, size=6.5, colour="white")
         for t, own, partner in step:
             arrow(ax, partner, row + 1 - 0.35, own + 0.15, row + 0.35, colour="#888888")
         ax.text(-0.8, row, f"stride {stride}", ha="right", va="center", fontsize=8)
@@ -406,9 +498,10 @@ def draw_fig_10(out):
     row -= 1.3
     arrow(ax, 0, row + 1.3 - 0.35, 0, row + 0.35, colour="#888888")
     box(ax, 0, row, "*output", face="white", w=1.6, size=8)
-    ax.text(1.1, row, "thread 0: *output = input_s[0], the one store to global memory",
-            va="center", fontsize=8)
-    ax.legend(handles=[Patch(color=ADDS, label="input_s[t] written in this step (by thread tK)"),
+    ax.text(1.1, row, f"thread 0: *output = input_s[0] = {sums[-1][0]}, the one store to global "
+            "memory", va="center", fontsize=8)
+    ax.legend(handles=[Patch(color=ADDS, label="input_s[t] written in this step (thread tK, the "
+                             "sum)"),
                        Patch(color=SHARED, label="input_s, in shared memory")],
               loc="lower right", fontsize=8, frameon=False)
     ax.set_title(f"Fig 10.10 (kernel of Fig 10.11), N = {n}, {threads} threads: {n} loads and 1 "
@@ -489,10 +582,13 @@ def draw_fig_14(out):
     ax.text(threads + 0.1, -(tiles - 1) / 2,
             "thread t walks down its column:\neach row is one coalesced load\nby the block's "
             "neighbouring threads", fontsize=9, va="center")
+    # Each thread that adds shows the sum it now holds, for input[i] = i: the replay of Fig
+    # 10.15's block (--trace 10_15), its rows the tiles, input_s[t] = sum, then the strides.
+    sums = one_block_rows("10_15", tiles * threads, threads, coarse)
     y = -tiles - 0.6
     for k in range(1, tiles):
         for t in range(threads):
-            box(ax, t, y, "", face=ADDS)
+            box(ax, t, y, sums[k][t], face=ADDS, size=8, colour="white")
         label = "sum = tile 0 + tile 1" if k == 1 else f"sum += tile {k}"
         ax.text(-0.8, y, f"step {k}: {label}", ha="right", va="center", fontsize=8)
         y -= 1
@@ -501,13 +597,15 @@ def draw_fig_14(out):
     stride, step, top = threads // 2, tiles, y
     while stride >= 1:
         for t in range(threads):
-            box(ax, t, y, "", face=ADDS if t < stride else IDLE_LANE)
+            box(ax, t, y, sums[step + 1][t] if t < stride else "",
+                face=ADDS if t < stride else IDLE_LANE, size=8, colour="white")
         ax.text(-0.8, y, f"step {step}: stride {stride}", ha="right", va="center", fontsize=8)
         y, stride, step = y - 1, stride // 2, step + 1
     ax.text(threads + 0.1, (top + y + 1) / 2, "input_s[t] = sum, then the tree of Fig 10.13:\n"
             "a barrier and shared memory each step,\nhalf the threads fewer each step", fontsize=9,
             va="center")
-    ax.legend(handles=[Patch(color=ADDS, label="thread adds in this step"),
+    ax.legend(handles=[Patch(color=ADDS, label="thread adds in this step (its sum, for input[i] = "
+                             "i)"),
                        Patch(color=IDLE_LANE, label="thread idle in this step (its lane is "
                              "spent: the 8 threads are one warp)")],
               loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8, frameon=False)
@@ -588,11 +686,14 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", help="folder for the pictures (made if missing)")
     p.add_argument("--bin", help="folder of the built programs, to check the counts against")
-    p.add_argument("--trace", nargs="+", choices=["10_13", "10_15"],
-                   help="replay the kernel of Fig 10.13 or 10.15 on the host, and draw nothing")
-    p.add_argument("--n", type=int, help="with --trace: N, 1 to 4096 (default: the figure's)")
+    p.add_argument("--trace", nargs="+", choices=[*SINGLE_BLOCK, "10_13", "10_15"],
+                   help="replay the kernel of Fig 10.6, 10.9, 10.11, 10.13 or 10.15 on the host, "
+                   "and draw nothing")
+    p.add_argument("--n", type=int, help="with --trace: N, 1 to 4096, or to 64 for the one-block "
+                   "kernels 10_06, 10_09 and 10_11 (default: the figure's)")
     p.add_argument("--block", type=int, choices=[1, 2, 4, 8, 16],
-                   help="with --trace: threads per block (default 8, the book's)")
+                   help="with --trace 10_13 or 10_15: threads per block (default 8, the book's; "
+                   "the one-block kernels take the programs' size for N)")
     p.add_argument("--coarse", type=int, choices=[1, 2, 4, 8, 16, 32, 64],
                    help="with --trace 10_15: COARSE_FACTOR (default 2, the book's)")
     args = p.parse_args()
@@ -601,9 +702,14 @@ def main():
             p.error("--trace draws nothing: it takes no --out or --bin")
         if args.n is not None and not 1 <= args.n <= 4096:
             p.error("--n must be 1 to 4096")
+        if args.n is not None and args.n > 64 and any(k in SINGLE_BLOCK for k in args.trace):
+            p.error("--trace 10_06, 10_09 and 10_11 need --n <= 64")
         for kernel in args.trace:
-            print_trace(kernel, args.n or {"10_13": 48, "10_15": 32}[kernel], args.block or 8,
-                        args.coarse or 2)
+            if kernel in SINGLE_BLOCK:
+                print_single_block_trace(kernel, args.n or 16)
+            else:
+                print_trace(kernel, args.n or {"10_13": 48, "10_15": 32}[kernel], args.block or 8,
+                            args.coarse or 2)
         return
     if args.n or args.block or args.coarse:
         p.error("--n, --block and --coarse go with --trace")
