@@ -36,9 +36,11 @@
 // its helpers need the repository's common/. What a copy must keep: block_dot's tree halves the
 // block, so the block size is a template parameter, Threads (the book's 256 by default): any power
 // of two up to 1024, and every launch must use blocks of exactly Threads threads in x (1-D); the
-// launchers do, and a kernel launched with another shape traps (a launch failure at the next
-// synchronising call) rather than returning a wrong sum. The grid-stride index is 64-bit, so any
-// int n and any grid are safe. Everything is in namespace atomics, and the kernels and launchers
+// launchers do, and a kernel launched with another shape or a 2-D grid traps (a launch failure at
+// the next synchronising call) rather than returning a wrong sum. The kernels' grid-stride index is
+// 64-bit, so any int n and any 1-D grid are safe inside them; blocks_per_grid computes
+// n + Threads - 1 in int, so a launcher needs n <= INT_MAX - Threads + 1 (the program's --n stops
+// far below). Everything is in namespace atomics, and the kernels and launchers
 // are templates or inline, so a header holding them can be included from several .cu files of one
 // program (copy_tests/two_file_main.cu builds one).
 //
