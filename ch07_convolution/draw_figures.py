@@ -492,10 +492,10 @@ def memory(png, data, bench, env):
             size=8)
         box(x0 + 2.45, 4.75, 1.3, 1.7, "constant\ncache", ["F_c: one read", "serves a warp"],
             "#fbe3c9", size=8)
-    # Which array takes which path: N (Figs 7.7-7.15) through L2 and L1 into SM 0's registers,
-    # F_c through L2 and the constant cache into SM 1's (every SM has both paths)
-    for x, colour, text in ((0.95, DARK, "N: global memory → L2 → L1 → registers"),
-                            (7.6, HALO, "F_c: constant memory → L2 → constant cache → registers")):
+    # Which array takes which path: N (Figs 7.7-7.15) through L2 and L1, F_c through L2 and the
+    # constant cache. Every SM has both paths; each is drawn into one SM, so the labels say so.
+    for x, colour, text in ((0.95, DARK, "N: global memory → L2 → L1 → registers, in every SM"),
+                            (7.6, HALO, "F_c: constant memory → L2 → constant cache, in every SM")):
         for y0, y1 in ((1.3, 3.1), (4.1, 4.75)):  # into the L2, then out of it into the SM
             ax.annotate("", xy=(x, y1), xytext=(x, y0),
                         arrowprops=dict(arrowstyle="-|>", color=colour, linewidth=3))

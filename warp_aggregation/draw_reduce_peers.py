@@ -101,7 +101,7 @@ def draw(png):
     def cell(lane, row, text, bold=False, edge="white", lw=1.0):
         key = keys[lane]
         ax.add_patch(Rectangle((lane, y_of(row)), 1, 1, facecolor=face(key), edgecolor=edge, lw=lw))
-        ax.text(lane + 0.5, y_of(row) + 0.5, text, ha="center", va="center", fontsize=7,
+        ax.text(lane + 0.5, y_of(row) + 0.5, text, ha="center", va="center", fontsize=7.5,
                 fontweight="bold" if bold else "normal",
                 color="black" if key in shown else "0.35")
 
@@ -118,8 +118,7 @@ def draw(png):
                 mark = last and key in shown
                 cell(lane, row, f"{x[lane]:g}", bold=mark, edge="black" if mark else "white",
                      lw=1.8 if mark else 1.0)
-        ax.text(-0.4, y_of(row) + 0.5, f"after round {r}\n(rel_pos bit {r})", ha="right",
-                va="center", fontsize=8)
+        ax.text(-0.4, y_of(row) + 0.5, f"round {r}", ha="right", va="center", fontsize=8)
     def darker(color):
         return tuple(0.55 * c for c in color)
 
@@ -138,20 +137,15 @@ def draw(png):
         ax.text(lane + 0.5, y_of(0) + 1.15, str(lane), ha="center", va="bottom", fontsize=7.5,
                 color="gray")
     ax.text(WARP / 2, y_of(0) + 1.6, "lane", ha="center", fontsize=8, color="gray")
-    ax.set_xlim(-6, WARP + 0.2)
+    ax.set_xlim(-3.6, WARP + 0.2)
     ax.set_ylim(-0.3, y_of(0) + 2.0)
     ax.set_aspect("equal")
     ax.axis("off")
+    # The explanation of the rounds is the README's caption; the title names the warp only.
     ax.set_title(
-        f"reduce_peers on the first warp of the '8 keys' pattern (keys from 8 values, seed "
-        f"{SEED}):\n{len(rounds)} rounds for a largest group of "
-        f"{max(keys.count(k) for k in keys)} lanes. In round i every lane still holding a partial "
-        "sum adds\nthe one of its next-higher remaining peer (arrow), wherever in the warp it "
-        "sits; then the lanes\nwhose rel_pos has bit i set drop out. Keys "
-        f"{min(shown)} and {max(shown)} in colour; the other groups do the same at\nthe same "
-        "time (grey). The lanes left are the groups' first peers, each with its group's sum\n"
-        "(outlined for the two).",
-        fontsize=9.5)
+        f"reduce_peers on the first warp of '8 keys' (seed {SEED}): {len(rounds)} rounds for a "
+        f"largest group of {max(keys.count(k) for k in keys)} lanes;\nkeys {min(shown)} and "
+        f"{max(shown)} in colour, the other groups in grey", fontsize=10)
     fig.savefig(png, dpi=100, bbox_inches="tight")  # about 950 px: a README column
     print(f"wrote {png}")
 

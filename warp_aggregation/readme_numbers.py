@@ -318,13 +318,21 @@ def prints_03():
         return text
     log = open(path("benchmark_log.txt")).read() if have("benchmark_log.txt") else ""
     peak = re.search(r"(\d+) GB/s peak", log)
+    rows = load("benchmark.csv") or []
+    moved = {r["variant"]: float(r["bytes"]) / 1e6 for r in rows
+             if r["precision"] == "double" and r["order"] == "sorted"}
+    given, plain = moved.get("reduce_peers masks given"), moved.get("atomicAdd")
+    # GB/s counts each variant's own bytes: a stored mask per value makes "masks given" read more.
+    bytes_note = (f" GB/s counts the bytes a variant must move: {plain:.0f} MB for most rows, "
+                  f"{given:.0f} MB for masks given, which also reads a stored mask per value. So "
+                  "compare speed by ms, not GB/s." if given and plain and given != plain else "")
     return text + "\n" + sentence(
         f"*Rows of the full run, {link('benchmark.csv')} (`--csv`; its other lines: "
         f"{link('benchmark_log.txt')}), in the program's text format. ms: the median of 20 runs, "
-        "then the fastest and slowest; %peak: GB/s over the memory's peak"
-        + (f", {peak.group(1)} GB/s" if peak else "") + "; xatomic, "
+        "then the fastest and slowest. %peak: GB/s over the memory's peak"
+        + (f", {peak.group(1)} GB/s" if peak else "") + ". xatomic, "
         "xCAS, xCUB: times as fast as `atomicAdd`, the `atomicCAS` loop and "
-        "[CUB](../GLOSSARY.md#cub)'s `ReduceByKey`.*")
+        "[CUB](../GLOSSARY.md#cub)'s `ReduceByKey`." + bytes_note + "*")
 
 
 def prints_scan():
@@ -399,10 +407,9 @@ def number_01():
     # RESULTS.md, "01's timings" (03's try-next quotes it), one link away.
     return sentence(
         f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
-        f"{n:,} elements), the blog's loop takes **{times(loop, match)} times** as long as "
-        f"`__match_any_sync`: {loop:.4f} ms over {match:.4f} ms ({link('get_peers.csv')}; "
-        "[all four patterns](RESULTS.md#01s-timings)). Timed: a search and a stored mask per "
-        "element.")
+        f"{n:,} elements), the blog's loop ({loop:.4f} ms) takes **{times(loop, match)} times** "
+        f"as long as `__match_any_sync` ({match:.4f} ms). Each run finds and stores one mask per "
+        f"element ({link('get_peers.csv')}; [all four patterns](RESULTS.md#01s-timings)).")
 
 
 def number_02():
@@ -416,11 +423,12 @@ def number_02():
         return missing("02's timing", "reduce_peers.csv")
     n = next((int(r["n"]) for r in rows if r["variant"] == "reduce_peers/double/all distinct"))
     return sentence(
-        f"**One number:** 02's search and tree over {n:,} doubles take **{times(distinct, equal)} "
-        f"times** as long with every key distinct as with all keys equal, {distinct:.4f} ms over "
-        f"{equal:.4f} ms ({link('reduce_peers.csv')}; [all four patterns](RESULTS.md#02s-timing)): "
-        "32 search rounds and no tree round, against one search round and 5 tree rounds; so it "
-        "mostly measures the search. No time of the tree alone is measured.\n")
+        f"**One number:** over {n:,} doubles, 02's search and tree take "
+        f"**{times(distinct, equal)} times** as long with every key distinct ({distinct:.4f} ms) "
+        f"as with all keys equal ({equal:.4f} ms) ({link('reduce_peers.csv')}; "
+        "[all four patterns](RESULTS.md#02s-timing)). Distinct keys cost 32 search rounds and no "
+        "tree round; equal keys one search round and 5 tree rounds. So this mostly measures the "
+        "search; the tree alone is not timed.\n")
 
 
 def number_03():
@@ -430,9 +438,10 @@ def number_03():
         return missing("03", "benchmark.csv")
     return sentence(
         f"**One number:** on sorted keys in double, the blog's aggregation with today's peer "
-        f"search (`__match_any_sync` + `reduce_peers` + one `atomicAdd` per group) is "
-        f"**{times(atomic, match)} times as fast** as a native `atomicAdd(double)` per value: "
-        f"{atomic:.4f} ms over {match:.4f} ms ({link('benchmark.csv')}).\n")
+        f"search ({match:.4f} ms) is **{times(atomic, match)} times as fast** as one native "
+        f"`atomicAdd(double)` per value ({atomic:.4f} ms) ({link('benchmark.csv')}). That "
+        "aggregation is `__match_any_sync`, then `reduce_peers`, then one `atomicAdd` per "
+        "group.\n")
 
 
 def number_cg():
@@ -441,9 +450,9 @@ def number_cg():
     if cg is None or match is None:
         return missing("`cg labeled_partition`", "benchmark.csv")
     return sentence(
-        f"**One number:** on sorted keys in double the two calls take **{times(cg, match)} "
-        f"times** the time of the hand-written `match_peers` + `reduce_peers<false>`: "
-        f"{cg:.4f} ms over {match:.4f} ms ({link('benchmark.csv')}).\n")
+        f"**One number:** on sorted keys in double, the two calls ({cg:.4f} ms) take "
+        f"**{times(cg, match)} times** as long as the hand-written `match_peers` + "
+        f"`reduce_peers<false>` ({match:.4f} ms) ({link('benchmark.csv')}).\n")
 
 
 def number_scan():
@@ -452,9 +461,9 @@ def number_scan():
     if scan is None or cub is None:
         return missing("the segmented scan", "benchmark.csv")
     return sentence(
-        f"**One number:** on sorted keys in double, 4 values a lane, it is **{times(cub, scan)} "
-        f"times as fast** as CUB's `ReduceByKey` on the same keys: {cub:.4f} ms over "
-        f"{scan:.4f} ms ({link('benchmark.csv')}).\n")
+        f"**One number:** on sorted keys in double, 4 values a lane, the scan ({scan:.4f} ms) is "
+        f"**{times(cub, scan)} times as fast** as CUB's `ReduceByKey` on the same keys "
+        f"({cub:.4f} ms) ({link('benchmark.csv')}).\n")
 
 
 def prints_cg():
@@ -487,9 +496,9 @@ def number_library():
     if sort is None or atomic is None:
         return missing("`CUB sort + ReduceByKey`", "benchmark.csv")
     return sentence(
-        f"**One number:** on random keys in double, sorting and then `ReduceByKey` takes "
-        f"**{times(sort, atomic)} times** as long as a plain `atomicAdd` per value: "
-        f"{sort:.4f} ms over {atomic:.4f} ms ({link('benchmark.csv')}).\n")
+        f"**One number:** on random keys in double, sorting and then `ReduceByKey` "
+        f"({sort:.4f} ms) takes **{times(sort, atomic)} times** as long as one plain `atomicAdd` "
+        f"per value ({atomic:.4f} ms) ({link('benchmark.csv')}).\n")
 
 
 def repeat_cell(row):
@@ -598,9 +607,9 @@ def number_04():
     if None in (plain, warp):
         return missing("04 at its default size", "filter.txt")
     return sentence(
-        f"**One number:** keeping half of 2^24 ints, the hand-written warp aggregation takes "
-        f"**{times(warp, plain)} times** the time of one plain `atomicAdd` per element: "
-        f"{warp:.4f} ms against {plain:.4f} ms ({link(filter_run()[0])}).\n")
+        f"**One number:** keeping half of 2^24 ints, the hand-written warp aggregation "
+        f"({warp:.4f} ms) takes **{times(warp, plain)} times** as long as one plain `atomicAdd` "
+        f"per element ({plain:.4f} ms) ({link(filter_run()[0])}).\n")
 
 
 def data_state():
@@ -1038,9 +1047,9 @@ def number_sweep():
     if not (one_add and one_match):
         return missing("the sweep at d = 1", "sweep.csv")
     add, match = float(one_add["ms"]), float(one_match["ms"])
-    text = (f"**One number:** with the keys in runs, in double, `match_any` aggregation is "
-            f"**{times(add, match)} times as fast** as plain `atomicAdd` at *d* = 1: {add:.4f} ms "
-            f"over {match:.4f} ms ({link('sweep.csv')}).")
+    text = (f"**One number:** with the keys in runs, in double, at *d* = 1, `match_any` "
+            f"aggregation ({match:.4f} ms) is **{times(add, match)} times as fast** as plain "
+            f"`atomicAdd` ({add:.4f} ms) ({link('sweep.csv')}).")
     d_runs = plot_sweep.slower_from(rows, variant)
     d_scattered = plot_sweep.slower_from(scattered, variant) if scattered else None
     if d_runs and d_runs == d_scattered:
