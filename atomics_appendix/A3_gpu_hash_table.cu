@@ -16,7 +16,8 @@
 // on the GPUs the book was written for. A99_benchmark also times the same kernel without it. The
 // book's `tid % 32` is the lane only in 1-D blocks whose size is a multiple of 32; here the lane
 // is the thread's place in its block's linear order mod 32, the hardware's lane in a block of any
-// shape. The kernel's own precondition: a 1-D grid (its blocks may be of any shape).
+// shape. Blocks and grid may be of any shape: the keys are taken by grid_thread_rank()
+// (device_table.h).
 //
 // The table comes back to the host with copy_table_to_host (gpu_table.cuh: every device pointer
 // relocated into the host's copy of the pool) and goes through the same verify_table as A2. The
