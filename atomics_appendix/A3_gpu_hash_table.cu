@@ -16,8 +16,7 @@
 // on the GPUs the book was written for. A99_benchmark also times the same kernel without it. The
 // book's `tid % 32` is the lane only in 1-D blocks whose size is a multiple of 32; here the lane
 // is the thread's place in its block's linear order mod 32, the hardware's lane in a block of any
-// shape. Blocks and grid may be of any shape: the keys are taken by grid_thread_rank()
-// (device_table.h).
+// shape. The kernel's own precondition: a 1-D grid (its blocks may be of any shape).
 //
 // The table comes back to the host with copy_table_to_host (gpu_table.cuh: every device pointer
 // relocated into the host's copy of the pool) and goes through the same verify_table as A2. The
@@ -64,13 +63,15 @@ __device__ inline unsigned int lane_in_warp() {
     return thread_in_block() % 32;
 }
 
-// The grid-stride loop over the keys, blocks and grid of any shape (grid_thread_rank(),
-// device_table.h); the lane turns need each block's linear order (lane_in_warp()).
+// The grid-stride loop over the keys. Precondition: a 1-D grid (blockIdx.x); each block's threads
+// may have any shape. Index and stride are 64-bit from the start, as in A4-A6: blockIdx.x *
+// blockDim.x formed in 32 bits wraps for a grid of 2^32 threads or more.
 __global__ void add_to_table(const unsigned int* keys, const unsigned int* values,
                              DeviceTable table, int* mutexes, std::size_t n,
                              unsigned long long* refused) {
-    const std::size_t stride = grid_thread_count();
-    std::size_t tid = grid_thread_rank();
+    const std::size_t threads = std::size_t{blockDim.x} * blockDim.y * blockDim.z;
+    const std::size_t stride = threads * gridDim.x;
+    std::size_t tid = thread_in_block() + std::size_t{blockIdx.x} * threads;
     while (tid < n) {
         const unsigned int key = keys[tid];
         const std::size_t hash_value = hash(key, table.count);
@@ -105,8 +106,9 @@ __global__ void add_to_table(const unsigned int* keys, const unsigned int* value
 // from earlier: a plain load of data that other threads write is no way to see their writes.)
 __global__ void add_to_table_unlocked(const unsigned int* keys, const unsigned int* values,
                                       DeviceTable table, std::size_t n) {
-    for (std::size_t tid = grid_thread_rank(); tid < n && tid < table.capacity;
-         tid += grid_thread_count()) {
+    const std::size_t threads = std::size_t{blockDim.x} * blockDim.y * blockDim.z;
+    for (std::size_t tid = thread_in_block() + std::size_t{blockIdx.x} * threads;
+         tid < n && tid < table.capacity; tid += threads * gridDim.x) {
         const std::size_t hash_value = hash(keys[tid], table.count);
         // BEGIN SOLUTION
         const unsigned int lane = lane_in_warp();

@@ -11,7 +11,8 @@
 //    occurrence's value only where values are input indices, as in the programs);
 //  - A4, A5, A6: the value 0xffffffff (kNotFound) is stored, not refused, and its key then reads
 //    back as "not found": why a copy's values must avoid it;
-//  - A3-A6's kernels launched raw with 3-D blocks in a 2-D grid: every key stored once and found;
+//  - A3-A6's kernels launched raw with 3-D blocks (A4-A6 in a 2-D grid, A3 in a 1-D one, which it
+//    needs): every key stored once and found;
 //  - A6's raw launchers on a slot array of buckets_for(num_slots) * 4 slots for a num_slots that is
 //    no multiple of 4 (1001: 1004 slots), filled to the last slot: every key found.
 // --shape grid|block: instead of the above, A1's lock kernel launched with a 2-D grid (2 x 2
@@ -301,10 +302,11 @@ void bucketed_unrounded() {
            found.to_host() == want);
 }
 
-// A3-A6's kernels take their keys by grid_thread_rank() (device_table.h): launched raw with blocks
-// of 8 x 4 x 2 threads in a 2-D grid, each table must hold every key once and find it, and miss the
-// absent ones. (A key taken by two threads would, in A3 and A4, push one entry twice: a cycle, and
-// a miss in that bucket would never end, which the test's time limit reports.)
+// A4-A6's kernels take their keys by grid_thread_rank() (device_table.h), A3's by its block's
+// linear order in a 1-D grid: launched raw with blocks of 8 x 4 x 2 threads (A4-A6 in a 2-D grid),
+// each table must hold every key once and find it, and miss the absent ones. (A key taken by two
+// threads would, in A3 and A4, push one entry twice: a cycle, and a miss in that bucket would never
+// end, which the test's time limit reports.)
 void any_shape() {
     std::vector<unsigned int> keys;
     std::set<unsigned int> seen;
@@ -321,6 +323,7 @@ void any_shape() {
     common::DeviceBuffer<unsigned int> dev_queries(queries), found(queries.size());
     const dim3 block(8, 4, 2);  // 64 threads
     const dim3 few(3, 2);       // grid-stride kernels: many keys a thread
+    const dim3 few_1d(6);       // A3's: a 1-D grid
     const dim3 cover(static_cast<unsigned int>(common::ceil_div(queries.size(), 64 * 2)), 2);
     const auto found_all = [&] {
         CUDA_CHECK_LAUNCH();
@@ -329,12 +332,12 @@ void any_shape() {
 
     atomics::ChainedTable chained(atomics::kBuckets, n);
     atomics::Mutexes mutexes(atomics::kBuckets);
-    atomics::add_to_table<<<few, block>>>(dev_keys.get(), dev_values.get(), chained.table(),
-                                          mutexes.data(), n, chained.refused());
+    atomics::add_to_table<<<few_1d, block>>>(dev_keys.get(), dev_values.get(), chained.table(),
+                                             mutexes.data(), n, chained.refused());
     CUDA_CHECK_LAUNCH();
     atomics::walk_chains<<<cover, block>>>(dev_queries.get(), queries.size(), chained.table(),
                                            found.get());
-    expect("A3: add_to_table with 8 x 4 x 2 blocks in a 3 x 2 grid: every key found once",
+    expect("A3: add_to_table with 8 x 4 x 2 blocks in a 1-D grid: every key found once",
            found_all() && chained.refused_count() == 0 && mutexes.all_released("A3, 3-D blocks"));
     for (const bool exch : {true, false}) {
         chained.clear();
@@ -355,24 +358,28 @@ void any_shape() {
     common::DeviceBuffer<unsigned long long> refused(1);
     const std::size_t num_slots = 2 * n, buckets = atomics::buckets_for(2 * n);
     common::DeviceBuffer<unsigned long long> slots(buckets * atomics::kBucketSlots);
-    CUDA_CHECK(cudaMemset(slots.get(), 0xff, num_slots * sizeof(unsigned long long)));
-    CUDA_CHECK(cudaMemset(refused.get(), 0, sizeof(unsigned long long)));
-    atomics::open_insert<<<cover, block>>>(dev_keys.get(), dev_values.get(), n, slots.get(),
-                                           num_slots, refused.get());
-    CUDA_CHECK_LAUNCH();
-    atomics::open_lookup<<<cover, block>>>(dev_queries.get(), queries.size(), slots.get(),
-                                           num_slots, found.get());
-    expect("A5: open_insert and open_lookup with 3-D blocks in a 2-D grid: every key found",
-           found_all() && refused.to_host()[0] == 0);
-    CUDA_CHECK(cudaMemset(slots.get(), 0xff, slots.size() * sizeof(unsigned long long)));
-    CUDA_CHECK(cudaMemset(refused.get(), 0, sizeof(unsigned long long)));
-    atomics::bucketed_insert<<<cover, block>>>(dev_keys.get(), dev_values.get(), n, slots.get(),
-                                               buckets, refused.get());
-    CUDA_CHECK_LAUNCH();
-    atomics::bucketed_lookup<<<cover, block>>>(dev_queries.get(), queries.size(), slots.get(),
-                                               buckets, found.get());
-    expect("A6: bucketed_insert and bucketed_lookup with 3-D blocks in a 2-D grid: every key found",
-           found_all() && refused.to_host()[0] == 0);
+    for (const bool bucketed : {false, true}) {
+        CUDA_CHECK(cudaMemset(slots.get(), 0xff, slots.size() * sizeof(unsigned long long)));
+        CUDA_CHECK(cudaMemset(refused.get(), 0, sizeof(unsigned long long)));
+        if (bucketed) {
+            atomics::bucketed_insert<<<cover, block>>>(dev_keys.get(), dev_values.get(), n,
+                                                       slots.get(), buckets, refused.get());
+            CUDA_CHECK_LAUNCH();
+            atomics::bucketed_lookup<<<cover, block>>>(dev_queries.get(), queries.size(),
+                                                       slots.get(), buckets, found.get());
+        } else {
+            atomics::open_insert<<<cover, block>>>(dev_keys.get(), dev_values.get(), n, slots.get(),
+                                                   num_slots, refused.get());
+            CUDA_CHECK_LAUNCH();
+            atomics::open_lookup<<<cover, block>>>(dev_queries.get(), queries.size(), slots.get(),
+                                                   num_slots, found.get());
+        }
+        expect(bucketed ? "A6: bucketed_insert and bucketed_lookup with 3-D blocks in a 2-D grid: "
+                          "every key found"
+                        : "A5: open_insert and open_lookup with 3-D blocks in a 2-D grid: every "
+                          "key found",
+               found_all() && refused.to_host()[0] == 0);
+    }
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ struct DeviceTable {
 
 #ifdef __CUDACC__
 // A thread's index in the grid and the grid's thread count, for blocks and grids of any shape
-// (threads x fastest, then y, then z; blocks likewise): A3-A6's kernels take the keys by this
+// (threads x fastest, then y, then z; blocks likewise): A4-A6's kernels take the keys by this
 // index, so a copy may launch them with dim3 blocks and grids of its own and every key is taken
 // once. 64-bit from the start: a product formed in 32 bits wraps for a grid of 2^32 threads or
 // more.
