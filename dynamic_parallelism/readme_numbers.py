@@ -711,7 +711,8 @@ def number_05():
     committed, else the --csv run's (the figure's); the K40c's ratio is RESULTS.md's."""
     def make(rows, limit):
         nested, neighbored = printed_table_ms("gpu nested"), printed_table_ms("gpu Neighbored")
-        which = "the run printed above, each row the median of its repetitions"
+        which = (f"the run printed above, [`{SHOWN}comparison.txt`]({SHOWN}comparison.txt), each "
+                 f"row the median of its repetitions")
         if nested is None or neighbored is None:
             nested = float(rows["gpu nested"]["ms"])
             neighbored = float(rows["gpu Neighbored"]["ms"])
