@@ -786,11 +786,11 @@ void print_repeats(const std::vector<RepeatRow>& rows, unsigned int n, bool csv)
                         r.distinct == 1 ? "yes" : "no");
         return;
     }
-    std::printf("\n%-6s %-17s %-28s %8s %8s %5s %8s %9s  %s\n", "type", "order", "variant", "bins",
+    std::printf("\n%-6s %-17s %-30s %8s %8s %5s %8s %9s  %s\n", "type", "order", "variant", "bins",
                 "most/bin", "runs", "results", "bins that", "identical bits");
-    std::printf("%-6s %-17s %-28s %8s %8s %5s %8s %9s\n", "", "", "", "", "", "", "", "differ");
+    std::printf("%-6s %-17s %-30s %8s %8s %5s %8s %9s\n", "", "", "", "", "", "", "", "differ");
     for (const RepeatRow& r : rows)
-        std::printf("%-6s %-17s %-28s %8u %8u %5d %8d %9zu  %s\n", r.precision.c_str(),
+        std::printf("%-6s %-17s %-30s %8u %8u %5d %8d %9zu  %s\n", r.precision.c_str(),
                     r.order.c_str(), r.variant.c_str(), r.bins, r.most_per_bin, r.runs, r.distinct,
                     r.bins_that_differ, r.distinct == 1 ? "yes" : "no");
 }
@@ -836,7 +836,7 @@ void print_results(const std::vector<Row>& rows, const std::vector<std::string>&
                      "bytes the variant must move over the median\n(see variants()); above 1: "
                      "faster than atomicAdd, the atomicCAS loop, CUB ReduceByKey (sorted keys "
                      "only)\n");
-        std::fprintf(text, "%-6s %-17s %-28s %10s %21s %8s %7s %8s %7s %6s\n", "type", "order",
+        std::fprintf(text, "%-6s %-17s %-30s %10s %21s %8s %7s %8s %7s %6s\n", "type", "order",
                      "variant", "ms", "ms min .. max", "GB/s", "%peak", "xatomic", "xCAS", "xCUB");
     }
     for (const Row& r : rows) {
@@ -852,7 +852,7 @@ void print_results(const std::vector<Row>& rows, const std::vector<std::string>&
                         fmt(vs_cas, "%.6f", "").c_str(), fmt(vs_cub, "%.6f", "").c_str(), r.t.min,
                         r.t.max, r.bins, r.bytes, r.keys_per_warp);
         } else {
-            std::printf("%-6s %-17s %-28s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s\n",
+            std::printf("%-6s %-17s %-30s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s\n",
                         r.precision.c_str(), r.order.c_str(), r.variant.c_str(), r.t.median,
                         r.t.min, r.t.max, gbps, pct_peak, fmt(vs_atomic, "%.2f", "-").c_str(),
                         fmt(vs_cas, "%.2f", "-").c_str(), fmt(vs_cub, "%.2f", "-").c_str());

@@ -283,7 +283,7 @@ FIGURE_ROWS = ["atomicAdd", "atomicCAS loop", "shared-memory hashing", "warp get
 OPTIONAL_ROWS = {BLOG_BAR}
 SCAN_ROWS = ["atomicAdd", "warp match_any", "warp segmented scan 4/lane", "CUB ReduceByKey"]
 CG_ROWS = ["warp match_any", "cg labeled_partition"]
-TEXT_HEADER = ("type   order             variant                              ms         ms min .. "
+TEXT_HEADER = ("type   order             variant                                ms         ms min .. "
                "max     GB/s   %peak  xatomic    xCAS   xCUB")
 
 
@@ -291,7 +291,7 @@ def text_row(row):
     """A benchmark.csv row as 03 prints it without --csv (print_results' format)."""
     def fmt(x):
         return f"{float(x):.2f}" if x else "-"
-    return ("%-6s %-17s %-28s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s"
+    return ("%-6s %-17s %-30s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s"
             % (row["precision"], row["order"], row["variant"], float(row["ms"]),
                float(row["ms_min"]), float(row["ms_max"]), float(row["gb_per_s"]),
                float(row["pct_of_peak"]), fmt(row["vs_atomicadd"]), fmt(row["vs_cas"]),

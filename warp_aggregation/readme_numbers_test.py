@@ -65,7 +65,7 @@ def bench_rows(orders, precisions, without=()):
 def text_row(p, o, v):
     """One row of 03's text output (print_results' format)."""
     t = made_up_ms(p, o, v)
-    return ("%-6s %-17s %-28s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s"
+    return ("%-6s %-17s %-30s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s"
             % (p, o, v, t, t * 0.98, t * 1.02, 1000.0, 20.0, "1.00", "1.00", "-"))
 
 
@@ -143,7 +143,7 @@ def write_data(folder):
          "device 0: NVIDIA H200, sm_90, 132 SMs, 4814 GB/s peak memory bandwidth",
          "sorted: 4.00 distinct keys per warp (4 to 4 in 100.0% of the warps), 1000000 bins, at "
          "most 10 values a bin; checking, then timing",
-         "type   order             variant                              ms         ms min .. max"]
+         "type   order             variant                                ms         ms min .. max"]
         + [text_row("double", "sorted", v) for v in VARIANTS + ["CUB ReduceByKey"]]
         + ["[exit 0]", ""]))
     put("sweep.csv", bench_rows([f"{d} keys/warp {a}" for a in ["in runs", "scattered"]
