@@ -411,7 +411,8 @@ def tile_7_13(png):
                  f"= {in_tile}×{in_tile} block, {out_tile}×{out_tile} output tile", fontsize=12)
     fig.tight_layout(rect=(0, 0.15, 1, 0.95))
     fig.savefig(png, dpi=100)
-    print(f"wrote {png}")
+    print(f"wrote {png}: {in_tile}x{in_tile} threads, r = {r}: {out_tile ** 2} compute "
+          f"({out_tile}x{out_tile}), {in_tile ** 2 - out_tile ** 2} only load")
 
 
 # --- Figs 7.8 and 7.10 ----------------------------------------------------------------------
@@ -594,7 +595,9 @@ def roofline(png, data, bench, env):
     # The roof above them: what their measured traffic allows.
     mean = sum(m for _, m, _, _ in points) / len(points)
     ax.plot(mean, copy * mean, "D", color=DARK, markersize=8, mfc="white", mew=2)
-    ax.annotate(f"the roof at the measured {mean:.1f} OP/B:\n{copy * mean / 1000:.1f} TFLOP/s",
+    lo, hi = min(m for _, m, _, _ in points), max(m for _, m, _, _ in points)
+    ax.annotate(f"the roof at the measured {lo:.2f}–{hi:.2f} OP/B:\n"
+                f"{copy * mean / 1000:.1f} TFLOP/s",
                 (mean, copy * mean), textcoords="offset points", xytext=(-175, 10), fontsize=9,
                 color=DARK)
     ax.set_xscale("log")

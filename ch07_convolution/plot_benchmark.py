@@ -245,15 +245,16 @@ def read_pgm(path, comments=None):
 
 
 # The image figure's crops, as fractions of 07_98's test pattern (x0, y0 of the top-left corner),
-# and each one's zoom (PNG pixels per image pixel, both ways): the left edge, where the Sobel filter
-# marks column 0 (the ghost cells of 0 make a step there) and the blur darkens it, enlarged 4 times
-# so that the one-pixel line shows beside the margin; small letters, whose strokes the sharpen
+# and each one's zoom (PNG pixels per image pixel, both ways): the left edge where the grey ramp
+# meets the wide stripes (rows 556-595, the stripes from row 577), so that the crop has edges of its
+# own beside column 0, where the Sobel filter marks the ghost cells' step and the blur darkens it,
+# enlarged 4 times so that the one-pixel line shows beside the margin; small letters, whose strokes the sharpen
 # filter makes crisper and the blur softens; the finest stripes, two pixels wide, which the blur
 # averages to grey and the Sobel filter turns white (its output clamped to 255).
 CROP = 160           # each crop's side in PNG pixels (CROP / zoom image pixels)
 MARGIN = 4           # PNG pixels between a crop and its frame
 GROUND = "#d62728"   # the margin's red, unlike any grey level of the images
-CROPS = [("the left edge", 0.0, 0.1, 4),
+CROPS = [("the left edge", 0.0, 0.725, 4),
          ("small letters", 0.04, 0.66, 1),
          ("the finest stripes", 1.0, 0.8, 1)]
 
