@@ -803,11 +803,12 @@ def blog_table(brief=True):
         # The README's: the verdict, then the inequality behind it, one search a row.
         link_reuse = "[reusing the masks](RESULTS.md#reusing-the-masks)"
         reuse_rows = [(
-            f"with `get_peers`, pays from k = {f['k_separate']} passes over one stored search"
+            f"with `get_peers`, pays from k = {f['k_separate']}, where k passes over the same "
+            "keys reuse one stored search"
             + (", barely" if f["close"] else "") if f["k_separate"] else
             "with `get_peers`, for no k measured",
-            f"{f['search']:.4f} + k × {f['given']:.4f} < k × {f['atomic']:.4f} ms (search, k "
-            f"reductions, k `atomicAdd` passes) from k = {f['k_separate']} ({link_reuse})"
+            f"search + k reductions < k `atomicAdd` passes: {f['search']:.4f} + k × "
+            f"{f['given']:.4f} < k × {f['atomic']:.4f} ms ⇒ k ≥ {f['k_separate']} ({link_reuse})"
             if f["k_separate"] else link_reuse)]
         # One framing with RESULTS.md's reuse-masks-full block: k passes, measured pass by pass
         # with a separate search pass; by a model with an aggregating pass that stores its masks.
