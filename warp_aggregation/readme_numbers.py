@@ -1033,8 +1033,8 @@ def which_to_use():
     same = {r["identical"] for r in repeat}
     # One ratio of one kind, × as fast; the bits go to the note.
     sort_cell = f"sort + `ReduceByKey` {1 / sort:.2f}× `atomicAdd`" if sort else NOT_YET
-    bits_note = ("identical bits in every run of `--determinism 20`" if same == {"yes"} else
-                 "identical bits: " + (", ".join(f"{r['identical']} ({r['precision']})"
+    bits_note = ("Identical bits in every run of `--determinism 20` here" if same == {"yes"} else
+                 "Identical bits: " + (", ".join(f"{r['identical']} ({r['precision']})"
                                                  for r in repeat) if repeat else NOT_YET))
     block = ratio(filter_ms("plain atomicAdd/50%"), filter_ms("block-aggregated/50%"))
     select = ratio(filter_ms("plain atomicAdd/50%"), filter_ms("CUB DeviceSelect::If/50%"))
@@ -1062,7 +1062,7 @@ def which_to_use():
         "`ReduceByKey` writes packed (key, sum) pairs: with "
         "sparse keys a scatter step must put them into their bins.",
         "² " + cg_note,
-        "³ Here " + bits_note + "; but CUB's promise of determinism fails on long runs of "
+        "³ " + bits_note + "; but CUB's promise of determinism fails on long runs of "
         "equal keys ([determinism](#the-library-and-determinism)): check the bits.",
         "⁴ Per-block aggregation: " + (f"{block:.2f}×" if block else NOT_YET)
         + " the plain kernel, but, as with every counter, the output's order changes from run "
