@@ -276,11 +276,14 @@ def prints_02():
 
 # 03's rows on sorted keys in double, in the program's text format, from the run the numbers quote
 # (benchmark.csv): the blog's Figure 1 under 03's command, the scan's and the cg spelling's later.
+# The blog's own bar, masks given + CAS, is a row only in runs since 03 timed it (BLOG_BAR).
+BLOG_BAR = "reduce_peers masks given + CAS"
 FIGURE_ROWS = ["atomicAdd", "atomicCAS loop", "shared-memory hashing", "warp get_peers",
-               "warp get_peers + CAS", "warp match_any", "reduce_peers masks given"]
+               "warp get_peers + CAS", "warp match_any", "reduce_peers masks given", BLOG_BAR]
+OPTIONAL_ROWS = {BLOG_BAR}
 SCAN_ROWS = ["atomicAdd", "warp match_any", "warp segmented scan 4/lane", "CUB ReduceByKey"]
 CG_ROWS = ["warp match_any", "cg labeled_partition"]
-TEXT_HEADER = ("type   order             variant                              ms         ms min .. "
+TEXT_HEADER = ("type   order             variant                                ms         ms min .. "
                "max     GB/s   %peak  xatomic    xCAS   xCUB")
 
 
@@ -288,7 +291,7 @@ def text_row(row):
     """A benchmark.csv row as 03 prints it without --csv (print_results' format)."""
     def fmt(x):
         return f"{float(x):.2f}" if x else "-"
-    return ("%-6s %-17s %-28s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s"
+    return ("%-6s %-17s %-30s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s"
             % (row["precision"], row["order"], row["variant"], float(row["ms"]),
                float(row["ms_min"]), float(row["ms_max"]), float(row["gb_per_s"]),
                float(row["pct_of_peak"]), fmt(row["vs_atomicadd"]), fmt(row["vs_cas"]),
@@ -299,10 +302,12 @@ def text_rows(variants, what, order="sorted", order_line=True):
     """03's rows for these variants on this order of keys in double, as `--order <order>
     --precision double` prints them, from the run the numbers quote (benchmark.csv, in the
     program's text format; scan.txt, the sorted command's own run, is RESULTS.md's), with the same
-    run's line on the keys; a "no measurement" note where a row is missing."""
+    run's line on the keys; a "no measurement" note where a row is missing (a row of
+    OPTIONAL_ROWS, which older runs lack, is left out instead)."""
     rows = {(r["precision"], r["order"], r["variant"]): r for r in load("benchmark.csv") or []}
-    if not all(("double", order, v) in rows for v in variants):
+    if not all(("double", order, v) in rows for v in variants if v not in OPTIONAL_ROWS):
         return missing(what, "benchmark.csv")
+    variants = [v for v in variants if ("double", order, v) in rows]
     log = open(path("benchmark_log.txt")).read().splitlines() if have("benchmark_log.txt") else []
     keys = [line for line in log if line.startswith(order + ": ")] if order_line else []
     out = ["```", f"$ build/bin/03_reduction_by_key_benchmark --order {order} --precision double",
@@ -323,9 +328,13 @@ def prints_03():
              if r["precision"] == "double" and r["order"] == "sorted"}
     given, plain = moved.get("reduce_peers masks given"), moved.get("atomicAdd")
     # GB/s counts each variant's own bytes: a stored mask per value makes "masks given" read more.
+    both = BLOG_BAR in moved  # the two masks-given rows, each reading the masks
     bytes_note = (f" GB/s counts the bytes a variant must move: {plain:.0f} MB for most rows, "
-                  f"{given:.0f} MB for masks given, which also reads a stored mask per value. So "
-                  "compare speed by ms, not GB/s." if given and plain and given != plain else "")
+                  f"{given:.0f} MB for "
+                  + ("the two masks-given rows, which also read" if both else
+                     "masks given, which also reads")
+                  + " a stored mask per value. So compare speed by ms, not GB/s."
+                  if given and plain and given != plain else "")
     return text + "\n" + sentence(
         f"*Rows of the full run, {link('benchmark.csv')} (`--csv`; its other lines: "
         f"{link('benchmark_log.txt')}), in the program's text format. ms: the median of 20 runs, "
@@ -559,7 +568,7 @@ FAMILIES = [("plain atomics (atomicAdd, CAS loop, hashing)",
              ["atomicAdd", "atomicCAS loop", "shared-memory hashing"]),
             ("warp aggregation (every search, cg, masks given)",
              ["warp get_peers", "warp get_peers + CAS", "warp match_any", "cg labeled_partition",
-              "reduce_peers masks given"]),
+              "reduce_peers masks given", BLOG_BAR]),
             ("warp segmented scan (4 and 8 a lane)",
              ["warp segmented scan 4/lane", "warp segmented scan 8/lane"]),
             ("CUB ReduceByKey", ["CUB ReduceByKey"]),
@@ -813,6 +822,11 @@ def blog_table(brief=True):
         True: "not on sorted keys: both searches beat plain `atomicAdd` there",
         None: "true of the blog's loop, not of `__match_any_sync`",
         False: "true of the blog's loop, not of `__match_any_sync`"}[loop_float]
+    # The blog's own bar, where the run has it: the reduction from stored masks with the loop.
+    own = speedup("double", "sorted", BLOG_BAR, "atomicCAS loop")
+    own_bar = ("; " + cell(own, "the blog's own bar, `reduce_peers` from stored masks (search "
+                           "left out) adding with the loop, over the loop alone",
+                           "its own bar (masks given + CAS) {} the loop") if own is not None else "")
     lines = [
         f"| the blog says | on the {gpu.group(1) if gpu else 'GPU'} | "
         + ("× as fast as `atomicAdd`, unless named |" if brief else "the number |"),
@@ -822,7 +836,7 @@ def blog_table(brief=True):
         "included | "
         + cell(speedup("double", "sorted", "warp get_peers + CAS", "atomicCAS loop"),
                "`get_peers` aggregation with the `atomicCAS` loop, search included, over the "
-               "loop alone", "{} the `atomicCAS` loop") + " |",
+               "loop alone", "{} the `atomicCAS` loop") + own_bar + " |",
         "| *since then:* Pascal's native `atomicAdd(double)` is the baseline to beat | "
         + native_verdict + " | "
         + cell(speedup("double", "sorted", "warp get_peers"),
