@@ -330,6 +330,18 @@ def main():
                "the cooperative-groups section prints its benchmark rows")
         expect("scattered" in full.get("which-to-use", ""),
                "the advice on scattered keys quotes the scattered sweep")
+        # One ratio of one kind a cell (× as fast), and one search a row in the blog's table.
+        advice = [line.split("|")[3] for line in full.get("which-to-use", "").splitlines()
+                  if line.startswith("| ") and "your keys" not in line and "---" not in line]
+        expect("| use |" in full.get("which-to-use", "") and len(advice) == 6 and
+               all(cell.count("×") == 1 and "time" not in cell for cell in advice),
+               "which-to-use: every measured cell is one ratio, × as fast")
+        table = full.get("blog-table", "")
+        expect(("for no k measured" in table or re.search(
+                   r"pays from k = (\d+),.*\| search \+ k reductions < k `atomicAdd` passes: "
+                   r"[0-9.]+ \+ k × [0-9.]+ < k × [0-9.]+ ms ⇒ k ≥ \1 ", table)) and
+               table.count("〃 (the same)") == 2,
+               "the blog's table: the reuse inequality in its cell, each search its own row")
         expect(not any(re.search(r"ha(s|ve) changed since", text) for text in full.values()),
                "data whose sources are those of today: no block calls it older")
         expect("312,500 bins" in full.get("sweep-bins", ""),
