@@ -8,10 +8,11 @@
 Writes, into --out:
   fig_10_05_sum_tree.png      Fig 10.5: the sum tree over 8 values, 3 steps of 4, 2 and 1 adders
   fig_10_07.png               Fig 10.7 as data flow at N = 16 (8 threads), each written element
-                              with its thread and, for input[i] = i, its sum; below it, at
-                              N = 256 (4 warps), the 128-byte segments each warp's loads and
+                              with its thread and, for input[i] = i, its sum
+  fig_10_07_segments.png      at N = 256 (4 warps), the 128-byte segments each warp's loads and
                               stores touch at every step of Fig 10.6: the book's 141 requests
-  fig_10_08.png               the same for Fig 10.8 and the kernel of Fig 10.9: 36 requests
+  fig_10_08.png               Fig 10.8 and the kernel of Fig 10.9, the two in one picture: the
+                              data flow above, its segments below (36 requests)
   fig_10_10_shared_memory.png Fig 10.10 at N = 16 (8 threads): the load that adds two inputs into
                               input_s, the tree in shared memory, the input never written; each
                               written element with its thread and, for input[i] = i, its sum
@@ -429,33 +430,52 @@ def draw_segments(ax, title, steps):
     ax.axis("off")
 
 
+SEGMENTS_NOTE = ("The book's request: a 128-byte segment (32 floats) that one warp's "
+                 "load or store touches.\nEach step loads the owner's and the partner's element "
+                 "and stores the owner's. 'w0: 3' = warp 0\ntouches this segment with 3 of the "
+                 "step's requests (2 if only its owners' elements are there, 1 if only\nits "
+                 "partners').")
+
+
 def draw_figs_7_8(out):
     """One picture per kernel: its data flow at N = 16 (Fig 10.7 or 10.8) above its segments at
-    N = 256, so that each figure's section of the README shows its own kernel."""
+    N = 256, so that each figure's section of the README shows its own kernel. Fig 10.7's two
+    halves are two pictures (segments_name), as its README section explains them apart."""
     plt = setup()
     from matplotlib.patches import Patch
     n = 16
     # Fig 10.8's first step has eight long arrows (stride 8): its row sits lower, the picture taller.
-    for name, fig_no, kernel, owns, steps, gap in (
-            ("fig_10_07.png", "10.7", "10.6", "input[2t]", simple_steps, 1),
-            ("fig_10_08.png", "10.8", "10.9", "input[t]", convergent_steps, 2)):
+    for name, fig_no, kernel, owns, steps, gap, segments_name in (
+            ("fig_10_07.png", "10.7", "10.6", "input[2t]", simple_steps, 1,
+             "fig_10_07_segments.png"),
+            ("fig_10_08.png", "10.8", "10.9", "input[t]", convergent_steps, 2, None)):
+        flow_title = f"Fig {fig_no} (kernel of Fig {kernel}), N = {n}: thread t owns {owns}"
+        segments_title = f"Fig {kernel} at N = 256: the 128-byte segments each warp touches"
+        if segments_name:
+            fig = plt.figure(figsize=(8, 3.9))
+            draw_flow(fig.add_subplot(1, 1, 1), flow_title, list(steps(n)), n, first_gap=gap)
+            fig.legend(handles=[Patch(color=ADDS, label="written in this step: thread tK, its "
+                                      "sum")], loc="lower center", fontsize=8.5, frameon=False)
+            fig.tight_layout(rect=(0, 0.07, 1, 1))
+            save(fig, out, name)
+            fig = plt.figure(figsize=(8, 6.4))
+            draw_segments(fig.add_subplot(1, 1, 1), segments_title, list(steps(256)))
+            fig.legend(handles=[Patch(color=COLOURS[w], label=f"warp {w} touches this segment")
+                                for w in range(4)],
+                       loc="lower center", ncol=2, fontsize=8.5, frameon=False)
+            fig.text(0.5, 0.115, SEGMENTS_NOTE, ha="center", fontsize=8.5)
+            fig.tight_layout(rect=(0, 0.22, 1, 1))
+            save(fig, out, segments_name)
+            continue
         fig = plt.figure(figsize=(8, 9.4 + 1.0 * (gap - 1)))
         grid = fig.add_gridspec(2, 1, height_ratios=[5 + (gap - 1), 8])
-        draw_flow(fig.add_subplot(grid[0, 0]),
-                  f"Fig {fig_no} (kernel of Fig {kernel}), N = {n}: thread t owns {owns}",
-                  list(steps(n)), n, first_gap=gap)
-        draw_segments(fig.add_subplot(grid[1, 0]),
-                      f"Fig {kernel} at N = 256: the 128-byte segments each warp touches",
-                      list(steps(256)))
+        draw_flow(fig.add_subplot(grid[0, 0]), flow_title, list(steps(n)), n, first_gap=gap)
+        draw_segments(fig.add_subplot(grid[1, 0]), segments_title, list(steps(256)))
         fig.legend(handles=[Patch(color=ADDS, label="written in this step: thread tK, its sum")]
                    + [Patch(color=COLOURS[w], label=f"warp {w} touches this segment")
                       for w in range(4)],
                    loc="lower center", ncol=3, fontsize=8.5, frameon=False)
-        fig.text(0.5, 0.075, "The book's request: a 128-byte segment (32 floats) that one warp's "
-                 "load or store touches.\nEach step loads the owner's and the partner's element "
-                 "and stores the owner's. 'w0: 3' = warp 0\ntouches this segment with 3 of the "
-                 "step's requests (2 if only its owners' elements are there, 1 if only\nits "
-                 "partners').", ha="center", fontsize=8.5)
+        fig.text(0.5, 0.075, SEGMENTS_NOTE, ha="center", fontsize=8.5)
         fig.tight_layout(rect=(0, 0.15, 1, 1))
         save(fig, out, name)
 

@@ -129,11 +129,12 @@ fi
 if want ch10; then
   build
   # ch10: every run the README quotes, in its order (figures.txt: the book's worked numbers, the
-  # traces, the exercises), the programs beyond the book at 2^28 with 10_94's bits (beyond.txt),
+  # traces, the exercises; values.txt: the --values replays on 0 to 15 and 0 to 11 it quotes),
+  # the programs beyond the book at 2^28 with 10_94's bits (beyond.txt),
   # 10_15's loads in its SASS (sass_10_15.txt), then the benchmark (benchmark.csv, its
   # verification log in benchmark_log.txt) and its plot.
   data_dir ch10_reduction
-  rm -f "$DATA/figures.txt" "$DATA/beyond.txt" "$DATA/sass_10_15.txt"
+  rm -f "$DATA/figures.txt" "$DATA/values.txt" "$DATA/beyond.txt" "$DATA/sass_10_15.txt"
   for args in "10_01_sequential_reduction" \
     "10_06_simple_sum --n 256" "10_06_simple_sum --n 2048" "10_06_simple_sum --n 16 --trace" \
     "10_09_convergent_sum --n 256" "10_09_convergent_sum --n 2048" \
@@ -145,6 +146,12 @@ if want ch10; then
     "10_ex3_mirrored_sum --n 16 --trace" "10_ex3_mirrored_sum --n 2047" \
     "10_06_simple_sum --values 6,2,7,4,5,8,3,1" "10_09_convergent_sum --values 6,2,7,4,5,8,3,1"; do
     record figures.txt build/bin/$args
+  done
+  for args in "10_06_simple_sum --values $(seq -s, 0 15)" \
+    "10_09_convergent_sum --values $(seq -s, 0 15)" \
+    "10_11_shared_memory_sum --values $(seq -s, 0 15)" \
+    "10_11_shared_memory_sum --values $(seq -s, 0 11)"; do
+    record values.txt build/bin/$args
   done
   for args in "10_94_deterministic_sum" "10_94_deterministic_sum --n 268435456" \
     "10_92_vectorized_sum --n 268435456" "10_93_cub_sum --n 268435456"; do
