@@ -301,10 +301,8 @@ def number_01():
     if not slope:
         return missing("device_runtime_limits --chain-times", "chain_times.txt")
     n0, t0, n2, t2, per = slope
-    own = hello_one_block()
-    why = (f" 01's own {own[0]:.4f} ms over its {own[2]} launches would give "
-           f"{us(own[0], own[2])}: its time also holds the host's launch of the first grid, which "
-           f"the difference of two chains cancels." if own else "")
+    why = (" 01's own time also holds the host's launch of the first grid, which the difference "
+           "of two chains cancels.")
     return (f"**One number:** ({t2:.4f} ms − {t0:.4f} ms) / {n2 - n0} = {per:.1f} µs per "
             f"dependent device-side launch. `build/bin/device_runtime_limits --chain-times` times "
             f"chains of one-thread grids, each launching the next: {t0:.4f} ms for {n0} grids, "
@@ -345,16 +343,12 @@ def number_02():
         return missing("02_nested_reduce --pending-limit 16384", "pending_limit.txt")
     ms, count, launches = found
     chains = re.search(r"grid (\d+)", "\n".join(nested_16384()[1])).group(1)
-    text = (f"**One number:** {ms:.2f} ms / {launches} launches = {us(ms, launches)} per "
-            f"device-side launch, for 2<sup>20</sup> ints at the pending-launch limit 16384 (the "
-            f"middle of {count} runs in [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt))")
-    small = limit_times().get("4096")
-    if small:
-        text += (f"; with 4096 slots ([enough only by luck](#the-pending-launch-pool)), "
-                 f"{statistics.median(small):.2f} ms, "
-                 f"{us(statistics.median(small), launches)}")
-    return text + (f". The time is the launches, not the 4 MiB. It is a throughput over {chains} "
-                   f"chains run side by side, not one launch's latency (01's).\n")
+    return (f"**One number:** {ms:.2f} ms / {launches} launches = {us(ms, launches)} per "
+            f"device-side launch, for 2<sup>20</sup> ints at the pending-launch limit 16384: a "
+            f"throughput over {chains} chains run side by side, not one launch's latency (01's). "
+            f"{ms:.2f} ms is the middle of {count} runs, their median (each run's time is itself "
+            f"the median of its repetitions), in [`{SHOWN}pending_limit.txt`]"
+            f"({SHOWN}pending_limit.txt).\n")
 
 
 REFUSED = re.compile(r"asked the device runtime for (\d+) slots .* granted (\d+), fewer than")
@@ -601,16 +595,14 @@ def number_04():
         return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
     device, stream = ms["device"], ms["stream"]
     return (f"**One number:** {device:.4f} ms / {stream:.4f} ms = {device / stream:.1f}: 04's "
-            f"nine levels took {device / stream:.1f} times as long launched from the device as "
-            f"launched "
-            f"by the host into one stream (each the middle of {count} runs, alternating, in "
-            f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)). Why: the host enqueues "
-            f"every level ahead, so the launches' latencies overlap the work; on the device each "
-            f"level is launched by the one before, so each of the 8 device-side launches pays its "
-            f"latency one after another: ({device:.4f} − {stream:.4f}) ms / 8 = "
+            f"nine levels took {device / stream:.1f} times as long launched from the device as by "
+            f"the host into one stream (each the middle of {count} runs, alternating, in "
+            f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)). The host enqueues every "
+            f"level ahead, so the launches' latencies overlap the work; on the device each level "
+            f"is launched by the one before, so the 8 device-side launches pay their latencies one "
+            f"after another: ({device:.4f} − {stream:.4f}) ms / 8 = "
             f"{(device - stream) * 1000 / 8:.1f} µs more a launch, near a chain's latency (the "
-            f"table below). The tail launch itself "
-            f"costs nothing here: the printed launch, which waits for nothing, took as long "
+            f"table below). The tail launch's wait is not the cost "
             f"([RESULTS.md](RESULTS.md#04-the-tail-launch-against-its-printed-launch)).\n")
 
 
@@ -715,27 +707,21 @@ def about(x):
 
 
 def number_05():
-    """05's One number, from the --csv run (the figure's), with the printed run's two times beside
-    it where committed: the table shown above is that second run."""
-    def printed_too():
-        nested, neighbored = printed_table_ms("gpu nested"), printed_table_ms("gpu Neighbored")
-        if nested is None or neighbored is None:
-            return ""
-        return (f", in the `--csv` run the figure plots (the run printed above: {nested:g} ms / "
-                f"{neighbored:g} ms)")
-
+    """05's One number: the printed run's (comparison.txt, the table shown above it) where
+    committed, else the --csv run's (the figure's); the K40c's ratio is RESULTS.md's."""
     def make(rows, limit):
-        neighbored, nested = rows["gpu Neighbored"], rows["gpu nested"]
-        n_ms, r_ms = float(nested["ms"]), float(neighbored["ms"])
-        k_nested, k_neighbored = float(nested["k40_ms"]), float(neighbored["k40_ms"])
+        nested, neighbored = printed_table_ms("gpu nested"), printed_table_ms("gpu Neighbored")
+        which = (f"the run printed above, [`{SHOWN}comparison.txt`]({SHOWN}comparison.txt), each "
+                 f"row the median of its repetitions")
+        if nested is None or neighbored is None:
+            nested = float(rows["gpu nested"]["ms"])
+            neighbored = float(rows["gpu Neighbored"]["ms"])
+            which = "the `--csv` run the figure plots"
         # The older-run test (CMakeLists.txt) looks for the H100 run's "One number:** 29.20 ms / ".
-        return (f"**One number:** {n_ms:.2f} ms / {r_ms:.4f} ms: `gpu nested` took about "
-                f"{about(n_ms / r_ms)} times as long as `reduceNeighbored`, for the same sums"
-                + printed_too() +
-                f". On the K40c, {k_nested:g} ms / {k_neighbored:g} ms = "
-                f"{k_nested / k_neighbored:.0f}, its "
-                f"nested kernel waiting after every launch under CDP1 ([the K40c "
-                f"column](RESULTS.md#the-k40c-column)).\n")
+        return (f"**One number:** {nested:.2f} ms / {neighbored:.4f} ms: `gpu nested` took about "
+                f"{about(nested / neighbored)} times as long as `reduceNeighbored`, for the same "
+                f"sums ({which}; the K40c's ratio is in "
+                f"[RESULTS.md](RESULTS.md#the-k40c-column)).\n")
     return from_05(make)
 
 
@@ -1233,21 +1219,58 @@ def prints_07():
                                                                  "continuation.txt")
 
 
-def number_07():
+def continuation_medians():
+    """07's default runs (not racing, not --per-block, exit 0): ({form: the middle of the runs'
+    times}, how many runs), or None."""
     path = data("continuation.txt")
     every = [results(l) for c, l, s in runs(path) if not racing(c) and "--per-block" not in c
              and s == 0] if path else []
     if not every:
+        return None
+    forms = ("tail launch", "device streams", "host-driven", "cub segmented reduce")
+    return {f: statistics.median(t[f"07_continuation {f}"] for t in every) for f in forms}, len(
+        every)
+
+
+def number_07():
+    found = continuation_medians()
+    if not found:
         return missing("07_continuation", "continuation.txt")
-    tail = statistics.median(t["07_continuation tail launch"] for t in every)
-    streams = statistics.median(t["07_continuation device streams"] for t in every)
-    host = statistics.median(t["07_continuation host-driven"] for t in every)
+    (ms, count), streams = found, found[0]["device streams"]
+    host = ms["host-driven"]
     return (f"**One number:** {streams:.4f} ms / {host:.4f} ms = {streams / host:.2f}: the same "
-            f"per-block kernel and continuation took {streams / host:.2f} times as long launched by "
-            f"one device thread (3 launches) as launched by the host (the middle of {len(every)} "
-            f"runs each in [`{SHOWN}continuation.txt`]({SHOWN}continuation.txt); the run above is "
-            f"the first). The tail form, a grid per segment, made 1025 launches and took "
-            f"{tail:.4f} ms, {tail / host:.2f} times the host's; CUB's row is another algorithm.\n")
+            f"per-block kernel and continuation took {streams / host:.2f} times as long launched "
+            f"by one device thread (in a grid the host launches) as by the host: 3 device-side "
+            f"launches joined by an event (the per-block kernel in two halves, then the "
+            f"continuation) against the host's 2 (the middle of {count} runs "
+            f"each in [`{SHOWN}continuation.txt`]({SHOWN}continuation.txt); the run above is the "
+            f"first; the other forms: [RESULTS.md](RESULTS.md#07-the-forms-side-by-side)).\n")
+
+
+def continuation_forms():
+    """07's four forms side by side, for RESULTS.md: the middle of the default runs."""
+    found = continuation_medians()
+    if not found:
+        return missing("07_continuation", "continuation.txt")
+    ms, count = found
+    host = ms["host-driven"]
+    run = run_of("continuation.txt", "07_continuation")
+    said = re.search(r"(\d+) in the tail form .* (\d+) in the device-streams form",
+                     "\n".join(run[1])) if run else None
+    tail, streams = said.groups() if said else ("?", "?")
+    rows = [("tail launch: a child grid per non-empty segment, then the continuation",
+             f"{tail} device-side launches"),
+            ("device streams: one device thread, the per-block kernel in two halves, an event, "
+             "the continuation", f"{streams} device-side launches"),
+            ("host-driven: the per-block kernel, then the continuation",
+             "2 launches from the host"),
+            ("cub segmented reduce: another algorithm, then the continuation", "from the host")]
+    names = ("tail launch", "device streams", "host-driven", "cub segmented reduce")
+    table = ["| form | launches | ms | ÷ host-driven |", "|---|---|---|---|"]
+    for name, (form, launches) in zip(names, rows):
+        table.append(f"| {form} | {launches} | {ms[name]:.4f} | {ms[name] / host:.2f} |")
+    return ("\n".join(table) + f"\n\nEach time is the middle of {count} runs in "
+            f"[`{SHOWN}continuation.txt`]({SHOWN}continuation.txt).\n")
 
 
 PORTS = {"--default-stream": "the continuation in the default stream",
@@ -1921,6 +1944,7 @@ RESULTS_BLOCKS = {name: (lambda make=make: both(make)) for name, make in {
     "chain-times-runs": chain_times_results,
     "relocatable-overhead-runs": relocatable_results,
     "mandelbrot-verdict": mandelbrot_verdict,
+    "continuation-forms": continuation_forms,
 }.items()}
 # This run's alone: what the README's 06 says in a sentence, in full.
 RESULTS_BLOCKS.update({"mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": mandelbrot_depth,

@@ -557,7 +557,8 @@ if want ncu; then
   # reasons behind the latency argument, into the chapter's data folder (ncu_sorted_double.csv).
   # With --reps 1 each variant's kernel runs 4 times (checked, 2 warm-ups, timed), all profiled:
   # atomicAdd, atomicCAS loop, warp get_peers, warp get_peers + CAS, warp match_any, the two
-  # searches alone (warp_kernel again), masks given, segmented scan 4 and 8 a lane, CUB.
+  # searches alone (warp_kernel again), masks given (atomicAdd, then the CAS loop: the blog's
+  # own bar), segmented scan 4 and 8 a lane, CUB.
   data_dir warp_aggregation
   W=gpu__time_duration.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed
   W=$W,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum

@@ -29,8 +29,9 @@
 //   warp match_any             __match_any_sync finds the peers, then as above
 //   peer search only           each search alone, the warp kernel stopped after it (masks
 //                              written out): the part the blog left out
-//   reduce_peers, masks given  the reduction and atomics alone, from masks found beforehand: what
-//                              the blog's figure timed
+//   reduce_peers, masks given  the reduction and atomics alone, from masks found beforehand: the
+//                              search left out, as the blog's figure timed it
+//   masks given + CAS          the same, adding with the atomicCAS loop: the blog's own bar
 //   cg labeled_partition       the same aggregation in cooperative groups, CUDA's own spelling:
 //                              labeled_partition(warp, key) makes the peer groups, cg::reduce sums
 //                              each, its thread 0 adds the sum
@@ -207,14 +208,14 @@ __global__ void warp_kernel(const int* keys, const T* values, T* bins, unsigned 
     aggregate<T, A>(peers, key, v, bins, active);
 }
 
-// The reduction alone, from masks found beforehand.
-template <class T>
+// The reduction alone, from masks found beforehand; with Atomic::kCas, the blog's Figure 1 bar.
+template <Atomic A, class T>
 __global__ void masks_given_kernel(const int* keys, const T* values, const unsigned int* masks,
                                    T* bins, unsigned int n) {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned int active = __ballot_sync(warp_agg::kFullMask, i < n);
     if (i >= n) return;
-    aggregate<T, Atomic::kNative>(masks[i], keys[i], values[i], bins, active);
+    aggregate<T, A>(masks[i], keys[i], values[i], bins, active);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -416,11 +417,12 @@ cudaError_t run_labeled_partition(const Problem<T>& p) {
     return cudaGetLastError();
 }
 
-template <class T>
+template <class T, Atomic A>
 cudaError_t run_masks_given(const Problem<T>& p) {
     const cudaError_t err = clear_bins(p);
     if (err != cudaSuccess) return err;
-    masks_given_kernel<<<blocks_for(p.n, kBlock), kBlock>>>(p.keys, p.values, p.masks, p.bins, p.n);
+    masks_given_kernel<A>
+        <<<blocks_for(p.n, kBlock), kBlock>>>(p.keys, p.values, p.masks, p.bins, p.n);
     return cudaGetLastError();
 }
 
@@ -588,7 +590,8 @@ std::vector<Variant<T>> variants() {
         {"cg labeled_partition", run_labeled_partition<T>, true, kBinsTraffic<T>},
         {"get_peers search only", run_search<T, Search::kGetPeers>, false, search},
         {"match_any search only", run_search<T, Search::kMatchAny>, false, search},
-        {"reduce_peers masks given", run_masks_given<T>, true, masks_given},
+        {"reduce_peers masks given", run_masks_given<T, Atomic::kNative>, true, masks_given},
+        {"reduce_peers masks given + CAS", run_masks_given<T, Atomic::kCas>, true, masks_given},
         {"warp segmented scan 4/lane", run_segmented_scan<T, 4>, true, kBinsTraffic<T>},
         {"warp segmented scan 8/lane", run_segmented_scan<T, 8>, true, kBinsTraffic<T>},
     };
@@ -630,6 +633,11 @@ struct Method {
     Traffic traffic;
 };
 
+// The variants that reduce from masks found beforehand (the peer search's, stored).
+bool reads_stored_masks(const std::string& variant) {
+    return variant.rfind("reduce_peers masks given", 0) == 0;
+}
+
 template <class T>
 std::vector<Method> methods(const OrderKeys& k, Precision<T>& prec, const Problem<T>& p) {
     auto poison_bins = [p] {  // NaN unless written
@@ -642,7 +650,7 @@ std::vector<Method> methods(const OrderKeys& k, Precision<T>& prec, const Proble
             poison_bins();
             CUDA_CHECK(cudaMemset(p.masks, 0, p.n * sizeof(unsigned int)));
         };
-        if (v.name == "reduce_peers masks given")  // the masks found beforehand, in place
+        if (reads_stored_masks(v.name))  // the masks found beforehand, in place
             poison = [poison_bins, p, &k] {
                 poison_bins();
                 CUDA_CHECK(cudaMemcpy(p.masks, k.masks.data(), p.n * sizeof(unsigned int),
@@ -712,7 +720,7 @@ bool run_order(const OrderKeys& k, const std::vector<double>& want, Precision<T>
             ok = false;
             continue;
         }
-        // The masks-given method's masks stay in place for every timed run.
+        // The masks-given methods' masks stay in place for every timed run.
         rows->push_back({prec.name, k.name, m.name, k.num_keys, k.d.mean,
                          m.traffic.bytes(p.n, k.num_keys), timer.measure(m.launch, [] {})});
     }
@@ -778,11 +786,11 @@ void print_repeats(const std::vector<RepeatRow>& rows, unsigned int n, bool csv)
                         r.distinct == 1 ? "yes" : "no");
         return;
     }
-    std::printf("\n%-6s %-17s %-28s %8s %8s %5s %8s %9s  %s\n", "type", "order", "variant", "bins",
+    std::printf("\n%-6s %-17s %-30s %8s %8s %5s %8s %9s  %s\n", "type", "order", "variant", "bins",
                 "most/bin", "runs", "results", "bins that", "identical bits");
-    std::printf("%-6s %-17s %-28s %8s %8s %5s %8s %9s\n", "", "", "", "", "", "", "", "differ");
+    std::printf("%-6s %-17s %-30s %8s %8s %5s %8s %9s\n", "", "", "", "", "", "", "", "differ");
     for (const RepeatRow& r : rows)
-        std::printf("%-6s %-17s %-28s %8u %8u %5d %8d %9zu  %s\n", r.precision.c_str(),
+        std::printf("%-6s %-17s %-30s %8u %8u %5d %8d %9zu  %s\n", r.precision.c_str(),
                     r.order.c_str(), r.variant.c_str(), r.bins, r.most_per_bin, r.runs, r.distinct,
                     r.bins_that_differ, r.distinct == 1 ? "yes" : "no");
 }
@@ -828,7 +836,7 @@ void print_results(const std::vector<Row>& rows, const std::vector<std::string>&
                      "bytes the variant must move over the median\n(see variants()); above 1: "
                      "faster than atomicAdd, the atomicCAS loop, CUB ReduceByKey (sorted keys "
                      "only)\n");
-        std::fprintf(text, "%-6s %-17s %-28s %10s %21s %8s %7s %8s %7s %6s\n", "type", "order",
+        std::fprintf(text, "%-6s %-17s %-30s %10s %21s %8s %7s %8s %7s %6s\n", "type", "order",
                      "variant", "ms", "ms min .. max", "GB/s", "%peak", "xatomic", "xCAS", "xCUB");
     }
     for (const Row& r : rows) {
@@ -844,7 +852,7 @@ void print_results(const std::vector<Row>& rows, const std::vector<std::string>&
                         fmt(vs_cas, "%.6f", "").c_str(), fmt(vs_cub, "%.6f", "").c_str(), r.t.min,
                         r.t.max, r.bins, r.bytes, r.keys_per_warp);
         } else {
-            std::printf("%-6s %-17s %-28s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s\n",
+            std::printf("%-6s %-17s %-30s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s\n",
                         r.precision.c_str(), r.order.c_str(), r.variant.c_str(), r.t.median,
                         r.t.min, r.t.max, gbps, pct_peak, fmt(vs_atomic, "%.2f", "-").c_str(),
                         fmt(vs_cas, "%.2f", "-").c_str(), fmt(vs_cub, "%.2f", "-").c_str());

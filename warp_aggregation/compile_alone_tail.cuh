@@ -19,7 +19,8 @@ template cudaError_t group_sums<double>(const int*, const double*, double*, unsi
     template cudaError_t run_search<T, Search::kGetPeers>(const Problem<T>&);                \
     template cudaError_t run_search<T, Search::kMatchAny>(const Problem<T>&);                \
     template cudaError_t run_labeled_partition<T>(const Problem<T>&);                        \
-    template cudaError_t run_masks_given<T>(const Problem<T>&);                              \
+    template cudaError_t run_masks_given<T, Atomic::kNative>(const Problem<T>&);             \
+    template cudaError_t run_masks_given<T, Atomic::kCas>(const Problem<T>&);                \
     template cudaError_t run_segmented_scan<T, 4>(const Problem<T>&);                        \
     template cudaError_t run_segmented_scan<T, 8>(const Problem<T>&);
 WARP_LAUNCHERS(float)

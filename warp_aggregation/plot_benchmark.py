@@ -151,7 +151,9 @@ def kernel_variant(name, seen):
     """The benchmark's variant of a profiled kernel. warp_kernel runs twice per search: first
     aggregating, then (given masks) searching alone. ncu names an enum template argument by its
     value (per_value_kernel<1, double>: Atomic::kCas; warp_kernel<1, 0, double>: Search::kMatchAny,
-    Atomic::kNative), or as '(Atomic)1' or 'Atomic::kCas' in other demanglers' spelling."""
+    Atomic::kNative), or as '(Atomic)1' or 'Atomic::kCas' in other demanglers' spelling. An export
+    made before masks_given_kernel took its Atomic (masks_given_kernel<double>) names the native
+    one."""
     args = template_args(name)
 
     def is_one(i, enum, one):
@@ -167,7 +169,7 @@ def kernel_variant(name, seen):
             return "warp get_peers + CAS"
         return f"{search} search only" if seen.get(name, 0) else f"warp {search}"
     if name.startswith("void masks_given_kernel<"):
-        return "reduce_peers masks given"
+        return "reduce_peers masks given" + (" + CAS" if is_one(0, "Atomic", "kCas") else "")
     found = re.match(r"void segmented_scan_kernel<(\d+),", name)
     if found:
         return f"warp segmented scan {found.group(1)}/lane"
@@ -284,11 +286,17 @@ def plot(rows, variants, png, title):
 
 
 # The blog's Figure 1, rebuilt: its baseline (the atomicCAS loop, Kepler's and Maxwell's only
-# double add), its alternative (hashing), its warp reduction with the search (get_peers + CAS) and
-# without it (masks given, as its figure timed it), and today's two: aggregation with
-# __match_any_sync (the README's headline) and native atomicAdd.
-BLOG_VARIANTS = ["atomicCAS loop", "shared-memory hashing", "warp get_peers + CAS",
-                 "reduce_peers masks given", "warp match_any", "atomicAdd"]
+# double add), its alternative (hashing), its own bar (its warp reduction from stored masks, adding
+# with the loop: masks given + CAS), the same with the search included (get_peers + CAS) and with
+# native atomics (masks given), and today's two: aggregation with __match_any_sync (the README's
+# headline) and native atomicAdd. A run without a variant's rows (masks given + CAS before 03 timed
+# it) leaves its bar out.
+BLOG_VARIANTS = ["atomicCAS loop", "shared-memory hashing", "reduce_peers masks given + CAS",
+                 "warp get_peers + CAS", "reduce_peers masks given", "warp match_any", "atomicAdd"]
+# The words under a bar's name: what sets it apart from the blog's bar.
+BLOG_LABELS = {"atomicAdd": " (today)", "warp match_any": " (today)",
+               "reduce_peers masks given + CAS": "\n(the blog's own bar)",
+               "reduce_peers masks given": "\n+ native atomicAdd"}
 BLOG_ORDERS = ["sorted", "partially sorted"]
 
 
@@ -296,6 +304,20 @@ def speedup_png(png):
     """benchmark.png -> benchmark_speedup.png, beside it."""
     root, ext = os.path.splitext(png)
     return f"{root}_speedup{ext or '.png'}"
+
+
+def speedup_bars(rows):
+    """The bars of the blog's comparison: (the variants shown, in BLOG_VARIANTS' order, and
+    [(variant, order, speed-up over the atomicCAS loop)]), double, for every variant and order the
+    run has with its loop's row; a variant without any such row is not shown."""
+    bars = []
+    for variant in BLOG_VARIANTS:
+        for order in BLOG_ORDERS:
+            cas, r = (rows.get(("double", order, v)) for v in ("atomicCAS loop", variant))
+            if cas and r:
+                bars.append((variant, order, float(cas["ms"]) / float(r["ms"])))
+    shown = [v for v in BLOG_VARIANTS if any(b[0] == v for b in bars)]
+    return shown, bars
 
 
 def plot_speedup(rows, png, title):
@@ -309,34 +331,25 @@ def plot_speedup(rows, png, title):
         print("matplotlib is not installed: plot skipped (pip install matplotlib)")
         return
     shades = {"sorted": "#1b5e20", "partially sorted": "#1565c0"}
-    fig, ax = plt.subplots(figsize=(9.5, 4.3))
-    top = 0.0
-    for j, order in enumerate(BLOG_ORDERS):
-        cas = rows.get(("double", order, "atomicCAS loop"))
-        if not cas:
-            continue
-        for i, variant in enumerate(BLOG_VARIANTS):
-            r = rows.get(("double", order, variant))
-            if not r:
-                continue
-            x = float(cas["ms"]) / float(r["ms"])
-            top = max(top, x)
-            y = i + (j - 0.5) * 0.38
-            ax.barh(y, x, height=0.36, color=shades[order],
-                    label=order if i == 0 else None)
-            ax.text(x, y, f" {x:.2f}×", va="center", fontsize=8)
+    shown, bars = speedup_bars(rows)
+    fig, ax = plt.subplots(figsize=(9.5, 1.0 + 0.55 * max(len(shown), 1)))
+    top, labelled = 0.0, set()
+    for variant, order, x in bars:
+        top = max(top, x)
+        y = shown.index(variant) + (BLOG_ORDERS.index(order) - 0.5) * 0.38
+        ax.barh(y, x, height=0.36, color=shades[order],
+                label=None if order in labelled else order)
+        labelled.add(order)
+        ax.text(x, y, f" {x:.2f}×", va="center", fontsize=8)
     ax.axvline(1.0, color="#555555", lw=0.8)
     ax.set_xlim(0, top * 1.35 if top else 1)  # room for the legend
-    ax.set_yticks(range(len(BLOG_VARIANTS)))
-    # "masks given" adds with native atomicAdd(double), the blog's warp reduction with the CAS loop
-    ax.set_yticklabels([v + {"atomicAdd": " (today)", "reduce_peers masks given":
-                             "\n+ native atomicAdd", "warp match_any":
-                             " (today)"}.get(v, "") for v in BLOG_VARIANTS])
+    ax.set_yticks(range(len(shown)))
+    ax.set_yticklabels([v + BLOG_LABELS.get(v, "") for v in shown])
     ax.invert_yaxis()
     ax.set_xlabel("speed-up over the atomicCAS loop, double (median over median; right is faster)")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(title="key order", fontsize=9, loc="center right", frameon=False)
-    count = {5: "Five", 6: "Six", 7: "Seven"}.get(len(BLOG_VARIANTS), str(len(BLOG_VARIANTS)))
+    count = {5: "Five", 6: "Six", 7: "Seven"}.get(len(shown), str(len(shown)))
     ax.set_title(f"{count} kernels' speed-up over the atomicCAS loop, double (the "
                  f"blog's Figure 1 rebuilt)\n{title}", fontsize=9)
     fig.tight_layout()

@@ -276,11 +276,14 @@ def prints_02():
 
 # 03's rows on sorted keys in double, in the program's text format, from the run the numbers quote
 # (benchmark.csv): the blog's Figure 1 under 03's command, the scan's and the cg spelling's later.
+# The blog's own bar, masks given + CAS, is a row only in runs since 03 timed it (BLOG_BAR).
+BLOG_BAR = "reduce_peers masks given + CAS"
 FIGURE_ROWS = ["atomicAdd", "atomicCAS loop", "shared-memory hashing", "warp get_peers",
-               "warp get_peers + CAS", "warp match_any", "reduce_peers masks given"]
+               "warp get_peers + CAS", "warp match_any", "reduce_peers masks given", BLOG_BAR]
+OPTIONAL_ROWS = {BLOG_BAR}
 SCAN_ROWS = ["atomicAdd", "warp match_any", "warp segmented scan 4/lane", "CUB ReduceByKey"]
 CG_ROWS = ["warp match_any", "cg labeled_partition"]
-TEXT_HEADER = ("type   order             variant                              ms         ms min .. "
+TEXT_HEADER = ("type   order             variant                                ms         ms min .. "
                "max     GB/s   %peak  xatomic    xCAS   xCUB")
 
 
@@ -288,7 +291,7 @@ def text_row(row):
     """A benchmark.csv row as 03 prints it without --csv (print_results' format)."""
     def fmt(x):
         return f"{float(x):.2f}" if x else "-"
-    return ("%-6s %-17s %-28s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s"
+    return ("%-6s %-17s %-30s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s"
             % (row["precision"], row["order"], row["variant"], float(row["ms"]),
                float(row["ms_min"]), float(row["ms_max"]), float(row["gb_per_s"]),
                float(row["pct_of_peak"]), fmt(row["vs_atomicadd"]), fmt(row["vs_cas"]),
@@ -299,10 +302,12 @@ def text_rows(variants, what, order="sorted", order_line=True):
     """03's rows for these variants on this order of keys in double, as `--order <order>
     --precision double` prints them, from the run the numbers quote (benchmark.csv, in the
     program's text format; scan.txt, the sorted command's own run, is RESULTS.md's), with the same
-    run's line on the keys; a "no measurement" note where a row is missing."""
+    run's line on the keys; a "no measurement" note where a row is missing (a row of
+    OPTIONAL_ROWS, which older runs lack, is left out instead)."""
     rows = {(r["precision"], r["order"], r["variant"]): r for r in load("benchmark.csv") or []}
-    if not all(("double", order, v) in rows for v in variants):
+    if not all(("double", order, v) in rows for v in variants if v not in OPTIONAL_ROWS):
         return missing(what, "benchmark.csv")
+    variants = [v for v in variants if ("double", order, v) in rows]
     log = open(path("benchmark_log.txt")).read().splitlines() if have("benchmark_log.txt") else []
     keys = [line for line in log if line.startswith(order + ": ")] if order_line else []
     out = ["```", f"$ build/bin/03_reduction_by_key_benchmark --order {order} --precision double",
@@ -323,9 +328,13 @@ def prints_03():
              if r["precision"] == "double" and r["order"] == "sorted"}
     given, plain = moved.get("reduce_peers masks given"), moved.get("atomicAdd")
     # GB/s counts each variant's own bytes: a stored mask per value makes "masks given" read more.
+    both = BLOG_BAR in moved  # the two masks-given rows, each reading the masks
     bytes_note = (f" GB/s counts the bytes a variant must move: {plain:.0f} MB for most rows, "
-                  f"{given:.0f} MB for masks given, which also reads a stored mask per value. So "
-                  "compare speed by ms, not GB/s." if given and plain and given != plain else "")
+                  f"{given:.0f} MB for "
+                  + ("the two masks-given rows, which also read" if both else
+                     "masks given, which also reads")
+                  + " a stored mask per value. So compare speed by ms, not GB/s."
+                  if given and plain and given != plain else "")
     return text + "\n" + sentence(
         f"*Rows of the full run, {link('benchmark.csv')} (`--csv`; its other lines: "
         f"{link('benchmark_log.txt')}), in the program's text format. ms: the median of 20 runs, "
@@ -428,7 +437,9 @@ def number_02():
         f"as with all keys equal ({equal:.4f} ms) ({link('reduce_peers.csv')}; "
         "[all four patterns](RESULTS.md#02s-timing)). Distinct keys cost 32 search rounds and no "
         "tree round; equal keys one search round and 5 tree rounds. So this mostly measures the "
-        "search; the tree alone is not timed.\n")
+        "search. The tree without a search is timed in 03, from stored masks (its `reduce_peers "
+        "masks given` row); 02 minus 01 is not the tree alone, since 02 also moves the values and "
+        "the sums.\n")
 
 
 def number_03():
@@ -559,7 +570,7 @@ FAMILIES = [("plain atomics (atomicAdd, CAS loop, hashing)",
              ["atomicAdd", "atomicCAS loop", "shared-memory hashing"]),
             ("warp aggregation (every search, cg, masks given)",
              ["warp get_peers", "warp get_peers + CAS", "warp match_any", "cg labeled_partition",
-              "reduce_peers masks given"]),
+              "reduce_peers masks given", BLOG_BAR]),
             ("warp segmented scan (4 and 8 a lane)",
              ["warp segmented scan 4/lane", "warp segmented scan 8/lane"]),
             ("CUB ReduceByKey", ["CUB ReduceByKey"]),
@@ -725,6 +736,15 @@ def use(k):
     return f"the {ORDINALS.get(k, f'{k}th')} use" if k else "no use"
 
 
+SAME = "〃 (the same)"
+
+
+def two_rows(says, rows):
+    """A claim of the blog and its verdicts, one row each; the second row's claim is SAME."""
+    return [f"| {says if n == 0 else SAME} | {verdict} | {cell} |"
+            for n, (verdict, cell) in enumerate(rows)]
+
+
 def blog_table(brief=True):
     """The blog's conclusions beside the measurements: the README's (brief) with one short ratio a
     cell, RESULTS.md's with what each ratio compares spelt out."""
@@ -747,6 +767,7 @@ def blog_table(brief=True):
     match = bench("double", "sorted", "warp match_any")
     if None in (given, whole, match):
         search_verdict = search_cell = "–"
+        search_rows = [("–", "–")]
     else:
         # What the search adds to a whole kernel: its time over the reduction from stored masks.
         # At least that much, since the masks-given kernel also reads a mask per value.
@@ -763,18 +784,32 @@ def blog_table(brief=True):
 
         search_verdict = (f"{end(whole)} end with the blog's loop, {end(match)} with "
                           "`__match_any_sync`")
+        # The README's: one search a row (the row below, SAME, takes `__match_any_sync`).
+        search_rows = [(f"{end(whole)} end with the blog's `get_peers`",
+                        f"{plus(whole)} over the reduction from stored masks"),
+                       (f"{end(match)} end with `__match_any_sync`", plus(match))]
         search_cell = (
-            f"`get_peers` {plus(whole)}, `match_any` {plus(match)} over the reduction from "
-            "stored masks" if brief else
+            "" if brief else
             f"what the search adds to the whole kernel, at least, over the reduction from stored "
             f"masks ({given:.4f} ms): `get_peers` ({whole:.4f} ms) "
             f"{adds(whole, ' of the reduction')}; `match_any` ({match:.4f}) {adds(match, '')} "
             "(differences of the unrounded medians)")
     found = reuse()
+    reuse_rows = [("–", "–")]
     if found is None:
         reuse_verdict = reuse_cell = "–"
     else:
         f = found
+        # The README's: the verdict, then the inequality behind it, one search a row.
+        link_reuse = "[reusing the masks](RESULTS.md#reusing-the-masks)"
+        reuse_rows = [(
+            f"with `get_peers`, pays from k = {f['k_separate']}, where k passes over the same "
+            "keys reuse one stored search"
+            + (", barely" if f["close"] else "") if f["k_separate"] else
+            "with `get_peers`, for no k measured",
+            f"search + k reductions < k `atomicAdd` passes: {f['search']:.4f} + k × "
+            f"{f['given']:.4f} < k × {f['atomic']:.4f} ms ⇒ k ≥ {f['k_separate']} ({link_reuse})"
+            if f["k_separate"] else link_reuse)]
         # One framing with RESULTS.md's reuse-masks-full block: k passes, measured pass by pass
         # with a separate search pass; by a model with an aggregating pass that stores its masks.
         reuse_verdict = (f"with `get_peers`, from k = {f['k_separate']} passes that reuse one "
@@ -790,6 +825,9 @@ def blog_table(brief=True):
             # With __match_any_sync the search is nearly free: what storing can save of a pass.
             reuse_verdict += (f"; with `__match_any_sync`, at most about "
                               f"{100 * (1 - f['given'] / match):.0f}% of a pass to gain")
+            reuse_rows.append(("with `__match_any_sync`, little to gain",
+                               f"at most about {100 * (1 - f['given'] / match):.0f}% of a pass"
+                               if match > f["given"] else "nothing"))
         # The times and the model: linked, not repeated (RESULTS.md has the section).
         reuse_cell = ("[reusing the masks](RESULTS.md#reusing-the-masks)" if brief else
                       "the passes' times and the model: [reusing the masks](#reusing-the-masks)")
@@ -813,6 +851,11 @@ def blog_table(brief=True):
         True: "not on sorted keys: both searches beat plain `atomicAdd` there",
         None: "true of the blog's loop, not of `__match_any_sync`",
         False: "true of the blog's loop, not of `__match_any_sync`"}[loop_float]
+    # The blog's own bar, where the run has it: the reduction from stored masks with the loop.
+    own = speedup("double", "sorted", BLOG_BAR, "atomicCAS loop")
+    own_bar = ("; " + cell(own, "the blog's own bar, `reduce_peers` from stored masks (search "
+                           "left out) adding with the loop, over the loop alone",
+                           "its own bar (masks given + CAS) {} the loop") if own is not None else "")
     lines = [
         f"| the blog says | on the {gpu.group(1) if gpu else 'GPU'} | "
         + ("× as fast as `atomicAdd`, unless named |" if brief else "the number |"),
@@ -822,7 +865,7 @@ def blog_table(brief=True):
         "included | "
         + cell(speedup("double", "sorted", "warp get_peers + CAS", "atomicCAS loop"),
                "`get_peers` aggregation with the `atomicCAS` loop, search included, over the "
-               "loop alone", "{} the `atomicCAS` loop") + " |",
+               "loop alone", "{} the `atomicCAS` loop") + own_bar + " |",
         "| *since then:* Pascal's native `atomicAdd(double)` is the baseline to beat | "
         + native_verdict + " | "
         + cell(speedup("double", "sorted", "warp get_peers"),
@@ -837,11 +880,12 @@ def blog_table(brief=True):
         "| not for you if the keys are random | still true | "
         + cell(speedup("double", "random", "warp match_any"),
                "`match_any` aggregation over `atomicAdd`, random keys") + " |",
-        "| the time to find the peers \"varies from an insignificant few percent (…) to about the "
-        "same order of magnitude as a reduction step\" | " + search_verdict + " | "
-        + search_cell + " |",
-        "| with the masks reused \"at least once\", a net gain even so | " + reuse_verdict
-        + " | " + reuse_cell + " |",
+    ] + two_rows(
+        "the time to find the peers \"varies from an insignificant few percent (…) to about the "
+        "same order of magnitude as a reduction step\"",
+        search_rows if brief else [(search_verdict, search_cell)]) + two_rows(
+        "with the masks reused \"at least once\", a net gain even so",
+        reuse_rows if brief else [(reuse_verdict, reuse_cell)]) + [
         "| shared-memory binning (\"hashing ... per block\") is the alternative | it loses to "
         "native atomics | "
         + cell(speedup("double", "sorted", "shared-memory hashing"),
@@ -966,8 +1010,8 @@ def which_to_use():
             if rows and "warp match_any" in rows:
                 cross = plot_sweep.slower_from(rows, "warp match_any")
                 cg_cross = plot_sweep.slower_from(rows, "cg labeled_partition")
-                scattered = (f"`match_any` aggregation slower than `atomicAdd` from *d* = {cross} "
-                             "on" if cross else
+                scattered = (f"`match_any` aggregation < 1× `atomicAdd` from *d* = {cross} on"
+                             if cross else
                              "`match_any` aggregation faster than `atomicAdd` at every *d*")
                 cg_note = ("`labeled_partition` + `cg::reduce` says the same in two calls"
                            + (f" and, on scattered keys, is slower than `atomicAdd` from *d* = "
@@ -987,14 +1031,15 @@ def which_to_use():
     repeat = [r for r in load("determinism.csv") or []
               if r["variant"] == "CUB sort + ReduceByKey" and r["order"] == "random"]
     same = {r["identical"] for r in repeat}
-    sort_cell = (f"{sort:.2f}× the time of `atomicAdd`" if sort else "time " + NOT_YET)
-    sort_cell += ("; identical bits every run" if same == {"yes"} else
-                  "; identical bits: " + (", ".join(f"{r['identical']} ({r['precision']})"
-                                                    for r in repeat) if repeat else NOT_YET))
+    # One ratio of one kind, × as fast; the bits go to the note.
+    sort_cell = f"sort + `ReduceByKey` {1 / sort:.2f}× `atomicAdd`" if sort else NOT_YET
+    bits_note = ("Identical bits in every run of `--determinism 20` here" if same == {"yes"} else
+                 "Identical bits: " + (", ".join(f"{r['identical']} ({r['precision']})"
+                                                 for r in repeat) if repeat else NOT_YET))
     block = ratio(filter_ms("plain atomicAdd/50%"), filter_ms("block-aggregated/50%"))
     select = ratio(filter_ms("plain atomicAdd/50%"), filter_ms("CUB DeviceSelect::If/50%"))
-    counter_cell = ("per block " + (f"{block:.2f}×" if block else NOT_YET) + ", `DeviceSelect::If` "
-                    + (f"{select:.2f}×" if select else NOT_YET) + " the plain kernel")
+    counter_cell = ("`DeviceSelect::If` " + (f"{select:.2f}×" if select else NOT_YET)
+                    + " the plain kernel")
     rows = [
         ("sorted", "`ReduceByKey`, or `match_peers` + `reduce_peers` ¹", sorted_cell),
         ("nearly sorted", "the scan or `match_peers` + `reduce_peers`: measure both ¹",
@@ -1003,9 +1048,10 @@ def which_to_use():
          scattered or NOT_YET),
         ("random, one pass", "plain `atomicAdd`", random_cell),
         ("random, the same bits every run", "sort + `ReduceByKey` ³", sort_cell),
-        ("one counter (filtering)", "per-block aggregation, or `DeviceSelect::If`", counter_cell),
+        ("one counter (filtering)", "`DeviceSelect::If`, or per-block aggregation ⁴",
+         counter_cell),
     ]
-    lines = ["| your keys | reach for | measured, × as fast (double; 04: 2^24 ints, half kept) |",
+    lines = ["| your keys | use | measured, × as fast (double; 04: 2^24 ints, half kept) |",
              "| --- | --- | --- |"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     notes = [
@@ -1016,8 +1062,11 @@ def which_to_use():
         "`ReduceByKey` writes packed (key, sum) pairs: with "
         "sparse keys a scatter step must put them into their bins.",
         "² " + cg_note,
-        "³ CUB's promise of determinism fails on long runs of equal keys "
-        "([determinism](#the-library-and-determinism)): check the bits.",
+        "³ " + bits_note + "; but CUB's promise of determinism fails on long runs of "
+        "equal keys ([determinism](#the-library-and-determinism)): check the bits.",
+        "⁴ Per-block aggregation: " + (f"{block:.2f}×" if block else NOT_YET)
+        + " the plain kernel, but, as with every counter, the output's order changes from run "
+        "to run.",
     ]
     return "\n".join(lines) + "\n\n" + "\n".join(sentence(n).rstrip("\n") + "\n" for n in notes)
 
@@ -1028,9 +1077,8 @@ def sweep_figure():
         return ""
     caption = sentence(
         f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Left: keys in "
-        "runs; right: scattered; top: time; bottom: speed-up over `atomicAdd`, the line at 1. "
-        "Compare first `warp match_any` (purple) with that line, then `warp get_peers` (green) "
-        "and `cg labeled_partition` (orange triangles) with `match_any`.*")
+        "runs; right: scattered; top: time. Bottom panels: `warp match_any` (purple) against "
+        "the line at 1 (`atomicAdd`); the other lines are for the questions below.*")
     return ("![Time and speed-up over atomicAdd against distinct keys per warp, in runs and "
             "scattered](sweep.png)\n\n" + caption)
 

@@ -7,7 +7,9 @@ has written its files, and says "not yet measured" in every block while they are
 It writes every data file the README quotes, in the formats the programs print them (the printf
 formats of 01-04 and scripts/gpu_check.sh's `record`), with made-up times, into a folder of its
 own, runs readme_numbers.py --data on a copy of the README, and checks each block: filled, with no
-"No measurement" and no "(not yet measured)" left. Then the same with an empty data folder: every
+"No measurement" and no "(not yet measured)" left; with a benchmark run that lacks the blog's own
+bar (masks given + CAS, which older runs did not time) every block filled too, that bar left out of
+the blocks and of plot_benchmark.py's speed-up plot. Then the same with an empty data folder: every
 block that needs data must say that it has none. plot_sweep.py draws the made-up sweep too (where
 matplotlib is installed). Exit 0 when every check holds.
 """
@@ -24,7 +26,10 @@ ORDERS = ["sorted", "partially sorted", "random"]
 VARIANTS = ["atomicAdd", "atomicCAS loop", "shared-memory hashing", "warp get_peers",
             "warp get_peers + CAS", "warp match_any", "cg labeled_partition",
             "get_peers search only", "match_any search only", "reduce_peers masks given",
-            "warp segmented scan 4/lane", "warp segmented scan 8/lane"]
+            "reduce_peers masks given + CAS", "warp segmented scan 4/lane",
+            "warp segmented scan 8/lane"]
+# The blog's own bar (masks given, adding with the atomicCAS loop): runs before 03 timed it lack it.
+BLOG_BAR = "reduce_peers masks given + CAS"
 SWEEP_D = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 28, 32]
 failures = []
 
@@ -41,11 +46,11 @@ def made_up_ms(*parts):
     return 0.03 + (h % 6700) / 10000.0
 
 
-def bench_rows(orders, precisions):
+def bench_rows(orders, precisions, without=()):
     rows = []
     for p in precisions:
         for o in orders:
-            variants = VARIANTS + (["CUB ReduceByKey"] if "random" not in o and
+            variants = [v for v in VARIANTS if v not in without] + (["CUB ReduceByKey"] if "random" not in o and
                                    "scattered" not in o and "partially" not in o else [])
             variants += ["CUB sort + ReduceByKey"]
             for v in variants:
@@ -60,7 +65,7 @@ def bench_rows(orders, precisions):
 def text_row(p, o, v):
     """One row of 03's text output (print_results' format)."""
     t = made_up_ms(p, o, v)
-    return ("%-6s %-17s %-28s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s"
+    return ("%-6s %-17s %-30s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s"
             % (p, o, v, t, t * 0.98, t * 1.02, 1000.0, 20.0, "1.00", "1.00", "-"))
 
 
@@ -138,7 +143,7 @@ def write_data(folder):
          "device 0: NVIDIA H200, sm_90, 132 SMs, 4814 GB/s peak memory bandwidth",
          "sorted: 4.00 distinct keys per warp (4 to 4 in 100.0% of the warps), 1000000 bins, at "
          "most 10 values a bin; checking, then timing",
-         "type   order             variant                              ms         ms min .. max"]
+         "type   order             variant                                ms         ms min .. max"]
         + [text_row("double", "sorted", v) for v in VARIANTS + ["CUB ReduceByKey"]]
         + ["[exit 0]", ""]))
     put("sweep.csv", bench_rows([f"{d} keys/warp {a}" for a in ["in runs", "scattered"]
@@ -204,6 +209,36 @@ def check_disturbed_point():
     table = plot_sweep.table({"double": {"in runs": rows}}, "")
     expect(f"the table shows {len(plot_sweep.TABLE_D)} of the {len(SWEEP_D)} *d* measured"
            in table.replace("\n", " "), "the sweep's table says how many d it leaves out")
+
+
+def check_plot_benchmark(csv_path, with_bar):
+    """plot_benchmark.py's speed-up plot (the blog's Figure 1) shows the blog's own bar where the
+    run has it, third as in the blog's figure, and leaves it out, with no empty slot, where not."""
+    import plot_benchmark
+    rows, _ = plot_benchmark.load(csv_path)
+    shown, bars = plot_benchmark.speedup_bars(rows)
+    if with_bar:
+        expect(len(shown) == 7 and shown[2] == BLOG_BAR and
+               sum(b[0] == BLOG_BAR for b in bars) == len(plot_benchmark.BLOG_ORDERS),
+               "benchmark_speedup.png: the blog's own bar, third, for both orders")
+    else:
+        expect(len(shown) == 6 and BLOG_BAR not in shown and
+               all(b[0] in shown for b in bars),
+               "benchmark_speedup.png: a run without the blog's own bar leaves it out")
+
+
+def check_ncu_names():
+    """plot_benchmark.py's Nsight Compute tables tell the two masks-given kernels apart, in an
+    older export (before masks_given_kernel took its Atomic) too."""
+    import plot_benchmark
+    names = {"void masks_given_kernel<0, double>(const int *, const double *)":
+             "reduce_peers masks given",
+             "void masks_given_kernel<1, double>(const int *, const double *)": BLOG_BAR,
+             "void masks_given_kernel<(Atomic)1, double>(const int *)": BLOG_BAR,
+             "void masks_given_kernel<double>(const int *, const double *)":
+             "reduce_peers masks given"}
+    got = {name: plot_benchmark.kernel_variant(name, {}) for name in names}
+    expect(got == names, f"Nsight Compute's masks_given_kernel names: {got}")
 
 
 def check_draw_traces():
@@ -295,10 +330,47 @@ def main():
                "the cooperative-groups section prints its benchmark rows")
         expect("scattered" in full.get("which-to-use", ""),
                "the advice on scattered keys quotes the scattered sweep")
+        # One ratio of one kind a cell (× as fast), and one search a row in the blog's table.
+        advice = [line.split("|")[3] for line in full.get("which-to-use", "").splitlines()
+                  if line.startswith("| ") and "your keys" not in line and "---" not in line]
+        expect("| use |" in full.get("which-to-use", "") and len(advice) == 6 and
+               all(cell.count("×") == 1 and "time" not in cell for cell in advice),
+               "which-to-use: every measured cell is one ratio, × as fast")
+        table = full.get("blog-table", "")
+        expect(("for no k measured" in table or re.search(
+                   r"pays from k = (\d+),.*\| search \+ k reductions < k `atomicAdd` passes: "
+                   r"[0-9.]+ \+ k × [0-9.]+ < k × [0-9.]+ ms ⇒ k ≥ \1 ", table)) and
+               table.count("〃 (the same)") == 2,
+               "the blog's table: the reuse inequality in its cell, each search its own row")
         expect(not any(re.search(r"ha(s|ve) changed since", text) for text in full.values()),
                "data whose sources are those of today: no block calls it older")
         expect("312,500 bins" in full.get("sweep-bins", ""),
                "the sweep's bins come from key_orders.txt")
+        expect(BLOG_BAR in full.get("prints-03", "") and
+               "its own bar (masks given + CAS)" in full.get("blog-table", "") and
+               "the blog's own bar" in full_results.get("blog-table", ""),
+               "a run with the blog's own bar prints its row under 03 and quotes it in the "
+               "blog's table")
+        check_plot_benchmark(os.path.join(data, "benchmark.csv"), with_bar=True)
+
+        # A run made before 03 timed the blog's own bar: every block filled all the same, the bar
+        # left out, not reported missing.
+        full_csv = open(os.path.join(data, "benchmark.csv")).read()
+        put(data, "benchmark.csv", bench_rows(ORDERS, ["float", "double"], without=[BLOG_BAR]))
+        done = run(data, readme)
+        older = blocks(readme)
+        older_results = blocks(results)
+        expect(done.returncode == 0 and all(
+            older.get(name, "").strip() and "No measurement" not in older.get(name, "")
+            and " None" not in older.get(name, "") for name in readme_numbers.BLOCKS),
+               "a run without the blog's own bar fills every block (" +
+               done.stderr.strip()[-200:] + ")")
+        expect(BLOG_BAR not in older.get("prints-03", "") and
+               "own bar" not in older.get("blog-table", "") and
+               "own bar" not in older_results.get("blog-table", ""),
+               "a run without the blog's own bar leaves its row and its ratio out")
+        check_plot_benchmark(os.path.join(data, "benchmark.csv"), with_bar=False)
+        put(data, "benchmark.csv", full_csv)
 
         # Data older than the code: the provenance, the data-state and the excerpts of the
         # programs whose sources changed say so; the others do not.
@@ -337,6 +409,7 @@ def main():
                "scattered over the lanes" in done.stdout,
                "plot_sweep.py tabulates both arrangements (" + done.stderr.strip()[-200:] + ")")
     check_disturbed_point()
+    check_ncu_names()
     check_draw_traces()
     if failures:
         print(f"{len(failures)} check(s) failed")

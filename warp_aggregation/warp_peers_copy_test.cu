@@ -20,6 +20,14 @@
 // threads of a block as CUDA does (x fastest, then y, then z; 32 to a warp), and checks every one
 // of these exactly (the values are multiples of 1/4: every sum is exact).
 //
+// Bins: bin_of[i] is the index of element i's bin, an int, so the kernel assumes every bin in
+// [0, number of bins), an index below 2^31, and each bin a function of the key's bits alone (the
+// first peer adds its group's sum to its own element's bin). An int key that is its own bin is the
+// usual case and needs no table: the keys array goes in as bin_of too, as the int keys here do,
+// drawn among values up to 2^20 - 1, past what a 16-bit index holds. Before each launch the host
+// checks both assumptions (bins_violation; main first checks that it refuses a bin out of range and
+// a key met with two bins).
+//
 // What each part would have caught (an engineer's copy, issue "safe to copy"): lane_id() was
 // threadIdx.x & 31, so in a 16x8 block threadIdx (0, 1), lane 16, took itself for lane 0, and
 // lanes_below, reduce_peers and the first peer's atomic went wrong (the block shapes); get_peers
@@ -85,9 +93,11 @@ __global__ void copied_kernel(const Key* keys, const int* bin_of, const F* value
 
 using warp_agg::kWarp;
 
-// The keys of each type: int keys from 8 values, float and double keys from ten bit patterns among
-// which +0 and -0, NaNs of three payloads or signs, infinities and a denormal. A key's bin is its
-// index in the list (its value, for int).
+// The keys of each type: int keys from 8 values that are their own bins (past 2^16, so that a
+// 16-bit bin index would fail), float and double keys from ten bit patterns among which +0 and -0,
+// NaNs of three payloads or signs, infinities and a denormal, whose bin is their index in the list.
+const std::vector<int> kIntKeys = {0, 1, 31, 32, 65535, 65536, 777777, (1 << 20) - 1};
+constexpr int kIntBins = 1 << 20;
 const std::vector<std::uint32_t> kFloatBits = {0x00000000u, 0x80000000u, 0x7fc00000u, 0x7fc00001u,
                                                0xffc00000u, 0x7f800000u, 0xff800000u, 0x3f800000u,
                                                0xbf800000u, 0x00000001u};
@@ -129,10 +139,38 @@ bool parse_dims(const std::string& text, dim3* d) {
     return true;
 }
 
+// What the kernel assumes of its bins, checked on the host: every bin_of[i] in [0, num_bins),
+// and every key's bits met with one bin only. The first element that breaks either, as text, or ""
+// when none does.
+template <class Key>
+std::string bins_violation(const std::vector<Key>& keys, const std::vector<int>& bin_of,
+                           int num_bins) {
+    static_assert(sizeof(Key) <= sizeof(std::uint64_t), "keys of at most 64 bits");
+    std::map<std::uint64_t, int> bin_of_bits;  // a key's bits -> the first bin met with them
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        const int b = bin_of[i];
+        if (b < 0 || b >= num_bins)
+            return "element " + std::to_string(i) + ": bin " + std::to_string(b) + " outside [0, " +
+                   std::to_string(num_bins) + ")";
+        std::uint64_t bits = 0;
+        std::memcpy(&bits, &keys[i], sizeof(Key));
+        const auto [first, fresh] = bin_of_bits.emplace(bits, b);
+        if (!fresh && first->second != b)
+            return "element " + std::to_string(i) + ": its key's bits met bin " +
+                   std::to_string(first->second) + " before, bin " + std::to_string(b) + " now";
+    }
+    return "";
+}
+
 // Runs copied_kernel on `keys` (bit patterns of Key) in blocks of `block` and checks every output.
 template <class Key, class F>
 bool run_case(const std::vector<Key>& keys, const std::vector<int>& bin_of, int num_bins,
               dim3 extent, dim3 block, std::uint64_t seed, const char* what) {
+    const std::string bad = bins_violation(keys, bin_of, num_bins);
+    if (!bad.empty()) {
+        std::fprintf(stderr, "FAIL %s: %s\n", what, bad.c_str());
+        return false;
+    }
     const std::size_t n = keys.size();
     const unsigned int threads = block.x * block.y * block.z;
     const std::vector<F> values = warp_agg::quarter_values<F>(n, seed + 1);
@@ -227,11 +265,14 @@ bool run_keys(KeyType type, dim3 extent, dim3 block, std::uint64_t seed) {
                   block.y, block.z);
     std::vector<int> bin_of(n);
     std::uint64_t state = seed;
-    const std::size_t choices = type == KeyType::kInt ? 8 : kFloatBits.size();
+    const std::size_t choices = type == KeyType::kInt ? kIntKeys.size() : kFloatBits.size();
     for (int& b : bin_of) b = static_cast<int>(common::splitmix64(state) % choices);
     const int bins = static_cast<int>(choices);
-    if (type == KeyType::kInt)
-        return run_case<int, float>(bin_of, bin_of, bins, extent, block, seed, what);
+    if (type == KeyType::kInt) {  // each key its own bin: the keys array is bin_of too
+        std::vector<int> keys(n);
+        for (std::size_t i = 0; i < n; ++i) keys[i] = kIntKeys[bin_of[i]];
+        return run_case<int, float>(keys, keys, kIntBins, extent, block, seed, what);
+    }
     if (type == KeyType::kFloat) {
         std::vector<std::uint32_t> bits(n);
         for (std::size_t i = 0; i < n; ++i) bits[i] = kFloatBits[bin_of[i]];
@@ -265,6 +306,17 @@ int main(int argc, char** argv) {
         (!parse_dims(block_text, &block) || block.x * block.y * block.z > 1024 || block.z > 64))
         cli.usage_error("--block needs XxYxZ of at most 1024 threads (z at most 64), got '" +
                         block_text + "'");
+    // The host's check of the bins refuses what the kernel cannot take.
+    const std::vector<int> sample = {5, 7, 5};
+    if (!bins_violation(sample, {5, 7, 5}, 8).empty() ||
+        bins_violation(sample, {5, 7, -1}, 8).empty() ||
+        bins_violation(sample, {5, 7, 5}, 7).empty() ||
+        bins_violation(sample, {5, 7, 6}, 8).empty()) {
+        std::fprintf(stderr,
+                     "FAIL bins_violation: a bin out of range or a key met with two bins "
+                     "passed, or a right mapping failed\n");
+        return common::kExitWrong;
+    }
     common::require_gpu();
 
     std::vector<dim3> blocks = {dim3(16, 8), dim3(8, 4, 4), dim3(32), dim3(48), dim3(5, 7)};
