@@ -114,25 +114,28 @@ enum class Push { kExch, kCas };
 
 // An empty table, then the insert; each launcher returns the first error (a fault inside the
 // kernel shows at the next synchronising call). `blocks` of kInsertThreads threads; 0: one thread
-// per key.
+// per key. Both launchers are asynchronous, on `stream` (default: the default stream); a lookup
+// that must see a finished build goes behind it on the same stream (or after an event or a
+// synchronise).
 cudaError_t build_lock_free_table(Push push, const DeviceTable& table, const unsigned int* keys,
                                   const unsigned int* values, std::size_t n,
-                                  unsigned long long* refused, unsigned int blocks = 0) {
-    const cudaError_t err = clear_table(table, refused);
+                                  unsigned long long* refused, unsigned int blocks = 0,
+                                  cudaStream_t stream = 0) {
+    const cudaError_t err = clear_table(table, refused, stream);
     if (err != cudaSuccess) return err;
     if (blocks == 0) blocks = static_cast<unsigned int>((n + kInsertThreads - 1) / kInsertThreads);
     if (push == Push::kExch)
-        add_to_table_exch<<<blocks, kInsertThreads>>>(keys, values, table, n, refused);
+        add_to_table_exch<<<blocks, kInsertThreads, 0, stream>>>(keys, values, table, n, refused);
     else
-        add_to_table_cas<<<blocks, kInsertThreads>>>(keys, values, table, n, refused);
+        add_to_table_cas<<<blocks, kInsertThreads, 0, stream>>>(keys, values, table, n, refused);
     return cudaGetLastError();
 }
 
 cudaError_t lookup_chained(const DeviceTable& table, const unsigned int* queries, std::size_t n,
-                           unsigned int* values) {
+                           unsigned int* values, cudaStream_t stream = 0) {
     const unsigned int blocks =
         static_cast<unsigned int>((n + kInsertThreads - 1) / kInsertThreads);
-    walk_chains<<<blocks, kInsertThreads>>>(queries, n, table, values);
+    walk_chains<<<blocks, kInsertThreads, 0, stream>>>(queries, n, table, values);
     return cudaGetLastError();
 }
 

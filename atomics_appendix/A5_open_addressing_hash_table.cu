@@ -121,23 +121,25 @@ __global__ void open_lookup(const unsigned int* queries, std::size_t n,
 
 // Empties every slot (all bits set: kEmptySlot), then inserts; each launcher returns the first
 // error (a fault inside the kernel shows at the next synchronising call). num_slots: at most 2^32.
-// The lookup reads the slots with plain loads: launch it behind the build on the same stream, or
-// after an event recorded behind it, or after a synchronise, never while the build may still run.
+// Both are asynchronous, on `stream` (default: the default stream). The lookup reads the slots
+// with plain loads: launch it behind the build on the same stream, or after an event recorded
+// behind it, or after a synchronise, never while the build may still run.
 cudaError_t build_open_table(unsigned long long* slots, std::size_t num_slots,
                              const unsigned int* keys, const unsigned int* values, std::size_t n,
-                             unsigned long long* refused) {
-    cudaError_t err = cudaMemsetAsync(slots, 0xff, num_slots * sizeof(unsigned long long));
-    if (err == cudaSuccess) err = cudaMemsetAsync(refused, 0, sizeof(unsigned long long));
+                             unsigned long long* refused, cudaStream_t stream = 0) {
+    cudaError_t err = cudaMemsetAsync(slots, 0xff, num_slots * sizeof(unsigned long long), stream);
+    if (err == cudaSuccess) err = cudaMemsetAsync(refused, 0, sizeof(unsigned long long), stream);
     if (err != cudaSuccess) return err;
     const unsigned int blocks = static_cast<unsigned int>((n + kOpenThreads - 1) / kOpenThreads);
-    open_insert<<<blocks, kOpenThreads>>>(keys, values, n, slots, num_slots, refused);
+    open_insert<<<blocks, kOpenThreads, 0, stream>>>(keys, values, n, slots, num_slots, refused);
     return cudaGetLastError();
 }
 
 cudaError_t lookup_open_table(const unsigned long long* slots, std::size_t num_slots,
-                              const unsigned int* queries, std::size_t n, unsigned int* values) {
+                              const unsigned int* queries, std::size_t n, unsigned int* values,
+                              cudaStream_t stream = 0) {
     const unsigned int blocks = static_cast<unsigned int>((n + kOpenThreads - 1) / kOpenThreads);
-    open_lookup<<<blocks, kOpenThreads>>>(queries, n, slots, num_slots, values);
+    open_lookup<<<blocks, kOpenThreads, 0, stream>>>(queries, n, slots, num_slots, values);
     return cudaGetLastError();
 }
 

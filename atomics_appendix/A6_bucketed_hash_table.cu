@@ -156,16 +156,18 @@ inline std::size_t buckets_for(std::size_t num_slots) {
 // Empties every slot, then inserts; each launcher returns the first error (a fault inside the
 // kernel shows at the next synchronising call). `buckets`: a count of buckets, not slots, at most
 // 2^32 (the home bucket is a 32-bit hash modulo it: in more, no key's home would lie past 2^32);
-// `slots`: buckets * kBucketSlots of them, 32-byte aligned (cudaMalloc gives 256).
+// `slots`: buckets * kBucketSlots of them, 32-byte aligned (cudaMalloc gives 256). Both launchers
+// are asynchronous, on `stream` (default: the default stream).
 cudaError_t build_bucketed_table(unsigned long long* slots, std::size_t buckets,
                                  const unsigned int* keys, const unsigned int* values,
-                                 std::size_t n, unsigned long long* refused) {
+                                 std::size_t n, unsigned long long* refused,
+                                 cudaStream_t stream = 0) {
     cudaError_t err =
-        cudaMemsetAsync(slots, 0xff, buckets * kBucketSlots * sizeof(unsigned long long));
-    if (err == cudaSuccess) err = cudaMemsetAsync(refused, 0, sizeof(unsigned long long));
+        cudaMemsetAsync(slots, 0xff, buckets * kBucketSlots * sizeof(unsigned long long), stream);
+    if (err == cudaSuccess) err = cudaMemsetAsync(refused, 0, sizeof(unsigned long long), stream);
     if (err != cudaSuccess) return err;
     const unsigned int blocks = static_cast<unsigned int>((n + kOpenThreads - 1) / kOpenThreads);
-    bucketed_insert<<<blocks, kOpenThreads>>>(keys, values, n, slots, buckets, refused);
+    bucketed_insert<<<blocks, kOpenThreads, 0, stream>>>(keys, values, n, slots, buckets, refused);
     return cudaGetLastError();
 }
 
@@ -173,10 +175,10 @@ cudaError_t build_bucketed_table(unsigned long long* slots, std::size_t buckets,
 // it on the same stream, or after an event recorded behind it, or after a synchronise. A lookup
 // during the inserts would race with them (use load_bucket_relaxed in bucketed_lookup for that).
 cudaError_t lookup_bucketed_table(const unsigned long long* slots, std::size_t buckets,
-                                  const unsigned int* queries, std::size_t n,
-                                  unsigned int* values) {
+                                  const unsigned int* queries, std::size_t n, unsigned int* values,
+                                  cudaStream_t stream = 0) {
     const unsigned int blocks = static_cast<unsigned int>((n + kOpenThreads - 1) / kOpenThreads);
-    bucketed_lookup<<<blocks, kOpenThreads>>>(queries, n, slots, buckets, values);
+    bucketed_lookup<<<blocks, kOpenThreads, 0, stream>>>(queries, n, slots, buckets, values);
     return cudaGetLastError();
 }
 

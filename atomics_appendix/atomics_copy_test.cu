@@ -14,7 +14,10 @@
 //  - A3-A6's kernels launched raw with 3-D blocks (A4-A6 in a 2-D grid, A3 in a 1-D one, which it
 //    needs): every key stored once and found;
 //  - A6's raw launchers on a slot array of buckets_for(num_slots) * 4 slots for a num_slots that is
-//    no multiple of 4 (1001: 1004 slots), filled to the last slot: every key found.
+//    no multiple of 4 (1001: 1004 slots), filled to the last slot: every key found;
+//  - A4, A5, A6: each build and its lookup on a stream of the caller's, captured into a CUDA graph:
+//    nothing goes to the default stream (the capture would refuse it), the graph holds the two
+//    memsets and the two kernels, and run, it finds every key.
 // --shape grid|block: instead of the above, A1's lock kernel launched with a 2-D grid (2 x 2
 // blocks) or a 2-D block (128 x 2 threads) must trap (cudaErrorLaunchFailure), not sum: a trap
 // ends the context, so each shape is a run of its own.
@@ -302,6 +305,81 @@ void bucketed_unrounded() {
            found.to_host() == want);
 }
 
+// A4, A5, A6: the launchers on a stream of the caller's (their last parameter), captured into a
+// CUDA graph, as an engineer who builds a table inside a graph would. The stream is a blocking
+// one, so that a memset or launch sent to the default stream instead is refused during the capture
+// (cudaErrorStreamCaptureImplicit); and the graph must hold the build's two memsets and its insert,
+// then the lookup: 4 nodes, none left out on another stream. The graph launched on the stream,
+// every key is found with its value and the absent one is not.
+void on_a_stream() {
+    const std::vector<unsigned int> keys = {5, 7, 9, 11};
+    const std::vector<unsigned int> queries = {5, 7, 9, 11, 8};
+    const std::vector<unsigned int> want = {0, 1, 2, 3, atomics::kNotFound};
+    const std::size_t n = keys.size(), q = queries.size();
+    common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(atomics::key_indices(n));
+    common::DeviceBuffer<unsigned int> dev_queries(queries), found(q);
+    atomics::ChainedTable chained(atomics::kBuckets, n);
+    common::DeviceBuffer<unsigned long long> refused(1);
+    constexpr std::size_t kSlots = 64;
+    common::DeviceBuffer<unsigned long long> slots(kSlots);
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreate(&stream));
+    for (const char* table : {"A4", "A5", "A6"}) {
+        const char which = table[1];
+        found.poison();  // no answer left from the table before
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        cudaError_t err = cudaSuccess;
+        if (which == '4') {
+            err =
+                atomics::build_lock_free_table(atomics::Push::kCas, chained.table(), dev_keys.get(),
+                                               dev_values.get(), n, chained.refused(), 0, stream);
+            if (err == cudaSuccess)
+                err = atomics::lookup_chained(chained.table(), dev_queries.get(), q, found.get(),
+                                              stream);
+        } else if (which == '5') {
+            err = atomics::build_open_table(slots.get(), kSlots, dev_keys.get(), dev_values.get(),
+                                            n, refused.get(), stream);
+            if (err == cudaSuccess)
+                err = atomics::lookup_open_table(slots.get(), kSlots, dev_queries.get(), q,
+                                                 found.get(), stream);
+        } else {
+            err = atomics::build_bucketed_table(slots.get(), kSlots / 4, dev_keys.get(),
+                                                dev_values.get(), n, refused.get(), stream);
+            if (err == cudaSuccess)
+                err = atomics::lookup_bucketed_table(slots.get(), kSlots / 4, dev_queries.get(), q,
+                                                     found.get(), stream);
+        }
+        cudaGraph_t graph = nullptr;
+        const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+        std::size_t nodes = 0;
+        if (ended == cudaSuccess) CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
+        bool right = false;
+        if (err == cudaSuccess && ended == cudaSuccess && nodes == 4) {
+            cudaGraphExec_t exec;
+            CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+            CUDA_CHECK(cudaGraphLaunch(exec, stream));
+            CUDA_CHECK(cudaStreamSynchronize(stream));
+            CUDA_CHECK(cudaGraphExecDestroy(exec));
+            const unsigned long long count =
+                which == '4' ? chained.refused_count() : refused.to_host()[0];
+            right = count == 0 && found.to_host() == want;
+        } else {
+            std::printf(
+                "     %s: the launchers returned %s, the capture ended with %s, %zu graph "
+                "nodes (4 expected)\n",
+                table, cudaGetErrorName(err), cudaGetErrorName(ended), nodes);
+            (void)cudaGetLastError();  // the capture's error, reported here
+        }
+        if (graph != nullptr) CUDA_CHECK(cudaGraphDestroy(graph));
+        const std::string what = std::string(table) +
+                                 ": build and lookup on the caller's stream, captured into a graph "
+                                 "of 4 nodes: every key found";
+        expect(what.c_str(), right);
+    }
+    CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
 // A4-A6's kernels take their keys by grid_thread_rank() (device_table.h), A3's by its block's
 // linear order in a 1-D grid: launched raw with blocks of 8 x 4 x 2 threads (A4-A6 in a 2-D grid),
 // each table must hold every key once and find it, and miss the absent ones. (A key taken by two
@@ -423,6 +501,7 @@ int main(int argc, char** argv) {
     reserved_key();
     reserved_value();
     bucketed_unrounded();
+    on_a_stream();
     any_shape();
     if (failures > 0) return common::kExitWrong;
     std::printf("every copied kernel keeps its promise in COPYING_KERNELS.md\n");

@@ -77,11 +77,12 @@ __device__ inline std::size_t grid_thread_rank() {
 }
 
 // The state every build starts from: each bucket empty (the book's cudaMemset of the heads in
-// initialize_table), no key refused. Asynchronous, on the default stream.
-inline cudaError_t clear_table(const DeviceTable& table, unsigned long long* refused) {
-    const cudaError_t err = cudaMemsetAsync(table.entries, 0, table.count * sizeof(Entry*));
+// initialize_table), no key refused. Asynchronous, on `stream` (default: the default stream).
+inline cudaError_t clear_table(const DeviceTable& table, unsigned long long* refused,
+                               cudaStream_t stream = 0) {
+    const cudaError_t err = cudaMemsetAsync(table.entries, 0, table.count * sizeof(Entry*), stream);
     if (err != cudaSuccess) return err;
-    return cudaMemsetAsync(refused, 0, sizeof(unsigned long long));
+    return cudaMemsetAsync(refused, 0, sizeof(unsigned long long), stream);
 }
 #endif
 

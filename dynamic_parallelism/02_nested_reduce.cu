@@ -75,14 +75,18 @@ __global__ void gpuRecursiveReduceAsPrinted(int* g_idata, int* g_odata, unsigned
     __syncthreads();
 }
 
-// Each of the grid's blocks reduces `block` elements (a power of two) to g_odata[block]. A bad
-// launch configuration is reported here; a failed device-side launch, in cdp::g_launch_log.
+// Each of the grid's blocks reduces `block` elements to g_odata[block]. The shape is checked first:
+// `block` a power of two from 2 to 1024 and grid * block below 2^32, or cudaErrorInvalidValue
+// (cdp::is_reduce_shape()). A bad launch configuration is reported here; a failed device-side
+// launch, in cdp::g_launch_log.
 cudaError_t nested_reduce(int* input, int* odata, unsigned int grid, unsigned int block) {
+    if (!cdp::is_reduce_shape(grid, block)) return cudaErrorInvalidValue;
     gpuRecursiveReduce<<<grid, block>>>(input, odata, block);
     return cudaGetLastError();
 }
 cudaError_t nested_reduce_as_printed(int* input, int* odata, unsigned int grid,
                                      unsigned int block) {
+    if (!cdp::is_reduce_shape(grid, block)) return cudaErrorInvalidValue;
     gpuRecursiveReduceAsPrinted<<<grid, block>>>(input, odata, block);
     return cudaGetLastError();
 }

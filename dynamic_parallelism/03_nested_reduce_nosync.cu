@@ -105,18 +105,21 @@ __global__ void gpuRecursiveReduceNosyncAsPrinted(int* g_idata, int* g_odata, un
 }
 
 // The three forms' launchers, as 02's: each of the grid's blocks reduces `block` elements (a power
-// of two) to g_odata[block].
+// of two from 2 to 1024, grid * block below 2^32, or cudaErrorInvalidValue) to g_odata[block].
 cudaError_t nested_reduce_nosync(int* input, int* odata, unsigned int grid, unsigned int block) {
+    if (!cdp::is_reduce_shape(grid, block)) return cudaErrorInvalidValue;
     gpuRecursiveReduceNosync<<<grid, block>>>(input, odata, block);
     return cudaGetLastError();
 }
 cudaError_t nested_reduce_nosync_tail(int* input, int* odata, unsigned int grid,
                                       unsigned int block) {
+    if (!cdp::is_reduce_shape(grid, block)) return cudaErrorInvalidValue;
     gpuRecursiveReduceNosyncTail<<<grid, block>>>(input, odata, block);
     return cudaGetLastError();
 }
 cudaError_t nested_reduce_nosync_as_printed(int* input, int* odata, unsigned int grid,
                                             unsigned int block) {
+    if (!cdp::is_reduce_shape(grid, block)) return cudaErrorInvalidValue;
     gpuRecursiveReduceNosyncAsPrinted<<<grid, block>>>(input, odata, block);
     return cudaGetLastError();
 }

@@ -84,23 +84,27 @@ __global__ void reduce2Level(int* g_idata, int* g_odata, int iStride, int const 
     idata[threadIdx.x] += idata[threadIdx.x + iStride];
 }
 
-// Each of the grid's blocks reduces `block` elements (a power of two) to g_odata[block], with
-// block / 2 threads at the first level. A bad launch configuration is reported here; a failed
-// device-side launch, in cdp::g_launch_log.
+// Each of the grid's blocks reduces `block` elements to g_odata[block], with block / 2 threads at
+// the first level. The shape is checked first, as 02's: `block` a power of two from 2 to 1024 and
+// grid * block below 2^32, or cudaErrorInvalidValue (cdp::is_reduce_shape()). A bad launch
+// configuration is reported here; a failed device-side launch, in cdp::g_launch_log.
 cudaError_t nested_reduce2(int* input, int* odata, unsigned int grid, unsigned int block) {
+    if (!cdp::is_reduce_shape(grid, block)) return cudaErrorInvalidValue;
     gpuRecursiveReduce2<<<grid, block / 2>>>(input, odata, block / 2, block);
     return cudaGetLastError();
 }
 cudaError_t nested_reduce2_as_printed(int* input, int* odata, unsigned int grid,
                                       unsigned int block) {
+    if (!cdp::is_reduce_shape(grid, block)) return cudaErrorInvalidValue;
     gpuRecursiveReduce2AsPrinted<<<grid, block / 2>>>(input, odata, block / 2, block);
     return cudaGetLastError();
 }
 
 // The same levels from the host, each launch into `stream` (in order: a level starts when the one
-// before is complete).
+// before is complete); the same blocks as nested_reduce2.
 cudaError_t host_levels(int* input, int* odata, unsigned int grid, unsigned int block,
                         cudaStream_t stream) {
+    if (!cdp::is_reduce_shape(grid, block)) return cudaErrorInvalidValue;
     for (unsigned int stride = block / 2; stride >= 1; stride /= 2) {
         reduce2Level<<<grid, stride, 0, stream>>>(input, odata, stride, block);
         const cudaError_t err = cudaGetLastError();

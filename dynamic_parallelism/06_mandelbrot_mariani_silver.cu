@@ -338,10 +338,11 @@ bool run(const common::Device& dev, int n, ms::Params p, const common::Options& 
     }
     // The limit was asked for the run's bound, a worst case that the trees do not reach, and the
     // runtime may grant less (an H200 granted 599186 of 1118464 at --max-depth 5). What this image
-    // needs is known now, from the CPU's subdivision: every launch of its tree may be pending at
-    // once (one per cut), or the tail-launched levels' two a level.
+    // needs is known now, from the CPU's subdivision (ms::Tree::pending_launches()): a pool below
+    // the bound that holds it runs the image; one that does not (without --pending-limit) fails
+    // here, before the image is launched.
     const std::int64_t cuts = m->tree.launches(), tree_levels = m->tree.levels();
-    if (!cdp::pending_limit_holds(limit, std::max(cuts, 2 * tree_levels),
+    if (!cdp::pending_limit_holds(limit, m->tree.pending_launches(),
                                   "Give a smaller --n or --max-depth, or a larger --min-size."))
         return false;
 

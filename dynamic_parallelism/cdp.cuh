@@ -6,6 +6,8 @@
 //   log_launch()     after each device-side launch: counts it, or records why it failed
 //   stall_unless()   in the kernels that race (03's and 04's printed forms, 07's racing ports):
 //                    makes warps late, to expose it; a no-op unless the host sets g_stall_ns
+//   is_reduce_shape() the first check of 02's, 03's and 04's launchers: a grid and block the
+//                    nested reductions can sum
 // The host reads the log with cdp_host.cuh.
 //
 // A device-side launch that fails does not stop the parent grid or raise an error on the host: the
@@ -48,6 +50,16 @@ __device__ inline void count_block() {
     if (threadIdx.x == 0) atomicAdd(&g_launch_log.blocks[31 - __clz(blockDim.x)], 1ull);
 }
 
+// The reductions 02-04 halve a block's elements at every level down to 2, count_block() counts
+// blocks of up to 1024 threads, and a block's elements start at blockIdx.x * blockDim.x, an
+// unsigned int: `block` (elements per parent block) must be a power of two from 2 to 1024, and
+// grid * block below 2^32. Any other shape would compute wrong sums (or lose them) with no error,
+// so each launcher checks it first and refuses it with cudaErrorInvalidValue.
+constexpr bool is_reduce_shape(unsigned int grid, unsigned int block) {
+    return block >= 2 && block <= 1024 && (block & (block - 1)) == 0 &&
+           1ull * grid * block <= 0xffffffffull;
+}
+
 // The blocks a recursion runs: `per_level` blocks of each power of two threads from `largest` down
 // to `smallest` (LaunchLog::blocks after one run).
 struct Levels {
@@ -82,11 +94,18 @@ CDP_DEVICE_VARIABLE unsigned int g_stall_ns;
 // ports, one of them a branch of block_segments, which 07's safe per_block(..., false) also runs:
 // so a copy of 07 keeps this function, and with g_stall_ns at zero (the host sets it only for
 // --stall-ns) it returns at once. __nanosleep() needs compute capability 7.0 (crt/sm_70_rt.h
-// declares it only from __CUDA_ARCH__ 700 on): the floor of every program that includes this
-// header.
+// declares it only from __CUDA_ARCH__ 700 on); below that the warp spins on clock64() instead,
+// a cycle counted as a nanosecond (shorter than asked at a clock above 1 GHz, but still late), so
+// that a copy of this header builds for older targets too. From 7.0 on it behaves as before.
 __device__ inline void stall_unless(bool spared) {
     if (spared) return;
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
     for (unsigned int slept = 0; slept < g_stall_ns; slept += 1000) __nanosleep(1000);
+#else
+    const long long start = clock64();
+    while (clock64() - start < static_cast<long long>(g_stall_ns)) {
+    }
+#endif
 }
 
 }  // namespace cdp

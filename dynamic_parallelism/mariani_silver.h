@@ -254,6 +254,12 @@ struct Tree {
             used += depth[kFilled] + depth[kSplit] + depth[kPerPixel] > 0;
         return used;
     }
+    // The pending-launch slots this image needs, in any order its grids run: every launch of the
+    // tree may be pending at once (one per cut), or the tail-launched levels' two a level. Often
+    // far below launch_bound(), the worst case over every image of that size.
+    std::int64_t pending_launches() const {
+        return std::max(launches(), std::int64_t{2} * levels());
+    }
 };
 
 // The image the kernel must produce, from the escape-time image: the same rectangles, the same

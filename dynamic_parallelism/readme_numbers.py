@@ -296,17 +296,36 @@ def chain_slope():
     return n0, t0, n2, t2, 1000 * (t2 - t0) / (n2 - n0)
 
 
+def hello_chain():
+    """01's timed run at --blocks 1 (the median of its runs, as prints_01 shows) and its levels:
+    (ms, levels), or None."""
+    path = data("hello_world.txt")
+    one = [l for c, l, s in runs(path) if c.endswith("--blocks 1") and s == 0] if path else []
+    levels = [re.search(r"timed: the recursion, (\d+) levels", "\n".join(l)) for l in one]
+    if not one or not all(levels):
+        return None
+    return (statistics.median(results(l)["01_nested_hello_world blocks 1"] for l in one),
+            int(levels[0].group(1)))
+
+
 def number_01():
     slope = chain_slope()
     if not slope:
         return missing("device_runtime_limits --chain-times", "chain_times.txt")
     n0, t0, n2, t2, per = slope
-    why = (" 01's own time also holds the host's launch of the first grid, which the difference "
-           "of two chains cancels.")
+    run = run_of("chain_times.txt", "--chain-times")
+    chains = dict((int(n), float(ms)) for n, ms in
+                  re.findall(r"chain of\s+(\d+) grids:\s+([0-9.]+) ms", "\n".join(run[1])))
+    hello = hello_chain()
+    own = ""
+    if hello and hello[1] in chains:
+        own = (f" 01's timed recursion is a chain of {hello[1]} grids too: {hello[0]:.4f} ms "
+               f"above, against {chains[hello[1]]:.4f} ms for {hello[1]} one-thread grids.")
     return (f"**One number:** ({t2:.4f} ms − {t0:.4f} ms) / {n2 - n0} = {per:.1f} µs per "
             f"dependent device-side launch. `build/bin/device_runtime_limits --chain-times` times "
             f"chains of one-thread grids, each launching the next: {t0:.4f} ms for {n0} grids, "
-            f"{t2:.4f} ms for {n2} ([`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)).{why}\n")
+            f"{t2:.4f} ms for {n2} ([`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)); their "
+            f"difference cancels the host's launch of the first grid.{own}\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
@@ -744,8 +763,9 @@ def rdc_noise():
                 f"the device runtime, {p_ms:.4f} ms built without: {r_ms / p_ms:.2f}. ")
         again = printed_table_ms("gpu Neighbored")
         if again:
-            noise.append(f"the relocatable build gave {r_ms:.4f} and {again:.4f} ms in two "
-                         f"runs (`{SHOWN}comparison.txt`)")
+            noise.append(f"the relocatable build gave {r_ms:.4f} ms in one run "
+                         f"(`{SHOWN}comparison.csv`) and {again:.4f} ms in another "
+                         f"(`{SHOWN}comparison.txt`)")
         spreads = [abs(r_ms - again) / r_ms] if again else []
         if len(ratios) == 2:
             noise.append(f"CUB's sum, which launches nothing either, gave {ratios[1]:.2f} "
