@@ -6,6 +6,7 @@
     python3 ch10_reduction/draw_figures.py --trace 10_06|10_09|10_11 [--n N]
 
 Writes, into --out:
+  fig_10_03_max_tree.png      Fig 10.3: the max tree over the same 8 values (max = 7 in 3 steps)
   fig_10_05_sum_tree.png      Fig 10.5: the sum tree over 8 values, 3 steps of 4, 2 and 1 adders
   fig_10_07.png               Fig 10.7 as data flow at N = 16 (8 threads), each written element
                               with its thread and, for input[i] = i, its sum
@@ -331,11 +332,14 @@ def save(fig, out, name):
     print(f"wrote {path}")
 
 
-# ---- Fig 10.5 ---------------------------------------------------------------------------------
+# ---- Figs 10.3 and 10.5 -----------------------------------------------------------------------
 
-def draw_sum_tree(out):
+def draw_sum_tree(out, maximum=False):
+    """Fig 10.5's sum tree over Fig 10.3's eight values; with maximum, Fig 10.3's max tree (the
+    values 10_01_sequential_reduction prints in its 'Fig 10.3 max tree' lines)."""
     plt = setup()
     values = [3, 1, 7, 0, 4, 1, 6, 3]
+    combine, unit = (max, "comparison") if maximum else (lambda a, b: a + b, "adder")
     fig, ax = plt.subplots(figsize=(8, 3.6))
     level = values
     xs = [float(i) for i in range(len(values))]
@@ -345,23 +349,27 @@ def draw_sum_tree(out):
     step = 0
     while len(level) > 1:
         step += 1
-        nxt = [level[i] + level[i + 1] for i in range(0, len(level), 2)]
+        nxt = [combine(level[i], level[i + 1]) for i in range(0, len(level), 2)]
         nx = [(xs[i] + xs[i + 1]) / 2 for i in range(0, len(level), 2)]
         for j, v in enumerate(nxt):
             arrow(ax, xs[2 * j], -step + 1 - 0.35, nx[j] - 0.1, -step + 0.35)
             arrow(ax, xs[2 * j + 1], -step + 1 - 0.35, nx[j] + 0.1, -step + 0.35)
             box(ax, nx[j], -step, v, face=ADDS, size=10, colour="white")
-        ax.text(-0.9, -step, f"step {step}: {len(nxt)} adder{'s' if len(nxt) > 1 else ''}",
+        ax.text(-0.9, -step, f"step {step}: {len(nxt)} {unit}{'s' if len(nxt) > 1 else ''}",
                 ha="right", va="center", fontsize=9)
         level, xs = nxt, nx
-    ax.set_title(f"A sum tree over {len(values)} values: log2 {len(values)} = {step} steps "
-                 f"(the sequential loop takes {len(values)}), {len(values) - 1} additions in all",
-                 fontsize=10)
+    if maximum:
+        title = (f"Fig 10.3: a max tree over {len(values)} values: log2 {len(values)} = {step} "
+                 f"steps (the sequential loop takes {len(values)}), max = {level[0]}")
+    else:
+        title = (f"A sum tree over {len(values)} values: log2 {len(values)} = {step} steps "
+                 f"(the sequential loop takes {len(values)}), {len(values) - 1} additions in all")
+    ax.set_title(title, fontsize=10)
     ax.set_xlim(-3.6, len(values) - 0.4)
     ax.set_ylim(-step - 0.6, 0.6)
     ax.axis("off")
     fig.tight_layout()
-    save(fig, out, "fig_10_05_sum_tree.png")
+    save(fig, out, "fig_10_03_max_tree.png" if maximum else "fig_10_05_sum_tree.png")
 
 
 # ---- Figs 10.7 and 10.8, with the 128-byte segments -------------------------------------------
@@ -741,6 +749,7 @@ def main():
         p.error(f"cannot create the folder '{args.out}': {e.strerror}")
     if args.bin:
         check_against_programs(args.bin)
+    draw_sum_tree(args.out, maximum=True)
     draw_sum_tree(args.out)
     draw_figs_7_8(args.out)
     draw_fig_10(args.out)
