@@ -3,7 +3,7 @@
 
     python3 ch10_reduction/draw_figures.py --out ch10_reduction [--bin build/bin]
     python3 ch10_reduction/draw_figures.py --trace 10_13|10_15 [--n N] [--block 8] [--coarse 2]
-    python3 ch10_reduction/draw_figures.py --trace 10_06|10_09|10_11 [--n N]
+    python3 ch10_reduction/draw_figures.py --trace 10_06|10_09|10_11 [--n N | --values 6,2,7,...]
 
 Writes, into --out:
   fig_10_03_max_tree.png      Fig 10.3: the max tree over the same 8 values (max = 7 in 3 steps)
@@ -39,12 +39,16 @@ Figs 10.10 and 10.14 (10_11's host trace) and Fig 10.16's steps of 10_15.
 one block of the programs' size for N (default 16, Figs 10.7, 10.8 and 10.10; at most 64): the
 threads that add at every step and the array after it, as the programs print for --values 0,1,...
 (with --bin the script checks that they do, at N = 13 and 16), and stops unless the result is the
-sum. --trace 10_13 or 10_15 replays the kernel of Fig 10.13 (10_13_segmented_sum.cu) or Fig 10.15
-(10_15_coarsened_sum.cu) on the host, statement by statement, for input[i] = i and blocks of
---block threads (the programs launch 1024): per block, each thread's value after the load (and,
-for 10_15, after each tile of the coarsening loop), input_s after each stride of the tree, and the
-atomicAdd its thread 0 makes. The default N is the figure's (48: Fig 10.12's three blocks; 32:
-Fig 10.14's one). It checks each block's result and the output against the plain sum.
+sum. Above the rows it prints the counts the program prints first (the execution-resource
+efficiency, the book's global memory requests, the warps that diverge at each step; for 10_11 the
+requests; with --bin checked at N = 13, 256 and 2047); --values replays the loop on the given
+integers instead of input[i] = i. --trace 10_13 or 10_15 replays the kernel of Fig 10.13
+(10_13_segmented_sum.cu) or Fig 10.15 (10_15_coarsened_sum.cu) on the host, statement by
+statement, for input[i] = i and blocks of --block threads (the programs launch 1024): per block,
+each thread's value after the load (and, for 10_15, after each tile of the coarsening loop),
+input_s after each stride of the tree, and the atomicAdd its thread 0 makes. The default N is
+the figure's (48: Fig 10.12's three blocks; 32: Fig 10.14's one). It checks each block's result
+and the output against the plain sum.
 """
 import argparse
 import os
@@ -181,6 +185,19 @@ def check_against_programs(bin_dir):
                 raise SystemExit(f"{kernel} --values 0..{n - 1} prints {printed}, the replay "
                                  f"{drawn}")
             print(f"{kernel} --values 0..{n - 1}: {len(drawn)} steps, as --trace {kernel} replays")
+    # --trace's counts: the efficiency, requests and diverging warps each program prints first.
+    for kernel in SINGLE_BLOCK:
+        for n in (13, 256, 2047):
+            out = run(bin_dir, f"{kernel}_{PROGRAM[kernel]}", "--n", str(n))
+            efficiency, diverging, requests_ = single_block_counts(kernel, n)
+            printed = (re.search(r"efficiency (\d+/\d+)", out), re.search(r"by step +([\d ]+?)   ",
+                       out), re.search(r"requests +(\d+)", out))
+            printed = tuple(m and m.group(1) for m in printed)
+            drawn = (efficiency and f"{efficiency[0]}/{efficiency[1]}",
+                     diverging and " ".join(map(str, diverging)), str(requests_))
+            if printed != drawn:
+                raise SystemExit(f"{kernel} --n {n} prints the counts {printed}, --trace {drawn}")
+        print(f"{kernel} --n 13, 256, 2047: the counts --trace {kernel} prints")
     rows = re.findall(r"blocks? of Fig 10\.1[35].*?(\d+) +(\d+) +(\d+)\n",
                       run(bin_dir, "10_15_coarsened_sum"))[:2]
     drawn = [(2 * (1 + tree_steps(8)), 2, 2 * tree_steps(8)), (3 + tree_steps(8), 3, tree_steps(8))]
@@ -229,11 +246,13 @@ SINGLE_BLOCK = {  # the one-block figures: name, what thread t owns, the loop's 
 }
 
 
-def replay_single_block(kernel, n):
-    """The loop of 10_06, 10_09 or 10_11 for input[i] = i, in one block of the programs' size
-    (the smallest power of two of threads with 2 * threads >= n). Returns the rows, each
-    (label, the threads that add, the array after the row: input, or input_s for 10_11)."""
-    values = list(range(n))
+def replay_single_block(kernel, n, values=None):
+    """The loop of 10_06, 10_09 or 10_11 for input[i] = i (or the given values), in one block of
+    the programs' size (the smallest power of two of threads with 2 * threads >= n). Returns the
+    rows, each (label, the threads that add, the array after the row: input, or input_s for
+    10_11)."""
+    values = list(range(n)) if values is None else list(values)
+    total = sum(values)
     threads = single_block_threads(n)
     rows = []
     if kernel == "10_11":
@@ -245,23 +264,58 @@ def replay_single_block(kernel, n):
         for _, own, partner in step:
             values[own] += values[partner]
         rows.append((f"step {k} (stride {stride})", [t for t, _, _ in step], list(values)))
-    if values[0] != n * (n - 1) // 2:
+    if values[0] != total:
         raise SystemExit(f"{kernel} at N = {n}: the replay ends in {values[0]}, not the sum")
     return threads, rows
 
 
-def print_single_block_trace(kernel, n):
-    threads, rows = replay_single_block(kernel, n)
+def single_block_counts(kernel, n):
+    """The counts the programs print first, from the same loops: (additions, lanes consumed) of
+    the execution-resource efficiency and the warps that diverge per step (10_06 and 10_09, else
+    None), and the book's global memory requests."""
+    threads = single_block_threads(n)
+    if kernel == "10_11":  # the load's segments, per warp and per operand, and one store
+        loads = sum(len({i // SEGMENT for i in range(w, min(w + WARP, threads)) if i < n})
+                    + len({(i + threads) // SEGMENT for i in range(w, min(w + WARP, threads))
+                           if i + threads < n}) for w in range(0, threads, WARP))
+        return None, None, loads + 1
+    steps = [step for _, step in SINGLE_BLOCK[kernel][2](n)]
+    additions = sum(len(step) for step in steps)
+    lanes = diverge = 0
+    diverging = []
+    for step in steps:
+        active = {}
+        for t, _, _ in step:
+            active[t // WARP] = active.get(t // WARP, 0) + 1
+        lanes += WARP * len(active)
+        diverging.append(sum(1 for w, k in active.items()
+                             if k < min(WARP, threads - w * WARP)))
+    requests_ = sum(r[2] for step in steps for r in requests(step).values())
+    return (additions, lanes), diverging, requests_
+
+
+def print_single_block_trace(kernel, n, values=None):
+    threads, rows = replay_single_block(kernel, n, values)
     figure, owns, _ = SINGLE_BLOCK[kernel]
-    print(f"{figure} on the host: N = {n}, input[i] = i, 1 block of {threads} thread"
-          f"{'s' if threads > 1 else ''}; thread t owns {owns}")
-    width = max(4, len(str(n * (n - 1) // 2)) + 1)
-    print("  input:  " + "".join(f"{i:>{width}}" for i in range(n)))
-    for label, adding, values in rows:
+    inputs = list(range(n)) if values is None else list(values)
+    print(f"{figure} on the host: N = {n}, "
+          f"{'input[i] = i' if values is None else 'the given values'}, 1 block of {threads} "
+          f"thread{'s' if threads > 1 else ''}; thread t owns {owns}")
+    efficiency, diverging, requests_ = single_block_counts(kernel, n)
+    if efficiency:
+        print(f"  execution-resource efficiency {efficiency[0]}/{efficiency[1]} = "
+              f"{100 * efficiency[0] / efficiency[1]:.1f}%")
+    print(f"  global memory requests        {requests_}")
+    if diverging:
+        print(f"  warps that diverge, by step   {' '.join(map(str, diverging))}   (of "
+              f"{(threads + WARP - 1) // WARP}; step 1 first)")
+    width = max(4, len(str(sum(inputs))) + 1)
+    print("  input:  " + "".join(f"{i:>{width}}" for i in inputs))
+    for label, adding, row in rows:
         print(f"  {label}: threads {' '.join(map(str, adding))}")
-        print("          " + "".join(f"{v:>{width}}" for v in values))
+        print("          " + "".join(f"{v:>{width}}" for v in row))
     print(f"result in {'input_s' if kernel == '10_11' else 'input'}[0]: {rows[-1][2][0]} = "
-          f"0 + 1 + ... + {n - 1}")
+          + ("0 + 1 + ... + " + str(n - 1) if values is None else "the sum of the input"))
 
 
 def one_block_rows(kernel, n, block, coarse=1):
@@ -722,6 +776,9 @@ def main():
     p.add_argument("--block", type=int, choices=[1, 2, 4, 8, 16],
                    help="with --trace 10_13 or 10_15: threads per block (default 8, the book's; "
                    "the one-block kernels take the programs' size for N)")
+    p.add_argument("--values", type=lambda v: [int(x) for x in v.split(",")],
+                   help="with --trace 10_06, 10_09 or 10_11: integers to replay the loop on, "
+                   "comma-separated (at most 64), instead of input[i] = i")
     p.add_argument("--coarse", type=int, choices=[1, 2, 4, 8, 16, 32, 64],
                    help="with --trace 10_15: COARSE_FACTOR (default 2, the book's)")
     args = p.parse_args()
@@ -732,15 +789,20 @@ def main():
             p.error("--n must be 1 to 4096")
         if args.n is not None and args.n > 64 and any(k in SINGLE_BLOCK for k in args.trace):
             p.error("--trace 10_06, 10_09 and 10_11 need --n <= 64")
+        if args.values is not None and (args.n is not None or not 1 <= len(args.values) <= 64
+                                        or any(k not in SINGLE_BLOCK for k in args.trace)):
+            p.error("--values (1 to 64 integers) goes with --trace 10_06, 10_09 or 10_11, "
+                    "without --n")
         for kernel in args.trace:
             if kernel in SINGLE_BLOCK:
-                print_single_block_trace(kernel, args.n or 16)
+                n = len(args.values) if args.values is not None else args.n or 16
+                print_single_block_trace(kernel, n, args.values)
             else:
                 print_trace(kernel, args.n or {"10_13": 48, "10_15": 32}[kernel], args.block or 8,
                             args.coarse or 2)
         return
-    if args.n or args.block or args.coarse:
-        p.error("--n, --block and --coarse go with --trace")
+    if args.n or args.block or args.coarse or args.values:
+        p.error("--n, --values, --block and --coarse go with --trace")
     if not args.out:
         p.error("give --out (to draw the pictures) or --trace (to replay a kernel)")
     try:
