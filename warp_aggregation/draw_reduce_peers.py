@@ -101,9 +101,10 @@ def draw(png):
     def cell(lane, row, text, bold=False, edge="white", lw=1.0):
         key = keys[lane]
         ax.add_patch(Rectangle((lane, y_of(row)), 1, 1, facecolor=face(key), edgecolor=edge, lw=lw))
-        ax.text(lane + 0.5, y_of(row) + 0.5, text, ha="center", va="center", fontsize=7.5,
-                fontweight="bold" if bold else "normal",
-                color="black" if key in shown else "0.35")
+        # The highlighted groups' numbers large; the others' small and pale, to be read past.
+        ax.text(lane + 0.5, y_of(row) + 0.5, text, ha="center", va="center",
+                fontsize=8.5 if key in shown else 7, fontweight="bold" if bold else "normal",
+                color="black" if key in shown else "0.6")
 
     for lane, key in enumerate(keys):
         cell(lane, 0, f"{key}\n{rel_pos[lane]}")

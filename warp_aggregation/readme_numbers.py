@@ -329,16 +329,14 @@ def prints_03():
     given, plain = moved.get("reduce_peers masks given"), moved.get("atomicAdd")
     # GB/s counts each variant's own bytes: a stored mask per value makes "masks given" read more.
     both = BLOG_BAR in moved  # the two masks-given rows, each reading the masks
-    bytes_note = (f" GB/s counts the bytes a variant must move: {plain:.0f} MB for most rows, "
-                  f"{given:.0f} MB for "
-                  + ("the two masks-given rows, which also read" if both else
-                     "masks given, which also reads")
-                  + " a stored mask per value. So compare speed by ms, not GB/s."
+    bytes_note = (f" GB/s counts the bytes a variant must move ({plain:.0f} MB; {given:.0f} MB "
+                  + ("for the masks-given rows" if both else "for masks given")
+                  + ", which also read a stored mask per value): compare speed by ms."
                   if given and plain and given != plain else "")
     return text + "\n" + sentence(
         f"*Rows of the full run, {link('benchmark.csv')} (`--csv`; its other lines: "
         f"{link('benchmark_log.txt')}), in the program's text format. ms: the median of 20 runs, "
-        "then the fastest and slowest. %peak: GB/s over the memory's peak"
+        "then the fastest and slowest. %peak: over the memory's peak"
         + (f", {peak.group(1)} GB/s" if peak else "") + ". xatomic, "
         "xCAS, xCUB: times as fast as `atomicAdd`, the `atomicCAS` loop and "
         "[CUB](../GLOSSARY.md#cub)'s `ReduceByKey`." + bytes_note + "*")
@@ -436,10 +434,8 @@ def number_02():
         f"**{times(distinct, equal)} times** as long with every key distinct ({distinct:.4f} ms) "
         f"as with all keys equal ({equal:.4f} ms) ({link('reduce_peers.csv')}; "
         "[all four patterns](RESULTS.md#02s-timing)). Distinct keys cost 32 search rounds and no "
-        "tree round; equal keys one search round and 5 tree rounds. So this mostly measures the "
-        "search. The tree without a search is timed in 03, from stored masks (its `reduce_peers "
-        "masks given` row); 02 minus 01 is not the tree alone, since 02 also moves the values and "
-        "the sums.\n")
+        "tree round, equal keys one search round and 5 tree rounds: this mostly measures the "
+        "search (the tree alone: 03's `reduce_peers masks given` row).\n")
 
 
 def number_03():
@@ -448,11 +444,10 @@ def number_03():
     if match is None or atomic is None:
         return missing("03", "benchmark.csv")
     return sentence(
-        f"**One number:** on sorted keys in double, the blog's aggregation with today's peer "
-        f"search ({match:.4f} ms) is **{times(atomic, match)} times as fast** as one native "
-        f"`atomicAdd(double)` per value ({atomic:.4f} ms) ({link('benchmark.csv')}). That "
-        "aggregation is `__match_any_sync`, then `reduce_peers`, then one `atomicAdd` per "
-        "group.\n")
+        f"**One number:** on sorted keys in double, `warp_kernel` above, the blog's aggregation "
+        f"with today's peer search ({match:.4f} ms), is **{times(atomic, match)} times as fast** "
+        f"as one native `atomicAdd(double)` per value ({atomic:.4f} ms) "
+        f"({link('benchmark.csv')}).\n")
 
 
 def number_cg():
@@ -614,13 +609,17 @@ def determinism_summary():
 
 
 def number_04():
+    """Per-block aggregation over the plain kernel, the gain 04 argues; then the hand-written warp
+    aggregation, which ties with the plain kernel (the README says why)."""
     plain, warp = filter_ms("plain atomicAdd/50%"), filter_ms("warp-aggregated/50%")
-    if None in (plain, warp):
+    block = filter_ms("block-aggregated/50%")
+    if None in (plain, warp, block):
         return missing("04 at its default size", "filter.txt")
     return sentence(
-        f"**One number:** keeping half of 2^24 ints, the hand-written warp aggregation "
-        f"({warp:.4f} ms) takes **{times(warp, plain)} times** as long as one plain `atomicAdd` "
-        f"per element ({plain:.4f} ms) ({link(filter_run()[0])}).\n")
+        f"**One number:** keeping half of 2^24 ints, one atomic per block of 256 ({block:.4f} ms) "
+        f"is **{times(plain, block)} times as fast** as one plain `atomicAdd` per element "
+        f"({plain:.4f} ms) ({link(filter_run()[0])}). The hand-written warp aggregation takes "
+        f"{warp:.4f} ms: {times(warp, plain)} times the plain kernel's.\n")
 
 
 def data_state():
@@ -890,10 +889,11 @@ def blog_table(brief=True):
         "native atomics | "
         + cell(speedup("double", "sorted", "shared-memory hashing"),
                "hashing over `atomicAdd`") + " |",
+    ] + ([] if brief else [  # not measured: RESULTS.md's table only
         "| aggregation \"at the thread block level is significantly slower\" (its peer search "
         "and reduction through shared memory) | not measured: 03 has no block-level peer "
         "reduction; the nearest relative, shared-memory hashing (the row above), loses | – |",
-    ]
+    ])
     return "\n".join(lines) + "\n\n" + sentence(
         f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} (ms: the "
         "median of 20 runs).")
@@ -1076,9 +1076,10 @@ def sweep_figure():
     if not (have("sweep.csv") and os.path.exists(os.path.join(DATA, os.pardir, "sweep.png"))):
         return ""
     caption = sentence(
-        f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Left: keys in "
-        "runs; right: scattered; top: time. Bottom panels: `warp match_any` (purple) against "
-        "the line at 1 (`atomicAdd`); the other lines are for the questions below.*")
+        f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Read two lines "
+        "first, in the bottom panels: `warp match_any` (purple) against the line at 1 "
+        "(`atomicAdd`); above it, aggregation wins. Left: keys in runs; right: scattered; top: "
+        "time. The other lines are for the questions below.*")
     return ("![Time and speed-up over atomicAdd against distinct keys per warp, in runs and "
             "scattered](sweep.png)\n\n" + caption)
 
@@ -1153,10 +1154,15 @@ def sweep_where(brief=True):
         f"{far[0]:.4f} ms, `match_any` aggregation {far[1]:.4f}"
         + (" (a tie)" if abs(far[0] / far[1] - 1) < 0.03 else
            f" ({times(far[0], far[1])} times as fast)"))
-    if brief:
-        return sentence(text + (": there the search hides behind slow, scattered atomics"
-                                if hides(far) else "")
-                        + " ([the halves timed apart](RESULTS.md#where-the-crossover-holds)).")
+    if brief:  # the README: random keys only; the sweep's end and the halves in RESULTS.md
+        return sentence(
+            "**That crossover holds for a warp's bins close together in memory.** Random keys "
+            f"scatter a warp's atomics over 10^6 bins: `atomicAdd` takes {far[0]:.4f} ms, "
+            f"`match_any` aggregation {far[1]:.4f}"
+            + (" (a tie)" if abs(far[0] / far[1] - 1) < 0.03 else
+               f" ({times(far[0], far[1])} times as fast)")
+            + (": the search hides behind slow, scattered atomics" if hides(far) else "")
+            + " ([why](RESULTS.md#where-the-crossover-holds)).")
     return sentence(
         text + ". Timed apart, its search takes "
         + ("about the same in both" if abs(near[2] / far[2] - 1) < 0.1
