@@ -64,11 +64,15 @@ __device__ inline unsigned int lane_in_warp() {
 }
 
 // The grid-stride loop over the keys. Precondition: a 1-D grid (blockIdx.x); each block's threads
-// may have any shape. Index and stride are 64-bit from the start, as in A4-A6: blockIdx.x *
-// blockDim.x formed in 32 bits wraps for a grid of 2^32 threads or more.
+// may have any shape. A grid with a y or z extent traps (cudaErrorLaunchFailure at the next
+// synchronising call), as A1's kernels do: its blocks that differ only in y or z would push the
+// same entry twice and close a chain into a cycle, which a lookup would walk forever. Index and
+// stride are 64-bit from the start, as in A4-A6: blockIdx.x * blockDim.x formed in 32 bits wraps
+// for a grid of 2^32 threads or more.
 __global__ void add_to_table(const unsigned int* keys, const unsigned int* values,
                              DeviceTable table, int* mutexes, std::size_t n,
                              unsigned long long* refused) {
+    if (gridDim.y != 1 || gridDim.z != 1) __trap();
     const std::size_t threads = std::size_t{blockDim.x} * blockDim.y * blockDim.z;
     const std::size_t stride = threads * gridDim.x;
     std::size_t tid = thread_in_block() + std::size_t{blockIdx.x} * threads;

@@ -19,7 +19,8 @@
 //    nothing goes to the default stream (the capture would refuse it), the graph holds the two
 //    memsets and the two kernels, and run, it finds every key.
 // --shape grid|block: instead of the above, A1's lock kernel launched with a 2-D grid (2 x 2
-// blocks) or a 2-D block (128 x 2 threads) must trap (cudaErrorLaunchFailure), not sum: a trap
+// blocks) or a 2-D block (128 x 2 threads) must trap (cudaErrorLaunchFailure), not sum; --shape
+// a3grid: A3's add_to_table launched with a 2-D grid must trap, not push an entry twice. A trap
 // ends the context, so each shape is a run of its own.
 // --serialized: kernels may run one at a time (compute-sanitizer's runs pass it), so the walk
 // during the build is checked for right answers only, not for having overlapped the build.
@@ -482,6 +483,27 @@ int wrong_shape(dim3 grid, dim3 block, const char* what) {
     return common::kExitWrong;
 }
 
+// A3's add_to_table traps on a grid with a y or z extent: launched with 2 x 2 blocks it must end in
+// cudaErrorLaunchFailure, with no entry pushed twice (no chain left to walk).
+int a3_wrong_grid() {
+    const std::vector<unsigned int> keys = atomics::random_keys(4096, 23);
+    const std::size_t n = keys.size();
+    common::DeviceBuffer<unsigned int> dev_keys(keys), dev_values(atomics::key_indices(n));
+    atomics::ChainedTable chained(atomics::kBuckets, n);
+    atomics::Mutexes mutexes(atomics::kBuckets);
+    atomics::add_to_table<<<dim3(2, 2), 64>>>(dev_keys.get(), dev_values.get(), chained.table(),
+                                              mutexes.data(), n, chained.refused());
+    CUDA_CHECK(cudaGetLastError());
+    const cudaError_t err = cudaDeviceSynchronize();
+    if (err == cudaErrorLaunchFailure) {
+        std::printf("ok   A3: a launch with a 2-D grid traps (%s)\n", cudaGetErrorName(err));
+        return common::kExitOk;
+    }
+    std::fprintf(stderr, "FAIL A3: a launch with a 2-D grid ended in %s, not a trap\n",
+                 cudaGetErrorName(err));
+    return common::kExitWrong;
+}
+
 int main(int argc, char** argv) {
     common::Cli cli("atomics_copy_test",
                     "the appendix's kernels, copied and used as a reader would");
@@ -489,13 +511,15 @@ int main(int argc, char** argv) {
                  "kernels may run one at a time (compute-sanitizer): do not require the walk to "
                  "overlap the build");
     std::int64_t shape = 0;
-    cli.add_enum("--shape", &shape, {{"none", 0}, {"grid", 1}, {"block", 2}},
-                 "instead: A1's lock kernel with a 2-D grid or block, which must trap");
+    cli.add_enum("--shape", &shape, {{"none", 0}, {"grid", 1}, {"block", 2}, {"a3grid", 3}},
+                 "instead: A1's lock kernel with a 2-D grid or block, or A3's add_to_table with a "
+                 "2-D grid, which must trap");
     cli.parse_or_exit(argc, argv);
     common::require_gpu();
     if (shape == 1) return wrong_shape(dim3(2, 2), dim3(atomics::kThreadsPerBlock), "a 2-D grid");
     if (shape == 2)
         return wrong_shape(dim3(2), dim3(atomics::kThreadsPerBlock / 2, 2), "a 2-D block");
+    if (shape == 3) return a3_wrong_grid();
     lost_product();
     walk_during_cas_build();
     reserved_key();

@@ -10,11 +10,13 @@
 // itself at its depth on the device, and the launching thread checks its launch (cdp::log_launch),
 // so the program verifies the printed story instead of asking the reader to: the host compares the
 // per-depth counts and the number of device-side launches with what the recursion must give, and
-// a failed launch is reported with its cause. And a switch (g_print) silences the printf, which
-// the timed runs and --csv need. The document's remark that adding cudaDeviceSynchronize() after
-// the child launch restores the "normal" (CPU recursion) order no longer applies: CUDA 12 removed
-// device-side cudaDeviceSynchronize(), and CUDA 13's nvcc rejects it for sm_90 (see the README for
-// the order the lines come in today and why).
+// a failed launch is reported with its cause. And two switches: g_print silences the printf, which
+// the timed runs and --csv need; g_tail (--tail) launches each child into the tail-launch stream
+// (cudaStreamTailLaunch), where it starts only once the grid that launched it is complete, every
+// parent line printed: the same counts, another order of the lines. The document's remark that
+// adding cudaDeviceSynchronize() after the child launch restores the "normal" (CPU recursion) order
+// no longer applies: CUDA 12 removed device-side cudaDeviceSynchronize(), and CUDA 13's nvcc
+// rejects it for sm_90 (see the README for the order the lines come in today and why).
 //
 // The flags every program takes but --seed (there is no random input, so it is not accepted): --n
 // is the threads per parent block (the document's 8); --reps times that many more runs of the
@@ -24,7 +26,7 @@
 // writes to stdout, runs the verified run without printing (the counts go to stderr).
 //
 // Build: cmake --build build --target 01_nested_hello_world
-// Run:   build/bin/01_nested_hello_world [--blocks 1] [--n 8] [--reps 20] [--csv]
+// Run:   build/bin/01_nested_hello_world [--blocks 1] [--n 8] [--tail] [--reps 20] [--csv]
 #include <cstdio>
 
 #include "cdp.cuh"
@@ -43,6 +45,8 @@ static_assert(kMaxDepth >= 10, "a block of 1024 threads reaches depth 10");
 __device__ unsigned int g_threads_at_depth[kMaxDepth + 1];
 // Whether the kernel prints: off for the timed runs and with --csv.
 __device__ bool g_print = true;
+// Whether each child goes into the tail-launch stream (--tail) instead of the default stream.
+__device__ bool g_tail = false;
 
 __global__ void nestedHelloWorld(int const iSize, int iDepth) {
     int tid = threadIdx.x;
@@ -55,7 +59,10 @@ __global__ void nestedHelloWorld(int const iSize, int iDepth) {
     int nthreads = iSize >> 1;
     // thread 0 launches child grid recursively
     if (tid == 0 && nthreads > 0) {
-        nestedHelloWorld<<<1, nthreads>>>(nthreads, ++iDepth);
+        if (g_tail)  // --tail: the child starts only once this whole grid is complete
+            nestedHelloWorld<<<1, nthreads, 0, cudaStreamTailLaunch>>>(nthreads, ++iDepth);
+        else
+            nestedHelloWorld<<<1, nthreads>>>(nthreads, ++iDepth);
         cdp::log_launch();
         if (g_print) printf("-------> nested execution depth: %d\n", iDepth);
     }
@@ -70,12 +77,16 @@ __global__ void nestedHelloWorld(int const iSize, int iDepth) {
 void set_print(bool print) {
     CUDA_CHECK(cudaMemcpyToSymbol(g_print, &print, sizeof print));
 }
+void set_tail(bool tail) {
+    CUDA_CHECK(cudaMemcpyToSymbol(g_tail, &tail, sizeof tail));
+}
 
 int main(int argc, char** argv) {
     common::Options opt;
     opt.n = 8;  // the document's parent block
     std::int64_t blocks = 1;
     std::int64_t pending_limit = 0;  // 0: not given
+    bool tail = false;
     common::Cli cli("01_nested_hello_world",
                     "nestedHelloWorld: thread 0 of each block launches a child of half the "
                     "threads");
@@ -84,6 +95,7 @@ int main(int argc, char** argv) {
     cli.add_reps(opt);
     cli.add_csv(opt);
     cli.add_int("--blocks", &blocks, 1, 64, "blocks of the parent grid (the document: 1, then 2)");
+    cli.add_flag("--tail", &tail, "launch each child into the tail-launch stream");
     cdp::add_pending_limit_flag(cli, &pending_limit);
     cli.parse_or_exit(argc, argv);
     common::Reporter report(opt.csv);
@@ -109,8 +121,10 @@ int main(int argc, char** argv) {
                                   counts.size() * sizeof(unsigned int)));
     cdp::reset_log();
     set_print(!opt.csv);
-    std::fprintf(text, "./nestedHelloWorld Execution Configuration: grid %lld block %lld\n",
-                 static_cast<long long>(blocks), static_cast<long long>(opt.n));
+    set_tail(tail);
+    std::fprintf(text, "./nestedHelloWorld Execution Configuration: grid %lld block %lld%s\n",
+                 static_cast<long long>(blocks), static_cast<long long>(opt.n),
+                 tail ? ", children tail-launched" : "");
     std::fflush(text);
     launch();
     const cdp::LaunchLog log =
@@ -147,8 +161,9 @@ int main(int argc, char** argv) {
                  "timed: the recursion, %zu levels, %lld device-side launches, not printing\n",
                  expected.size(), static_cast<long long>(launches));
     // No data is moved: 0 bytes, and no fraction of the peak bandwidth to give.
-    report.print(
-        {"01_nested_hello_world", "blocks " + std::to_string(blocks), opt.n, t.median, 0.0, 0.0});
+    report.print({"01_nested_hello_world",
+                  "blocks " + std::to_string(blocks) + (tail ? " tail" : ""), opt.n, t.median, 0.0,
+                  0.0});
     cdp::print_spread(text, opt.reps, t);
     return common::kExitOk;
 }

@@ -185,8 +185,16 @@ __global__ void mariani_silver_levels(int* dwells, int n, ms::Rect* list, unsign
     cdp::log_launch();
 }
 
+// The launchers' first check: g_tree has a row for each depth a rectangle may reach, 0 to
+// p.max_depth - 1, and kDepthLimit rows, so a deeper limit would count past its end. Each
+// launcher returns cudaErrorInvalidValue, launching nothing, where this fails.
+constexpr bool is_tree_depth(int max_depth) {
+    return max_depth >= 1 && max_depth <= ms::kDepthLimit;
+}
+
 // The launchers: an n x n image of dwells, dwells[y * n + x], with p.step = ms::kExtent / n.
 cudaError_t launch_mariani_silver(int* dwells, int n, ms::Params p) {
+    if (!is_tree_depth(p.max_depth)) return cudaErrorInvalidValue;
     mariani_silver<<<dim3(ms::kInitSubdiv, ms::kInitSubdiv), dim3(kBlockX, kBlockY)>>>(
         dwells, n, ms::Rect{0, 0, n, n}, 0, p);
     return cudaGetLastError();
@@ -198,8 +206,9 @@ cudaError_t launch_mariani_silver(int* dwells, int n, ms::Params p) {
 // the launches made, one per level.
 cudaError_t launch_mariani_silver_host(int* dwells, int n, ms::Params p, ms::Rect* list,
                                        unsigned int room, unsigned int* size, int* levels) {
-    unsigned int begin = 0, count = ms::kInitSubdiv * ms::kInitSubdiv;
     *levels = 0;
+    if (!is_tree_depth(p.max_depth)) return cudaErrorInvalidValue;
+    unsigned int begin = 0, count = ms::kInitSubdiv * ms::kInitSubdiv;
     for (int depth = 0; count > 0; ++depth) {
         const unsigned int next = begin + count;
         cudaError_t err = cudaMemsetAsync(size, 0, sizeof *size);
@@ -220,6 +229,7 @@ cudaError_t launch_mariani_silver_host(int* dwells, int n, ms::Params p, ms::Rec
 // level: the level and the next one's launcher).
 cudaError_t launch_mariani_silver_levels(int* dwells, int n, ms::Params p, ms::Rect* list,
                                          unsigned int room, unsigned int* size) {
+    if (!is_tree_depth(p.max_depth)) return cudaErrorInvalidValue;
     mariani_silver_levels<<<1, 1>>>(dwells, n, list, 0, room, 0, p, size);
     return cudaGetLastError();
 }

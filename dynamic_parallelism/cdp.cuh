@@ -8,11 +8,14 @@
 //                    makes warps late, to expose it; a no-op unless the host sets g_stall_ns
 //   is_reduce_shape() the first check of 02's, 03's and 04's launchers: a grid and block the
 //                    nested reductions can sum
-// The host reads the log with cdp_host.cuh.
+// The programs read the log with cdp_host.cuh, which needs the repository's common.cuh: a copy
+// reads it with the snippet of COPYING_KERNELS.md ("After the run, read the launch log") instead.
 //
 // A device-side launch that fails does not stop the parent grid or raise an error on the host: the
 // launching thread finds it only through cudaGetLastError(), on the device. So every launch is
-// followed by log_launch(), and every run ends with check_launches() on the host.
+// followed by log_launch(), and every run ends with a read of the log on the host, after the
+// device has synchronized: COPYING_KERNELS.md's snippet in a copy (check_launches() of
+// cdp_host.cuh in the programs here).
 //
 // The device globals below are C++17 inline variables: with relocatable device code (which every
 // program here is built with) nvcc emits them as weak symbols, so a program of several translation

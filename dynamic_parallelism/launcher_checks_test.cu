@@ -12,6 +12,10 @@
 // count, even far below the bound, and refuses with a FAIL line (the one printed below, expected)
 // where it does not. The same call as 06's run(), on the tree of one of its test images.
 //
+// And 06's three launchers refuse a max_depth outside 1 to ms::kDepthLimit (the rows of g_tree,
+// its count of the tree, which a deeper cut would write past) with cudaErrorInvalidValue, as 02 to
+// 04's do a shape, before they touch the GPU.
+//
 // Build: cmake --build build --target launcher_checks_test
 // Run:   build/bin/launcher_checks_test
 #include <cstdio>
@@ -20,6 +24,7 @@
 #include "02_nested_reduce.cu"
 #include "03_nested_reduce_nosync.cu"
 #include "04_nested_reduce2.cu"
+#include "06_mandelbrot_mariani_silver.cu"
 #include "cdp_host.cuh"
 #include "mariani_silver.h"
 
@@ -67,6 +72,32 @@ int main() {
             ++failures;
         }
     }
+    for (const int max_depth : {0, -1, ms::kDepthLimit + 1, 1000}) {
+        const ms::Params deep{ms::kExtent / 17, 64, 4, max_depth};
+        int levels = -1;
+        const cudaError_t errors[] = {
+            launch_mariani_silver(nullptr, 17, deep),
+            launch_mariani_silver_host(nullptr, 17, deep, nullptr, 0, nullptr, &levels),
+            launch_mariani_silver_levels(nullptr, 17, deep, nullptr, 0, nullptr)};
+        const char* const names[] = {"launch_mariani_silver", "launch_mariani_silver_host",
+                                     "launch_mariani_silver_levels"};
+        for (int k = 0; k < 3; ++k)
+            if (errors[k] != cudaErrorInvalidValue) {
+                std::printf("FAIL %s(max_depth %d) returned %s, not cudaErrorInvalidValue\n",
+                            names[k], max_depth, cudaGetErrorName(errors[k]));
+                ++failures;
+            }
+        if (levels != 0) {
+            std::printf("FAIL launch_mariani_silver_host(max_depth %d) left *levels %d, not 0\n",
+                        max_depth, levels);
+            ++failures;
+        }
+    }
+    for (int max_depth = 1; max_depth <= ms::kDepthLimit; ++max_depth)
+        if (!is_tree_depth(max_depth)) {
+            std::printf("FAIL is_tree_depth() refuses max_depth %d, which 06 accepts\n", max_depth);
+            ++failures;
+        }
     // 06's --n 300 --min-size 2: the bound, then a pool granted below it (no --pending-limit).
     const int n = 300;
     const ms::Params p{ms::kExtent / n, 64, 2, ms::kDefaultMaxDepth};
@@ -91,7 +122,8 @@ int main() {
     }
     if (failures != 0) return 1;
     std::printf(
-        "every launcher refused every bad shape with cudaErrorInvalidValue; 06 runs on a pool "
-        "below its bound that holds the tree, and refuses one that does not\n");
+        "every launcher refused every bad shape, and 06's every depth past its tree counts, with "
+        "cudaErrorInvalidValue; 06 runs on a pool below its bound that holds the tree, and "
+        "refuses one that does not\n");
     return 0;
 }

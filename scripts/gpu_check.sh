@@ -223,7 +223,8 @@ if want dp; then
   # dynamic_parallelism: what its README and RESULTS.md quote, in parts that each rewrite only their
   # own files, so that a session whose calls are cut short can run them one per call:
   #   DP_PARTS="reduce" bash scripts/gpu_check.sh dp     (default: all five, in this order)
-  #   reduce        01's printed runs (hello_world.txt); 05's table beside the K40 figures
+  #   reduce        01's printed runs (hello_world.txt); the README's "Try next" runs
+  #                 (try_next.txt); 05's table beside the K40 figures
   #                 (comparison.csv, its log comparison_log.txt, which must say one pending-launch
   #                 limit for every row; the same build's printed table from a second run,
   #                 comparison.txt; the build without relocatable device code,
@@ -288,11 +289,17 @@ if want dp; then
   if dp_part reduce; then
     rm -f "$DATA/hello_world.txt" "$DATA/comparison.txt" "$DATA/correct_forms.txt" \
       "$DATA/pending_limit.txt" "$DATA/printed_forms.txt" "$DATA/tail_vs_printed.txt" \
-      "$DATA/launch_baseline.txt"
+      "$DATA/launch_baseline.txt" "$DATA/try_next.txt"
     for i in 1 2 3; do
       record hello_world.txt build/bin/01_nested_hello_world --blocks 1
     done
     record hello_world.txt build/bin/01_nested_hello_world --blocks 2
+    # The README's "Try next" runs: 01's children tail-launched, 02's printed stop condition at the
+    # default size, 05 at blocks of 1024.
+    record try_next.txt build/bin/01_nested_hello_world --tail
+    record try_next.txt build/bin/01_nested_hello_world --blocks 2 --tail
+    record try_next.txt build/bin/02_nested_reduce --faithful
+    record try_next.txt build/bin/05_reduction_comparison --block 1024
     step figures.log sh -c "build/bin/05_reduction_comparison --csv >'$DATA/comparison.csv' 2>'$DATA/comparison_log.txt'"
     record comparison.txt build/bin/05_reduction_comparison
     step figures.log sh -c "build/bin/05_reduction_comparison_no_rdc --csv >'$DATA/comparison_no_rdc.csv' 2>'$DATA/comparison_no_rdc_log.txt'"

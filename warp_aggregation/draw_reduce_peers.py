@@ -92,7 +92,7 @@ def draw(png):
         return palette[key] if key in shown else FADED
     rows = len(rounds) + 2  # the keys and rel_pos, the values, the rounds
     gap = 1.6  # vertical distance between two rows: room for the arrows
-    fig, ax = plt.subplots(figsize=(9.5, 8))
+    fig, ax = plt.subplots(figsize=(13, 10))  # cells wide enough for a bold "6.25"
     fig.subplots_adjust(left=0.01, right=0.99)  # the cells fill the width; bbox_inches crops
 
     def y_of(row):
@@ -103,14 +103,14 @@ def draw(png):
         ax.add_patch(Rectangle((lane, y_of(row)), 1, 1, facecolor=face(key), edgecolor=edge, lw=lw))
         # The highlighted groups' numbers large; the others' small and pale, to be read past.
         ax.text(lane + 0.5, y_of(row) + 0.5, text, ha="center", va="center",
-                fontsize=8.5 if key in shown else 7, fontweight="bold" if bold else "normal",
+                fontsize=8.5 if key in shown else 8, fontweight="bold" if bold else "normal",
                 color="black" if key in shown else "0.6")
 
     for lane, key in enumerate(keys):
         cell(lane, 0, f"{key}\n{rel_pos[lane]}")
         cell(lane, 1, f"{values[lane]:g}")
-    ax.text(-0.4, y_of(0) + 0.5, "key\nrel_pos", ha="right", va="center", fontsize=8)
-    ax.text(-0.4, y_of(1) + 0.5, "value", ha="right", va="center", fontsize=8)
+    ax.text(-0.4, y_of(0) + 0.5, "key\nrel_pos", ha="right", va="center", fontsize=9)
+    ax.text(-0.4, y_of(1) + 0.5, "value", ha="right", va="center", fontsize=9)
     for r, x in enumerate(rounds):
         row = r + 2
         for lane, key in enumerate(keys):
@@ -119,7 +119,7 @@ def draw(png):
                 mark = last and key in shown
                 cell(lane, row, f"{x[lane]:g}", bold=mark, edge="black" if mark else "white",
                      lw=1.8 if mark else 1.0)
-        ax.text(-0.4, y_of(row) + 0.5, f"round {r}", ha="right", va="center", fontsize=8)
+        ax.text(-0.4, y_of(row) + 0.5, f"round {r}", ha="right", va="center", fontsize=9)
     def darker(color):
         return tuple(0.55 * c for c in color)
 
@@ -135,9 +135,9 @@ def draw(png):
                 ax.plot([lane + 0.5, lane + 0.5], [y_of(r + 1), y_of(r + 2) + 1], color="0.75",
                         lw=0.6, zorder=1)
     for lane in range(WARP):
-        ax.text(lane + 0.5, y_of(0) + 1.15, str(lane), ha="center", va="bottom", fontsize=7.5,
+        ax.text(lane + 0.5, y_of(0) + 1.15, str(lane), ha="center", va="bottom", fontsize=9,
                 color="gray")
-    ax.text(WARP / 2, y_of(0) + 1.6, "lane", ha="center", fontsize=8, color="gray")
+    ax.text(WARP / 2, y_of(0) + 1.6, "lane", ha="center", fontsize=9, color="gray")
     ax.set_xlim(-3.6, WARP + 0.2)
     ax.set_ylim(-0.3, y_of(0) + 2.0)
     ax.set_aspect("equal")
@@ -146,8 +146,8 @@ def draw(png):
     ax.set_title(
         f"reduce_peers on the first warp of '8 keys' (seed {SEED}): {len(rounds)} rounds for a "
         f"largest group of {max(keys.count(k) for k in keys)} lanes;\nkeys {min(shown)} and "
-        f"{max(shown)} in colour, the other groups in grey", fontsize=10)
-    fig.savefig(png, dpi=100, bbox_inches="tight")  # about 950 px: a README column
+        f"{max(shown)} in colour, the other groups in grey", fontsize=11)
+    fig.savefig(png, dpi=100, bbox_inches="tight")  # about 1,300 px
     print(f"wrote {png}")
 
 

@@ -420,22 +420,19 @@ def number_01():
 
 
 def number_02():
-    """02's own number: its search and tree on every key distinct over all keys equal, in double
-    (reduce_peers.csv), with the rounds each pattern takes. RESULTS.md has 02's table and the tree
-    alone (03's "reduce_peers masks given" row)."""
-    rows = load("reduce_peers.csv")
-    distinct = ms(rows, variant="reduce_peers/double/all distinct")
-    equal = ms(rows, variant="reduce_peers/double/all equal")
-    if None in (distinct, equal):
-        return missing("02's timing", "reduce_peers.csv")
-    n = next((int(r["n"]) for r in rows if r["variant"] == "reduce_peers/double/all distinct"))
+    """02's number: the tree alone, 03's `reduce_peers masks given` row (the tree and one atomic
+    per group from stored masks, no search) over one `atomicAdd` per value, sorted keys in double.
+    02's own run (search and tree together, reduce_peers.csv) is RESULTS.md's table."""
+    given = bench("double", "sorted", "reduce_peers masks given")
+    atomic = bench("double", "sorted", "atomicAdd")
+    if None in (given, atomic):
+        return missing("03's masks-given row", "benchmark.csv")
     return sentence(
-        f"**One number:** over {n:,} doubles, 02's search and tree take "
-        f"**{times(distinct, equal)} times** as long with every key distinct ({distinct:.4f} ms) "
-        f"as with all keys equal ({equal:.4f} ms) ({link('reduce_peers.csv')}; "
-        "[all four patterns](RESULTS.md#02s-timing)). Distinct keys cost 32 search rounds and no "
-        "tree round, equal keys one search round and 5 tree rounds: this mostly measures the "
-        "search (the tree alone: 03's `reduce_peers masks given` row).\n")
+        f"**One number:** on 03's sorted keys in double (*d* = 4), this tree with one `atomicAdd` "
+        f"per group, from stored masks and so without a search ({given:.4f} ms), is "
+        f"**{times(atomic, given)} times as fast** as one `atomicAdd` per value ({atomic:.4f} ms) "
+        f"(03's `reduce_peers masks given` row, {link('benchmark.csv')}). 02's own run times "
+        "search and tree together: [its table](RESULTS.md#02s-timing).\n")
 
 
 def number_03():
@@ -802,9 +799,13 @@ def blog_table(brief=True):
         # The README's: the verdict, then the inequality behind it, one search a row.
         link_reuse = "[reusing the masks](RESULTS.md#reusing-the-masks)"
         reuse_rows = [(
-            f"with `get_peers`, pays from k = {f['k_separate']}, where k passes over the same "
+            ("not confirmed: " if f["k_separate"] > 2 else "")
+            + f"with `get_peers`, pays from k = {f['k_separate']}, where k passes over the same "
             "keys reuse one stored search"
-            + (", barely" if f["close"] else "") if f["k_separate"] else
+            + (", barely" if f["close"] else "")
+            + (f"; k = {f['k_fused']} only with a modelled combined first pass"
+               if f["k_fused"] and f["k_fused"] < f["k_separate"] else "")
+            if f["k_separate"] else
             "with `get_peers`, for no k measured",
             f"search + k reductions < k `atomicAdd` passes: {f['search']:.4f} + k × "
             f"{f['given']:.4f} < k × {f['atomic']:.4f} ms ⇒ k ≥ {f['k_separate']} ({link_reuse})"

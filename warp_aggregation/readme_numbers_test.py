@@ -322,10 +322,10 @@ def main():
         expect("2 lanes" not in full.get("prints-02", "") and
                "1 lanes with an odd rel_pos" in full.get("prints-02", ""),
                "02's excerpt counts the lanes it leaves out")
-        expect("reduce_peers.csv" in full.get("number-02", "") and
-               "benchmark.csv" not in full.get("number-02", "") and
+        expect("masks given" in full.get("number-02", "") and
+               "benchmark.csv" in full.get("number-02", "") and
                "RESULTS.md#02s-timing" in full.get("number-02", ""),
-               "02's number is 02's own run (not 03's) and links 02's table")
+               "02's number is the tree alone (03's masks-given row) and links 02's own table")
         expect("prints-cg" in full and "cg labeled_partition" in full.get("prints-cg", ""),
                "the cooperative-groups section prints its benchmark rows")
         expect("scattered" in full.get("which-to-use", ""),
