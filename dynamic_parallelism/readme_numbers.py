@@ -364,10 +364,8 @@ def number_02():
     chains = re.search(r"grid (\d+)", "\n".join(nested_16384()[1])).group(1)
     return (f"**One number:** {ms:.2f} ms / {launches} launches = {us(ms, launches)} per "
             f"device-side launch, for 2<sup>20</sup> ints at the pending-launch limit 16384: a "
-            f"throughput over {chains} chains run side by side, not one launch's latency (01's). "
-            f"{ms:.2f} ms is the middle of {count} runs, their median (each run's time is itself "
-            f"the median of its repetitions), in [`{SHOWN}pending_limit.txt`]"
-            f"({SHOWN}pending_limit.txt).\n")
+            f"throughput over {chains} chains run side by side, not one launch's latency (01's); "
+            f"the runs: [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt).\n")
 
 
 REFUSED = re.compile(r"asked the device runtime for (\d+) slots .* granted (\d+), fewer than")
@@ -528,8 +526,7 @@ def number_03():
     return (f"**One number:** {tail[0]:.2f} ms / {barrier[0]:.2f} ms = "
             f"{tail[0] / barrier[0]:.1f}: the tail-launch form took {tail[0] / barrier[0]:.1f} "
             f"times the barrier form's time, for the same {tail[2]} launches and the same sums "
-            f"(the middle of {min(tail[1], barrier[1])} runs each in [`{SHOWN}correct_forms.txt`]"
-            f"({SHOWN}correct_forms.txt); [RESULTS.md](RESULTS.md#the-correct-forms-run-by-run) "
+            f"([`{SHOWN}correct_forms.txt`]({SHOWN}correct_forms.txt); [RESULTS.md](RESULTS.md#the-correct-forms-run-by-run) "
             f"has every run).\n")
 
 
@@ -598,9 +595,8 @@ def prints_04_correct():
     shown = middle_launch_runs()
     if not shown:
         return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
-    (_, _, d, count), (_, _, h, _) = shown["device"], shown["stream"]
-    said = (f"The middle run of each form: the device's run {d} of {count}, the host's run {h} of "
-            f"{count} ([`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt), alternating):")
+    said = (f"The middle run of each form "
+            f"([`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)):")
     lines = []
     for command, out, _, _ in shown.values():
         lines += ([""] if lines else []) + ["$ " + command]
@@ -615,8 +611,8 @@ def number_04():
     device, stream = ms["device"], ms["stream"]
     return (f"**One number:** {device:.4f} ms / {stream:.4f} ms = {device / stream:.1f}: 04's "
             f"nine levels took {device / stream:.1f} times as long launched from the device as by "
-            f"the host into one stream (each the middle of {count} runs, alternating, in "
-            f"[`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)). The host enqueues every "
+            f"the host into one stream ([`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt), "
+            f"the forms alternating). The host enqueues every "
             f"level ahead, so the launches' latencies overlap the work; on the device each level "
             f"is launched by the one before, so the 8 device-side launches pay their latencies one "
             f"after another: ({device:.4f} − {stream:.4f}) ms / 8 = "
@@ -945,7 +941,7 @@ def number_06():
     return (f"**One number:** {dp:.4f} ms / {host:.4f} ms = {dp / host:.2f}: at {side(shown)}, "
             f"the size of the run above, Mariani–Silver with dynamic parallelism took "
             f"{dp / host:.2f} times as long as the same algorithm driven from the host "
-            f"({runs_said(shown)}, [`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)), for "
+            f"([`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv)), for "
             f"{int(shown['launches'])} device-side launches. The figure below has every size.\n")
 
 
@@ -1044,7 +1040,7 @@ def mandelbrot_figure():
     if not (png and os.path.exists(png)):
         return missing("plot_mandelbrot.py --png", "mandelbrot.png")
     return Done(f"![Time by image size: flat, host-driven and dynamic parallelism]({shown})\n\n"
-                f"The times, each the middle of its runs, are tabled in [RESULTS.md]"
+                f"The times are tabled in [RESULTS.md]"
                 f"(RESULTS.md#06-the-sweep).\n")
 
 
@@ -1256,15 +1252,14 @@ def number_07():
     found = continuation_medians()
     if not found:
         return missing("07_continuation", "continuation.txt")
-    (ms, count), streams = found, found[0]["device streams"]
+    ms, streams = found[0], found[0]["device streams"]
     host = ms["host-driven"]
     return (f"**One number:** {streams:.4f} ms / {host:.4f} ms = {streams / host:.2f}: the same "
             f"per-block kernel and continuation took {streams / host:.2f} times as long launched "
             f"by one device thread (in a grid the host launches) as by the host: 3 device-side "
             f"launches joined by an event (the per-block kernel in two halves, then the "
-            f"continuation) against the host's 2 (the middle of {count} runs "
-            f"each in [`{SHOWN}continuation.txt`]({SHOWN}continuation.txt); the run above is the "
-            f"first; the other forms: [RESULTS.md](RESULTS.md#07-the-forms-side-by-side)).\n")
+            f"continuation) against the host's 2 ([`{SHOWN}continuation.txt`]"
+            f"({SHOWN}continuation.txt), whose first run is the one above; the other forms: [RESULTS.md](RESULTS.md#07-the-forms-side-by-side)).\n")
 
 
 def continuation_forms():
@@ -1605,10 +1600,7 @@ def pool_trade():
     if "4096" not in times or "16384" not in times:
         return missing("02_nested_reduce --pending-limit N", "pending_limit.txt")
     sizes = [l for l in ("4096", "8192", "16384", "32768") if l in times]
-    counts = {len(times[l]) for l in sizes}
-    said = (f"the middle of {counts.pop()} runs each" if len(counts) == 1
-            else "the middle run of each")
-    text = (f"In [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt) ({said}): "
+    text = (f"In [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt): "
             + ", ".join(f"{l} slots {statistics.median(times[l]):.2f} ms" for l in sizes) + ".")
     refused = refused_at(2048)
     if refused:
