@@ -2,11 +2,13 @@
 """Draws the launch trees of the nested reductions: 02/03 (a chain of child grids per parent block)
 against 04 (one grid per level for all blocks); and, with --hello-png, 01's nested hello world at
 the document's size (blocks of 8 threads, 1 parent block and 2); with --sums-png, which element 02
-adds to which, level by level, in one block of 8.
+adds to which, level by level, in one block of 8; with --loops-png, the document's first section
+(an inner loop run by one thread, or by a child grid: 07).
 
     python3 dynamic_parallelism/draw_launch_tree.py --png dynamic_parallelism/launch_tree.png \
         --hello-png dynamic_parallelism/hello_tree.png \
-        --sums-png dynamic_parallelism/reduce_sums.png [--grid 4] [--block 8]
+        --sums-png dynamic_parallelism/reduce_sums.png --loops-png dynamic_parallelism/loops.png \
+        [--grid 4] [--block 8]
 
 The launches are the kernels' own recursion, step for step:
   02, 03 (gpuRecursiveReduce, ...Nosync): a block reducing isize elements, isize > 2, has thread 0
@@ -272,11 +274,60 @@ def draw(grid, block, png):
     print(f"wrote {png}")
 
 
+def draw_loops(lengths, png):
+    """The document's first section (循环的并行化), whose pictures the repost lost: an outer loop
+    over s whose inner loop runs lengths[s] times. Left, one thread per inner loop, its iterations
+    one after another; right, each parent thread launches a child grid of lengths[s] threads (07)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+    titles = ("without dynamic parallelism: one thread per inner loop",
+              "with it: a child grid per inner loop")
+    for panel, (ax, title) in enumerate(zip(axes, titles)):
+        ax.set_title(title, fontsize=10)
+        for s, length in enumerate(lengths):
+            y = -1.6 * s
+            ax.add_patch(Rectangle((0, y - 0.3), 1.9, 0.8, facecolor="#d9d9d9",
+                                   edgecolor="#333333", linewidth=0.6))
+            ax.text(0.95, y + 0.1, f"thread s={s}", ha="center", va="center", fontsize=7)
+            if panel == 0:  # the thread runs its iterations itself, one after another
+                for i in range(length):
+                    ax.add_patch(Rectangle((2.3 + i, y - 0.2), 0.9, 0.6, facecolor="#9ecae1",
+                                           edgecolor="#333333", linewidth=0.6))
+                    ax.text(2.75 + i, y + 0.1, str(i), ha="center", va="center", fontsize=7)
+                ax.text(2.5 + length, y + 0.1, f"{length} steps", va="center", fontsize=7)
+            else:  # the thread launches <<<length threads>>>: the iterations side by side
+                ax.add_patch(FancyArrowPatch((1.9, y + 0.1), (2.9, y + 0.1), arrowstyle="-|>",
+                                             mutation_scale=10, color="#555555", linewidth=0.8))
+                ax.add_patch(Rectangle((3.05, y - 0.65), 0.9 * length + 0.3, 1.5, fill=False,
+                                       edgecolor="#777777", linewidth=1.2))
+                for i in range(length):
+                    ax.add_patch(Rectangle((3.2 + 0.9 * i, y - 0.45), 0.8, 1.1,
+                                           facecolor="#fdae6b", edgecolor="#333333",
+                                           linewidth=0.6))
+                    ax.text(3.6 + 0.9 * i, y + 0.1, str(i), ha="center", va="center", fontsize=7)
+                ax.text(3.5 + 0.9 * length, y + 0.1, f"child grid: {length} threads, one step",
+                        va="center", fontsize=7)
+        ax.set_xlim(-0.2, 14.3)
+        ax.set_ylim(-1.6 * (len(lengths) - 1) - 1.0, 1.0)
+        ax.axis("off")
+    fig.text(0.5, 0.02, "An inner loop whose length depends on the outer loop (lengths drawn: "
+             + ", ".join(map(str, lengths)) + "); 07 runs it with a child grid per segment.",
+             ha="center", fontsize=8)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.savefig(png, dpi=110)
+    print(f"wrote {png}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--png", required=True)
     p.add_argument("--hello-png", help="also draw 01's launches at the document's size here")
     p.add_argument("--sums-png", help="also draw 02's block 0 element by element here")
+    p.add_argument("--loops-png", help="also draw the document's loop section (07) here")
     p.add_argument("--grid", type=int, default=4, help="parent blocks drawn")
     p.add_argument("--block", type=int, default=8, help="elements per parent block, a power of two")
     args = p.parse_args()
@@ -288,6 +339,8 @@ def main():
         draw_hello(args.hello_png)
     if args.sums_png:
         draw_sums([3, 1, 4, 1, 5, 9, 2, 6], args.sums_png)
+    if args.loops_png:
+        draw_loops([3, 7, 2, 5], args.loops_png)
 
 
 if __name__ == "__main__":
