@@ -335,11 +335,8 @@ def prints_03():
                   if given and plain and given != plain else "")
     return text + "\n" + sentence(
         f"*Rows of the full run, {link('benchmark.csv')} (`--csv`; its other lines: "
-        f"{link('benchmark_log.txt')}), in the program's text format. ms: the median of 20 runs, "
-        "then the fastest and slowest. %peak: over the memory's peak"
-        + (f", {peak.group(1)} GB/s" if peak else "") + ". xatomic, "
-        "xCAS, xCUB: times as fast as `atomicAdd`, the `atomicCAS` loop and "
-        "[CUB](../GLOSSARY.md#cub)'s `ReduceByKey`." + bytes_note + "*")
+        f"{link('benchmark_log.txt')}), in the program's text format"
+        + (f"; the memory's peak: {peak.group(1)} GB/s" if peak else "") + "." + bytes_note + "*")
 
 
 def prints_scan():
@@ -428,11 +425,12 @@ def number_02():
     if None in (given, atomic):
         return missing("03's masks-given row", "benchmark.csv")
     return sentence(
-        f"**One number:** on 03's sorted keys in double (*d* = 4), this tree with one `atomicAdd` "
-        f"per group, from stored masks and so without a search ({given:.4f} ms), is "
+        f"**One number,** from 03's benchmark, not 02's: from stored masks, so without a "
+        f"search, this tree with one `atomicAdd` per group ({given:.4f} ms) is "
         f"**{times(atomic, given)} times as fast** as one `atomicAdd` per value ({atomic:.4f} ms) "
-        f"(03's `reduce_peers masks given` row, {link('benchmark.csv')}). 02's own run times "
-        "search and tree together: [its table](RESULTS.md#02s-timing).\n")
+        f"(sorted keys in double, *d* = 4; 03's `reduce_peers masks given` row, "
+        f"{link('benchmark.csv')}). 02's own run times search and tree together: "
+        "[its table](RESULTS.md#02s-timing).\n")
 
 
 def number_03():
@@ -800,11 +798,11 @@ def blog_table(brief=True):
         link_reuse = "[reusing the masks](RESULTS.md#reusing-the-masks)"
         reuse_rows = [(
             ("not confirmed: " if f["k_separate"] > 2 else "")
-            + f"with `get_peers`, pays from k = {f['k_separate']}, where k passes over the same "
-            "keys reuse one stored search"
+            + f"with `get_peers`, it pays from k = {f['k_separate']}: k passes over the same "
+            "keys, all reusing one stored search"
             + (", barely" if f["close"] else "")
             + (f"; k = {f['k_fused']} only with a modelled combined first pass"
-               if f["k_fused"] and f["k_fused"] < f["k_separate"] else "")
+               if f["k_fused"] and f["k_fused"] < f["k_separate"] and not brief else "")
             if f["k_separate"] else
             "with `get_peers`, for no k measured",
             f"search + k reductions < k `atomicAdd` passes: {f['search']:.4f} + k × "
@@ -1011,7 +1009,10 @@ def which_to_use():
             if rows and "warp match_any" in rows:
                 cross = plot_sweep.slower_from(rows, "warp match_any")
                 cg_cross = plot_sweep.slower_from(rows, "cg labeled_partition")
-                scattered = (f"`match_any` aggregation < 1× `atomicAdd` from *d* = {cross} on"
+                four = plot_sweep.speedup(rows, "warp match_any", 4)
+                scattered = ((f"`match_any` aggregation {four:.2f}× `atomicAdd` at *d* = 4, "
+                              if four else "`match_any` aggregation ")
+                             + f"slower from *d* = {cross} on"
                              if cross else
                              "`match_any` aggregation faster than `atomicAdd` at every *d*")
                 cg_note = ("`labeled_partition` + `cg::reduce` says the same in two calls"
@@ -1059,9 +1060,7 @@ def which_to_use():
         "¹ 03's segmented scan is faster still"
         + (f" ({scan:.2f}× `atomicAdd`, {scan_cub:.2f}× CUB)" if None not in (scan, scan_cub)
            else "")
-        + ", but not for copying ([what it assumes](RESULTS.md#copying-the-segmented-scan)). "
-        "`ReduceByKey` writes packed (key, sum) pairs: with "
-        "sparse keys a scatter step must put them into their bins.",
+        + ", but not for copying ([what it assumes](RESULTS.md#copying-the-segmented-scan)).",
         "² " + cg_note,
         "³ " + bits_note + "; but CUB's promise of determinism fails on long runs of "
         "equal keys ([determinism](#the-library-and-determinism)): check the bits.",
