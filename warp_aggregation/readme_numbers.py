@@ -1086,10 +1086,10 @@ def sweep_figure():
     if not (have("sweep.csv") and os.path.exists(os.path.join(DATA, os.pardir, "sweep.png"))):
         return ""
     caption = sentence(
-        f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Read two lines "
-        "first, in the bottom panels: `warp match_any` (purple) against the line at 1 "
-        "(`atomicAdd`); above it, aggregation wins. Left: keys in runs; right: scattered; top: "
-        "time. The other lines are for the questions below.*")
+        f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Left: keys in "
+        "runs; right: scattered. Read first, bottom: `warp match_any` (purple) against the line "
+        "at 1 (`atomicAdd`); above it, aggregation wins. Top: time; dashed, `match_any`'s search "
+        "alone. The other lines are for the questions below.*")
     return ("![Time and speed-up over atomicAdd against distinct keys per warp, in runs and "
             "scattered](sweep.png)\n\n" + caption)
 
