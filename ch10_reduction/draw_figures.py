@@ -36,8 +36,8 @@ N = 256, the active threads of every step at N = 16 (10_06, 10_09, 10_11, 10_ex3
 Figs 10.10 and 10.14 (10_11's host trace) and Fig 10.16's steps of 10_15.
 
 --trace 10_06, 10_09 or 10_11 replays the loop of Fig 10.6, 10.9 or 10.11 for input[i] = i in
-one block of the programs' size for N (default 16, Figs 10.7, 10.8 and 10.10; at most 64): the
-threads that add at every step and the array after it, as the programs print for --values 0,1,...
+one block of the programs' size for N (default 16, Figs 10.7, 10.8 and 10.10; at most 2048): the
+threads that add at every step and the array after it (for N <= 64 only), as the programs print for --values 0,1,...
 (with --bin the script checks that they do, at N = 13 and 16), and stops unless the result is the
 sum. Above the rows it prints the counts the program prints first (the execution-resource
 efficiency, the book's global memory requests, the warps that diverge at each step; for 10_11 the
@@ -310,6 +310,9 @@ def print_single_block_trace(kernel, n, values=None):
         print(f"  warps that diverge, by step   {' '.join(map(str, diverging))}   (of "
               f"{(threads + WARP - 1) // WARP}; step 1 first)")
     width = max(4, len(str(sum(inputs))) + 1)
+    if n > 64:
+        print(f"  (the rows are printed for N <= 64 only; here the result is {rows[-1][2][0]})")
+        return
     print("  input:  " + "".join(f"{i:>{width}}" for i in inputs))
     for label, adding, row in rows:
         print(f"  {label}: threads {' '.join(map(str, adding))}")
@@ -771,8 +774,9 @@ def main():
     p.add_argument("--trace", nargs="+", choices=[*SINGLE_BLOCK, "10_13", "10_15"],
                    help="replay the kernel of Fig 10.6, 10.9, 10.11, 10.13 or 10.15 on the host, "
                    "and draw nothing")
-    p.add_argument("--n", type=int, help="with --trace: N, 1 to 4096, or to 64 for the one-block "
-                   "kernels 10_06, 10_09 and 10_11 (default: the figure's)")
+    p.add_argument("--n", type=int, help="with --trace: N, 1 to 4096, or to 2048 for the one-block "
+                   "kernels 10_06, 10_09 and 10_11, whose rows are printed for N <= 64 only "
+                   "(default: the figure's)")
     p.add_argument("--block", type=int, choices=[1, 2, 4, 8, 16],
                    help="with --trace 10_13 or 10_15: threads per block (default 8, the book's; "
                    "the one-block kernels take the programs' size for N)")
@@ -787,8 +791,8 @@ def main():
             p.error("--trace draws nothing: it takes no --out or --bin")
         if args.n is not None and not 1 <= args.n <= 4096:
             p.error("--n must be 1 to 4096")
-        if args.n is not None and args.n > 64 and any(k in SINGLE_BLOCK for k in args.trace):
-            p.error("--trace 10_06, 10_09 and 10_11 need --n <= 64")
+        if args.n is not None and args.n > 2048 and any(k in SINGLE_BLOCK for k in args.trace):
+            p.error("--trace 10_06, 10_09 and 10_11 need --n <= 2048 (one block)")
         if args.values is not None and (args.n is not None or not 1 <= len(args.values) <= 64
                                         or any(k not in SINGLE_BLOCK for k in args.trace)):
             p.error("--values (1 to 64 integers) goes with --trace 10_06, 10_09 or 10_11, "
