@@ -12,8 +12,8 @@ Writes, into --out:
                               with its thread and, for input[i] = i, its sum
   fig_10_07_segments.png      at N = 256 (4 warps), the 128-byte segments each warp's loads and
                               stores touch at every step of Fig 10.6: the book's 141 requests
-  fig_10_08.png               Fig 10.8 and the kernel of Fig 10.9, the two in one picture: the
-                              data flow above, its segments below (36 requests)
+  fig_10_08.png               Fig 10.8 as data flow at N = 16, as fig_10_07.png for Fig 10.9
+  fig_10_08_segments.png      the same segments for Fig 10.9: the book's 36 requests
   fig_10_10_shared_memory.png Fig 10.10 at N = 16 (8 threads): the load that adds two inputs into
                               input_s, the tree in shared memory, the input never written; each
                               written element with its thread and, for input[i] = i, its sum
@@ -503,9 +503,8 @@ SEGMENTS_NOTE = ("The book's request: a 128-byte segment (32 floats) that one wa
 
 
 def draw_figs_7_8(out):
-    """One picture per kernel: its data flow at N = 16 (Fig 10.7 or 10.8) above its segments at
-    N = 256, so that each figure's section of the README shows its own kernel. Fig 10.7's two
-    halves are two pictures (segments_name), as its README section explains them apart."""
+    """Two pictures per kernel: its data flow at N = 16 (Fig 10.7 or 10.8), and its segments at
+    N = 256 (segments_name), since the README explains the segments apart, in section 10.5."""
     plt = setup()
     from matplotlib.patches import Patch
     n = 16
@@ -513,36 +512,24 @@ def draw_figs_7_8(out):
     for name, fig_no, kernel, owns, steps, gap, segments_name in (
             ("fig_10_07.png", "10.7", "10.6", "input[2t]", simple_steps, 1,
              "fig_10_07_segments.png"),
-            ("fig_10_08.png", "10.8", "10.9", "input[t]", convergent_steps, 2, None)):
+            ("fig_10_08.png", "10.8", "10.9", "input[t]", convergent_steps, 2,
+             "fig_10_08_segments.png")):
         flow_title = f"Fig {fig_no} (kernel of Fig {kernel}), N = {n}: thread t owns {owns}"
         segments_title = f"Fig {kernel} at N = 256: the 128-byte segments each warp touches"
-        if segments_name:
-            fig = plt.figure(figsize=(8, 3.9))
-            draw_flow(fig.add_subplot(1, 1, 1), flow_title, list(steps(n)), n, first_gap=gap)
-            fig.legend(handles=[Patch(color=ADDS, label="written in this step: thread tK, its "
-                                      "sum")], loc="lower center", fontsize=8.5, frameon=False)
-            fig.tight_layout(rect=(0, 0.07, 1, 1))
-            save(fig, out, name)
-            fig = plt.figure(figsize=(8, 6.4))
-            draw_segments(fig.add_subplot(1, 1, 1), segments_title, list(steps(256)))
-            fig.legend(handles=[Patch(color=COLOURS[w], label=f"warp {w} touches this segment")
-                                for w in range(4)],
-                       loc="lower center", ncol=2, fontsize=8.5, frameon=False)
-            fig.text(0.5, 0.115, SEGMENTS_NOTE, ha="center", fontsize=8.5)
-            fig.tight_layout(rect=(0, 0.22, 1, 1))
-            save(fig, out, segments_name)
-            continue
-        fig = plt.figure(figsize=(8, 9.4 + 1.0 * (gap - 1)))
-        grid = fig.add_gridspec(2, 1, height_ratios=[5 + (gap - 1), 8])
-        draw_flow(fig.add_subplot(grid[0, 0]), flow_title, list(steps(n)), n, first_gap=gap)
-        draw_segments(fig.add_subplot(grid[1, 0]), segments_title, list(steps(256)))
-        fig.legend(handles=[Patch(color=ADDS, label="written in this step: thread tK, its sum")]
-                   + [Patch(color=COLOURS[w], label=f"warp {w} touches this segment")
-                      for w in range(4)],
-                   loc="lower center", ncol=3, fontsize=8.5, frameon=False)
-        fig.text(0.5, 0.075, SEGMENTS_NOTE, ha="center", fontsize=8.5)
-        fig.tight_layout(rect=(0, 0.15, 1, 1))
+        fig = plt.figure(figsize=(8, 3.9 + 1.0 * (gap - 1)))
+        draw_flow(fig.add_subplot(1, 1, 1), flow_title, list(steps(n)), n, first_gap=gap)
+        fig.legend(handles=[Patch(color=ADDS, label="written in this step: thread tK, its sum")],
+                   loc="lower center", fontsize=8.5, frameon=False)
+        fig.tight_layout(rect=(0, 0.07, 1, 1))
         save(fig, out, name)
+        fig = plt.figure(figsize=(8, 6.4))
+        draw_segments(fig.add_subplot(1, 1, 1), segments_title, list(steps(256)))
+        fig.legend(handles=[Patch(color=COLOURS[w], label=f"warp {w} touches this segment")
+                            for w in range(4)],
+                   loc="lower center", ncol=2, fontsize=8.5, frameon=False)
+        fig.text(0.5, 0.115, SEGMENTS_NOTE, ha="center", fontsize=8.5)
+        fig.tight_layout(rect=(0, 0.22, 1, 1))
+        save(fig, out, segments_name)
 
 
 # ---- Fig 10.10 --------------------------------------------------------------------------------
