@@ -63,6 +63,7 @@ IDLE_LANE = "#f4a582"  # a thread that takes part in the step (its lane is spent
 NO_WORK = "#eeeeee"    # nothing runs: a warp with no active thread, consuming nothing
 SHARED = "#d9e8f5"     # an element of shared memory (input_s)
 EDGE = "#444444"
+CARRIED = "#999999"    # an element no thread writes in this step: its value, carried down
 COLOURS = ["#1b9e77", "#7570b3", "#e7298a", "#8c564b"]  # one per warp or block, none of the above
 
 
@@ -431,11 +432,13 @@ def draw_sum_tree(out, maximum=False):
 
 # ---- Figs 10.7 and 10.8, with the 128-byte segments -------------------------------------------
 
-def draw_flow(ax, title, steps, n, label="input[i] = i", face="white", first_gap=1):
+def draw_flow(ax, title, steps, n, label="input[i] = i", face="white", first_gap=1, carry=False):
     """One row per step: the array after it, the elements written in blue with the thread that
     wrote each and the sum it now holds (input[i] = i, so the top row's indices are the values);
     an arrow from each partner to its owner. first_gap > 1 lowers the first step's row, so that
-    many long arrows into it (Fig 10.8's stride 8) stay apart."""
+    many long arrows into it (Fig 10.8's stride 8) stay apart. carry=True also writes each
+    unchanged element's value in grey and draws an arrow from the owner's own element above, so
+    that every sum can be traced to its two operands (Figs 10.7 and 10.8)."""
     ys = [0] + [-(first_gap + k) for k in range(len(steps))]
     values = list(range(n))
     for i in range(n):
@@ -446,11 +449,17 @@ def draw_flow(ax, title, steps, n, label="input[i] = i", face="white", first_gap
         for _, own, partner in step:  # every owner and partner of one step are distinct
             values[own] += values[partner]
         for i in range(n):
-            box(ax, i, ys[row], f"t{written[i]}\n{values[i]}" if i in written else "",
-                face=ADDS if i in written else face, size=6.5, colour="white")
+            if i in written:
+                box(ax, i, ys[row], f"t{written[i]}\n{values[i]}", face=ADDS, size=6.5,
+                    colour="white")
+            else:
+                box(ax, i, ys[row], values[i] if carry else "", face=face, size=6.5,
+                    colour=CARRIED if carry else "white")
         for t, own, partner in step:
             arrow(ax, partner, ys[row - 1] - 0.35, own + (0.15 if partner > own else -0.15),
                   ys[row] + 0.35, colour="#888888")
+            if carry:
+                arrow(ax, own, ys[row - 1] - 0.35, own, ys[row] + 0.35, colour="#888888")
         ax.text(-0.8, ys[row], f"stride {stride}", ha="right", va="center", fontsize=8)
     ax.set_title(title, fontsize=10)
     ax.set_xlim(-4, n)
@@ -517,9 +526,12 @@ def draw_figs_7_8(out):
         flow_title = f"Fig {fig_no} (kernel of Fig {kernel}), N = {n}: thread t owns {owns}"
         segments_title = f"Fig {kernel} at N = 256: the 128-byte segments each warp touches"
         fig = plt.figure(figsize=(8, 3.9 + 1.0 * (gap - 1)))
-        draw_flow(fig.add_subplot(1, 1, 1), flow_title, list(steps(n)), n, first_gap=gap)
-        fig.legend(handles=[Patch(color=ADDS, label="written in this step: thread tK, its sum")],
-                   loc="lower center", fontsize=8.5, frameon=False)
+        draw_flow(fig.add_subplot(1, 1, 1), flow_title, list(steps(n)), n, first_gap=gap,
+                  carry=True)
+        fig.legend(handles=[Patch(color=ADDS, label="written in this step: thread tK, its sum"),
+                            Patch(facecolor="white", edgecolor=EDGE,
+                                  label="not written: its value, unchanged (grey)")],
+                   loc="lower center", ncol=2, fontsize=8.5, frameon=False)
         fig.tight_layout(rect=(0, 0.07, 1, 1))
         save(fig, out, name)
         fig = plt.figure(figsize=(8, 6.4))
