@@ -12,8 +12,8 @@ Writes, into --out:
                               with its thread and, for input[i] = i, its sum
   fig_10_07_segments.png      at N = 256 (4 warps), the 128-byte segments each warp's loads and
                               stores touch at every step of Fig 10.6: the book's 141 requests
-  fig_10_08.png               Fig 10.8 and the kernel of Fig 10.9, the two in one picture: the
-                              data flow above, its segments below (36 requests)
+  fig_10_08.png               Fig 10.8 as data flow at N = 16, as fig_10_07.png for Fig 10.9
+  fig_10_08_segments.png      the same segments for Fig 10.9: the book's 36 requests
   fig_10_10_shared_memory.png Fig 10.10 at N = 16 (8 threads): the load that adds two inputs into
                               input_s, the tree in shared memory, the input never written; each
                               written element with its thread and, for input[i] = i, its sum
@@ -36,8 +36,8 @@ N = 256, the active threads of every step at N = 16 (10_06, 10_09, 10_11, 10_ex3
 Figs 10.10 and 10.14 (10_11's host trace) and Fig 10.16's steps of 10_15.
 
 --trace 10_06, 10_09 or 10_11 replays the loop of Fig 10.6, 10.9 or 10.11 for input[i] = i in
-one block of the programs' size for N (default 16, Figs 10.7, 10.8 and 10.10; at most 64): the
-threads that add at every step and the array after it, as the programs print for --values 0,1,...
+one block of the programs' size for N (default 16, Figs 10.7, 10.8 and 10.10; at most 2048): the
+threads that add at every step and the array after it (for N <= 64 only), as the programs print for --values 0,1,...
 (with --bin the script checks that they do, at N = 13 and 16), and stops unless the result is the
 sum. Above the rows it prints the counts the program prints first (the execution-resource
 efficiency, the book's global memory requests, the warps that diverge at each step; for 10_11 the
@@ -63,6 +63,7 @@ IDLE_LANE = "#f4a582"  # a thread that takes part in the step (its lane is spent
 NO_WORK = "#eeeeee"    # nothing runs: a warp with no active thread, consuming nothing
 SHARED = "#d9e8f5"     # an element of shared memory (input_s)
 EDGE = "#444444"
+CARRIED = "#999999"    # an element no thread writes in this step: its value, carried down
 COLOURS = ["#1b9e77", "#7570b3", "#e7298a", "#8c564b"]  # one per warp or block, none of the above
 
 
@@ -310,6 +311,9 @@ def print_single_block_trace(kernel, n, values=None):
         print(f"  warps that diverge, by step   {' '.join(map(str, diverging))}   (of "
               f"{(threads + WARP - 1) // WARP}; step 1 first)")
     width = max(4, len(str(sum(inputs))) + 1)
+    if n > 64:
+        print(f"  (the rows are printed for N <= 64 only; here the result is {rows[-1][2][0]})")
+        return
     print("  input:  " + "".join(f"{i:>{width}}" for i in inputs))
     for label, adding, row in rows:
         print(f"  {label}: threads {' '.join(map(str, adding))}")
@@ -428,11 +432,13 @@ def draw_sum_tree(out, maximum=False):
 
 # ---- Figs 10.7 and 10.8, with the 128-byte segments -------------------------------------------
 
-def draw_flow(ax, title, steps, n, label="input[i] = i", face="white", first_gap=1):
+def draw_flow(ax, title, steps, n, label="input[i] = i", face="white", first_gap=1, carry=False):
     """One row per step: the array after it, the elements written in blue with the thread that
     wrote each and the sum it now holds (input[i] = i, so the top row's indices are the values);
     an arrow from each partner to its owner. first_gap > 1 lowers the first step's row, so that
-    many long arrows into it (Fig 10.8's stride 8) stay apart."""
+    many long arrows into it (Fig 10.8's stride 8) stay apart. carry=True also writes each
+    unchanged element's value in grey and draws an arrow from the owner's own element above, so
+    that every sum can be traced to its two operands (Figs 10.7 and 10.8)."""
     ys = [0] + [-(first_gap + k) for k in range(len(steps))]
     values = list(range(n))
     for i in range(n):
@@ -443,11 +449,17 @@ def draw_flow(ax, title, steps, n, label="input[i] = i", face="white", first_gap
         for _, own, partner in step:  # every owner and partner of one step are distinct
             values[own] += values[partner]
         for i in range(n):
-            box(ax, i, ys[row], f"t{written[i]}\n{values[i]}" if i in written else "",
-                face=ADDS if i in written else face, size=6.5, colour="white")
+            if i in written:
+                box(ax, i, ys[row], f"t{written[i]}\n{values[i]}", face=ADDS, size=6.5,
+                    colour="white")
+            else:
+                box(ax, i, ys[row], values[i] if carry else "", face=face, size=6.5,
+                    colour=CARRIED if carry else "white")
         for t, own, partner in step:
             arrow(ax, partner, ys[row - 1] - 0.35, own + (0.15 if partner > own else -0.15),
                   ys[row] + 0.35, colour="#888888")
+            if carry:
+                arrow(ax, own, ys[row - 1] - 0.35, own, ys[row] + 0.35, colour="#888888")
         ax.text(-0.8, ys[row], f"stride {stride}", ha="right", va="center", fontsize=8)
     ax.set_title(title, fontsize=10)
     ax.set_xlim(-4, n)
@@ -500,9 +512,8 @@ SEGMENTS_NOTE = ("The book's request: a 128-byte segment (32 floats) that one wa
 
 
 def draw_figs_7_8(out):
-    """One picture per kernel: its data flow at N = 16 (Fig 10.7 or 10.8) above its segments at
-    N = 256, so that each figure's section of the README shows its own kernel. Fig 10.7's two
-    halves are two pictures (segments_name), as its README section explains them apart."""
+    """Two pictures per kernel: its data flow at N = 16 (Fig 10.7 or 10.8), and its segments at
+    N = 256 (segments_name), since the README explains the segments apart, in section 10.5."""
     plt = setup()
     from matplotlib.patches import Patch
     n = 16
@@ -510,36 +521,27 @@ def draw_figs_7_8(out):
     for name, fig_no, kernel, owns, steps, gap, segments_name in (
             ("fig_10_07.png", "10.7", "10.6", "input[2t]", simple_steps, 1,
              "fig_10_07_segments.png"),
-            ("fig_10_08.png", "10.8", "10.9", "input[t]", convergent_steps, 2, None)):
+            ("fig_10_08.png", "10.8", "10.9", "input[t]", convergent_steps, 2,
+             "fig_10_08_segments.png")):
         flow_title = f"Fig {fig_no} (kernel of Fig {kernel}), N = {n}: thread t owns {owns}"
         segments_title = f"Fig {kernel} at N = 256: the 128-byte segments each warp touches"
-        if segments_name:
-            fig = plt.figure(figsize=(8, 3.9))
-            draw_flow(fig.add_subplot(1, 1, 1), flow_title, list(steps(n)), n, first_gap=gap)
-            fig.legend(handles=[Patch(color=ADDS, label="written in this step: thread tK, its "
-                                      "sum")], loc="lower center", fontsize=8.5, frameon=False)
-            fig.tight_layout(rect=(0, 0.07, 1, 1))
-            save(fig, out, name)
-            fig = plt.figure(figsize=(8, 6.4))
-            draw_segments(fig.add_subplot(1, 1, 1), segments_title, list(steps(256)))
-            fig.legend(handles=[Patch(color=COLOURS[w], label=f"warp {w} touches this segment")
-                                for w in range(4)],
-                       loc="lower center", ncol=2, fontsize=8.5, frameon=False)
-            fig.text(0.5, 0.115, SEGMENTS_NOTE, ha="center", fontsize=8.5)
-            fig.tight_layout(rect=(0, 0.22, 1, 1))
-            save(fig, out, segments_name)
-            continue
-        fig = plt.figure(figsize=(8, 9.4 + 1.0 * (gap - 1)))
-        grid = fig.add_gridspec(2, 1, height_ratios=[5 + (gap - 1), 8])
-        draw_flow(fig.add_subplot(grid[0, 0]), flow_title, list(steps(n)), n, first_gap=gap)
-        draw_segments(fig.add_subplot(grid[1, 0]), segments_title, list(steps(256)))
-        fig.legend(handles=[Patch(color=ADDS, label="written in this step: thread tK, its sum")]
-                   + [Patch(color=COLOURS[w], label=f"warp {w} touches this segment")
-                      for w in range(4)],
-                   loc="lower center", ncol=3, fontsize=8.5, frameon=False)
-        fig.text(0.5, 0.075, SEGMENTS_NOTE, ha="center", fontsize=8.5)
-        fig.tight_layout(rect=(0, 0.15, 1, 1))
+        fig = plt.figure(figsize=(8, 3.9 + 1.0 * (gap - 1)))
+        draw_flow(fig.add_subplot(1, 1, 1), flow_title, list(steps(n)), n, first_gap=gap,
+                  carry=True)
+        fig.legend(handles=[Patch(color=ADDS, label="written in this step: thread tK, its sum"),
+                            Patch(facecolor="white", edgecolor=EDGE,
+                                  label="not written: its value, unchanged (grey)")],
+                   loc="lower center", ncol=2, fontsize=8.5, frameon=False)
+        fig.tight_layout(rect=(0, 0.07, 1, 1))
         save(fig, out, name)
+        fig = plt.figure(figsize=(8, 6.4))
+        draw_segments(fig.add_subplot(1, 1, 1), segments_title, list(steps(256)))
+        fig.legend(handles=[Patch(color=COLOURS[w], label=f"warp {w} touches this segment")
+                            for w in range(4)],
+                   loc="lower center", ncol=2, fontsize=8.5, frameon=False)
+        fig.text(0.5, 0.115, SEGMENTS_NOTE, ha="center", fontsize=8.5)
+        fig.tight_layout(rect=(0, 0.22, 1, 1))
+        save(fig, out, segments_name)
 
 
 # ---- Fig 10.10 --------------------------------------------------------------------------------
@@ -771,8 +773,9 @@ def main():
     p.add_argument("--trace", nargs="+", choices=[*SINGLE_BLOCK, "10_13", "10_15"],
                    help="replay the kernel of Fig 10.6, 10.9, 10.11, 10.13 or 10.15 on the host, "
                    "and draw nothing")
-    p.add_argument("--n", type=int, help="with --trace: N, 1 to 4096, or to 64 for the one-block "
-                   "kernels 10_06, 10_09 and 10_11 (default: the figure's)")
+    p.add_argument("--n", type=int, help="with --trace: N, 1 to 4096, or to 2048 for the one-block "
+                   "kernels 10_06, 10_09 and 10_11, whose rows are printed for N <= 64 only "
+                   "(default: the figure's)")
     p.add_argument("--block", type=int, choices=[1, 2, 4, 8, 16],
                    help="with --trace 10_13 or 10_15: threads per block (default 8, the book's; "
                    "the one-block kernels take the programs' size for N)")
@@ -787,8 +790,8 @@ def main():
             p.error("--trace draws nothing: it takes no --out or --bin")
         if args.n is not None and not 1 <= args.n <= 4096:
             p.error("--n must be 1 to 4096")
-        if args.n is not None and args.n > 64 and any(k in SINGLE_BLOCK for k in args.trace):
-            p.error("--trace 10_06, 10_09 and 10_11 need --n <= 64")
+        if args.n is not None and args.n > 2048 and any(k in SINGLE_BLOCK for k in args.trace):
+            p.error("--trace 10_06, 10_09 and 10_11 need --n <= 2048 (one block)")
         if args.values is not None and (args.n is not None or not 1 <= len(args.values) <= 64
                                         or any(k not in SINGLE_BLOCK for k in args.trace)):
             p.error("--values (1 to 64 integers) goes with --trace 10_06, 10_09 or 10_11, "
