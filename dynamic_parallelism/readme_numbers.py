@@ -319,8 +319,11 @@ def number_01():
     hello = hello_chain()
     own = ""
     if hello and hello[1] in chains:
-        own = (f" 01's timed recursion is a chain of {hello[1]} grids too: {hello[0]:.4f} ms "
-               f"above, against {chains[hello[1]]:.4f} ms for {hello[1]} one-thread grids.")
+        own = (f" 01's own figure, {hello[0]:.4f} ms / {hello[1] - 1} = "
+               f"{1000 * hello[0] / (hello[1] - 1):.1f} µs per launch, is higher: its "
+               f"{hello[1]} grids' time includes the host's launch of the first "
+               f"({chains[hello[1]]:.4f} ms for {hello[1]} one-thread grids;"
+               f" [RESULTS.md](RESULTS.md#a-launchs-latency)).")
     return (f"**One number:** ({t2:.4f} ms − {t0:.4f} ms) / {n2 - n0} = {per:.1f} µs per "
             f"dependent device-side launch. `build/bin/device_runtime_limits --chain-times` times "
             f"chains of one-thread grids, each launching the next: {t0:.4f} ms for {n0} grids, "
@@ -754,34 +757,28 @@ def rdc_noise():
             "cub DeviceReduce::Sum, no -rdc")
         if cub and cub_plain:
             ratios.append(float(cub["ms"]) / float(cub_plain["ms"]))
-        noise = []
         said = (f"`reduceNeighbored` took {r_ms:.4f} ms built with relocatable device code and "
-                f"the device runtime, {p_ms:.4f} ms built without: {r_ms / p_ms:.2f}. ")
+                f"the device runtime, {p_ms:.4f} ms built without: {r_ms / p_ms:.2f}"
+                + (f"; CUB's sum, which launches nothing either, {ratios[1]:.2f}"
+                   if len(ratios) == 2 else "") + ". ")
+        # Two runs of one build (comparison.csv, comparison.txt), as a ratio like the builds'.
+        spreads = []
         again = printed_table_ms("gpu Neighbored")
         if again:
-            noise.append(f"the relocatable build gave {r_ms:.4f} ms in one run "
-                         f"(`{SHOWN}comparison.csv`) and {again:.4f} ms in another "
-                         f"(`{SHOWN}comparison.txt`)")
-        spreads = [abs(r_ms - again) / r_ms] if again else []
-        if len(ratios) == 2:
-            noise.append(f"CUB's sum, which launches nothing either, gave {ratios[1]:.2f} "
-                         f"between the builds")
-            cub_again = printed_table_ms("cub DeviceReduce::Sum")
-            if cub_again:
-                spreads.append(abs(float(cub["ms"]) - cub_again) / float(cub["ms"]))
-                noise.append(f"but {100 * spreads[-1]:.0f}% between two runs of one build "
-                             f"({float(cub['ms']):.4f} and {cub_again:.4f} ms)")
-        if not noise:
+            spreads.append(("`reduceNeighbored`", r_ms, again))
+        cub_again = printed_table_ms("cub DeviceReduce::Sum") if cub else None
+        if cub_again:
+            spreads.append(("CUB's sum", float(cub["ms"]), cub_again))
+        if not spreads:
             return missing("05_reduction_comparison", "comparison.txt")
         bound = max(abs(x - 1) for x in ratios)
-        text = "; ".join(noise)
-        if spreads and max(spreads) >= bound:
-            return (said + text[0].upper() + text[1:] + ". Noise: one build's runs differ as "
-                    "much as the two builds do.\n")
-        return (said + text[0].upper() + text[1:] + f". So in these runs the price is within "
-                f"{100 * bound:.0f}%"
-                + (", and its sign is not settled.\n" if len(ratios) == 2
-                   and (ratios[0] - 1) * (ratios[1] - 1) < 0 else ".\n"))
+        name, x, y = max(spreads, key=lambda s: max(s[1:]) / min(s[1:]))
+        spread = max(x, y) / min(x, y)
+        if spread - 1 >= bound:
+            return (said + f"That is noise: two runs of one build differed as much ({name} "
+                    f"{x:.4f} and {y:.4f} ms, {spread:.2f}).\n")
+        return (said + f"Two runs of one build differed less ({name} {x:.4f} and {y:.4f} ms, "
+                f"{spread:.2f}): in these runs the price is within {100 * bound:.0f}%.\n")
     return from_05(make)
 
 
@@ -1255,14 +1252,19 @@ def number_07():
     ms, streams = found[0], found[0]["device streams"]
     host = ms["host-driven"]
     tail = ms["tail launch"]
-    return (f"**One number:** {streams:.4f} ms / {host:.4f} ms = {streams / host:.2f}: the same "
-            f"per-block kernel and continuation took {streams / host:.2f} times as long launched "
-            f"by one device thread (in a grid the host launches) as by the host: 3 device-side "
-            f"launches joined by an event (the per-block kernel in two halves, then the "
-            f"continuation) against the host's 2. The tail form's 1025 launches took "
-            f"{tail / host:.1f} times as long ({tail:.4f} ms). Each time is the middle of "
-            f"{found[1]} runs ([`{SHOWN}continuation.txt`]({SHOWN}continuation.txt); the first is "
-            f"the one above; [RESULTS.md](RESULTS.md#07-the-forms-side-by-side) has all four).\n")
+    run = continuation_run()
+    shown = results(run[1]) if run else {}
+    printed = ""
+    if shown:
+        printed = (f"; the printed run gave {shown['07_continuation tail launch']:.4f} and "
+                   f"{shown['07_continuation device streams']:.4f} ms")
+    return (f"**One number:** {tail:.4f} ms / {host:.4f} ms = {tail / host:.1f}: the tail form "
+            f"above, 1025 device-side launches, took {tail / host:.1f} times as long as the "
+            f"host-driven form's 2 launches. The device-streams form (3 device-side launches "
+            f"joined by an event) took {streams / host:.2f} times as long ({streams:.4f} "
+            f"ms). Each time is the middle of {found[1]} runs "
+            f"([`{SHOWN}continuation.txt`]({SHOWN}continuation.txt){printed}; "
+            f"[RESULTS.md](RESULTS.md#07-the-forms-side-by-side) has all four).\n")
 
 
 def continuation_forms():
