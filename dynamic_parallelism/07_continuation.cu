@@ -80,10 +80,12 @@ __device__ unsigned long long block_sum(unsigned long long v) {
 }
 
 // A child: the sum of one segment, added into *sum (which the parent thread zeroed before it
-// launched this grid).
+// launched this grid). The index is 64-bit: an int stepped by the grid's 2^18 threads would wrap
+// past 2^31 - 1 for a segment near that length.
 __global__ void segment_sum(const int* values, int length, unsigned long long* sum) {
     unsigned long long v = 0;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < length; i += gridDim.x * blockDim.x)
+    const long long stride = 1ll * gridDim.x * blockDim.x;
+    for (long long i = 1ll * blockIdx.x * blockDim.x + threadIdx.x; i < length; i += stride)
         v += static_cast<unsigned long long>(values[i]);
     const unsigned long long block_total = block_sum(v);
     if (threadIdx.x == 0) atomicAdd(sum, block_total);

@@ -55,11 +55,11 @@ __device__ inline void count_block() {
 
 // The reductions 02-04 halve a block's elements at every level down to 2, count_block() counts
 // blocks of up to 1024 threads, and a block's elements start at blockIdx.x * blockDim.x, an
-// unsigned int: `block` (elements per parent block) must be a power of two from 2 to 1024, and
-// grid * block below 2^32. Any other shape would compute wrong sums (or lose them) with no error,
-// so each launcher checks it first and refuses it with cudaErrorInvalidValue.
+// unsigned int: `block` (elements per parent block) must be a power of two from 2 to 1024, `grid`
+// at least 1, and grid * block below 2^32. Any other shape would compute wrong sums (or lose them)
+// with no error, so each launcher checks it first and refuses it with cudaErrorInvalidValue.
 constexpr bool is_reduce_shape(unsigned int grid, unsigned int block) {
-    return block >= 2 && block <= 1024 && (block & (block - 1)) == 0 &&
+    return grid >= 1 && block >= 2 && block <= 1024 && (block & (block - 1)) == 0 &&
            1ull * grid * block <= 0xffffffffull;
 }
 

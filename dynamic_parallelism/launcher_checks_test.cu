@@ -54,7 +54,8 @@ int main() {
     for (const auto& l : launchers) {
         const struct {
             unsigned int grid, block;
-        } bad[] = {{1, 0}, {1, 1}, {1, 3}, {1, 384}, {1, 2048}, {4194304, 1024}, {1u << 31, 2}};
+        } bad[] = {{1, 0},    {1, 1},          {1, 3},        {1, 384},
+                   {1, 2048}, {4194304, 1024}, {1u << 31, 2}, {0, 512}};
         for (const auto& b : bad) {
             const cudaError_t err = l.launch(nullptr, nullptr, b.grid, b.block);
             if (err != cudaErrorInvalidValue) {

@@ -10,7 +10,8 @@ number of a lane's peers below it; in round i every lane adds the partial sum of
 remaining peer, then the lanes whose rel_pos has bit i set are reduced away. Only the lanes that
 still hold a partial sum are drawn after each round. Two groups are drawn in colour with their
 additions as arrows (the largest, which takes every round, and another); the others run the same
-tree at the same time, faded, their arrows left out so that they cross no column.
+tree at the same time, faded, their numbers and arrows left out. An arrow longer than 4 lanes
+runs down, across and down, each at its own height, so that two long arrows never overlap.
 --check prints the table 02's --trace prints for this warp, dots and result column included (the
 GPU's is in data/traces.txt; readme_numbers_test.py checks that the two are the same).
 --keys "0 0 1 1 ..." prints the same table for keys of your own, one per lane (1 to 32 lanes), with
@@ -79,6 +80,7 @@ def draw(png):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch, Rectangle
+    from matplotlib.path import Path
 
     keys = eight_keys(WARP, SEED)
     values = quarter_values(WARP, SEED + 1)
@@ -92,7 +94,7 @@ def draw(png):
         return palette[key] if key in shown else FADED
     rows = len(rounds) + 2  # the keys and rel_pos, the values, the rounds
     gap = 1.6  # vertical distance between two rows: room for the arrows
-    fig, ax = plt.subplots(figsize=(13, 10))  # cells wide enough for a bold "6.25"
+    fig, ax = plt.subplots(figsize=(9.5, 7.2))  # about 950 px, as the chapter's other figures
     fig.subplots_adjust(left=0.01, right=0.99)  # the cells fill the width; bbox_inches crops
 
     def y_of(row):
@@ -101,10 +103,10 @@ def draw(png):
     def cell(lane, row, text, bold=False, edge="white", lw=1.0):
         key = keys[lane]
         ax.add_patch(Rectangle((lane, y_of(row)), 1, 1, facecolor=face(key), edgecolor=edge, lw=lw))
-        # The highlighted groups' numbers large; the others' small and pale, to be read past.
-        ax.text(lane + 0.5, y_of(row) + 0.5, text, ha="center", va="center",
-                fontsize=8.5 if key in shown else 8, fontweight="bold" if bold else "normal",
-                color="black" if key in shown else "0.6")
+        # The highlighted groups' numbers only; the others' cells stay empty, to be read past.
+        if key in shown:
+            ax.text(lane + 0.5, y_of(row) + 0.5, text, ha="center", va="center",
+                    fontsize=6.5 if bold else 7, fontweight="bold" if bold else "normal")
 
     for lane, key in enumerate(keys):
         cell(lane, 0, f"{key}\n{rel_pos[lane]}")
@@ -123,19 +125,28 @@ def draw(png):
     def darker(color):
         return tuple(0.55 * c for c in color)
 
-    for r, lane, source in adds:
-        if keys[lane] not in shown:
-            continue
-        ax.add_patch(FancyArrowPatch((source + 0.5, y_of(r + 1)), (lane + 0.5, y_of(r + 2) + 1),
-                                     arrowstyle="-|>", mutation_scale=8, lw=0.9,
-                                     color=darker(palette[keys[lane]]), zorder=3))
+    drawn = [(r, lane, source) for r, lane, source in adds if keys[lane] in shown]
+    for r, lane, source in drawn:
+        start, end = (source + 0.5, y_of(r + 1)), (lane + 0.5, y_of(r + 2) + 1)
+        # The round's long arrows, longest first, each across at its own height in the gap.
+        long = sorted((s - t for q, t, s in drawn if q == r and s - t > 4), reverse=True)
+        if source - lane > 4:
+            k = long.index(source - lane)
+            drop = (gap - 1) * (k + 1) / (len(long) + 1)
+            path = Path([start, (start[0], start[1] - drop), (end[0], start[1] - drop), end])
+            arrow = FancyArrowPatch(path=path, arrowstyle="-|>", mutation_scale=7, lw=0.9,
+                                    color=darker(palette[keys[lane]]), zorder=3)
+        else:
+            arrow = FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=7, lw=0.9,
+                                    color=darker(palette[keys[lane]]), zorder=3)
+        ax.add_patch(arrow)
     for r in range(len(rounds)):  # a lane that keeps its partial sum: a thin line
         for lane in range(WARP):
             if rel_pos[lane] % (2 << r) == 0:
                 ax.plot([lane + 0.5, lane + 0.5], [y_of(r + 1), y_of(r + 2) + 1], color="0.75",
                         lw=0.6, zorder=1)
     for lane in range(WARP):
-        ax.text(lane + 0.5, y_of(0) + 1.15, str(lane), ha="center", va="bottom", fontsize=9,
+        ax.text(lane + 0.5, y_of(0) + 1.15, str(lane), ha="center", va="bottom", fontsize=7,
                 color="gray")
     ax.text(WARP / 2, y_of(0) + 1.6, "lane", ha="center", fontsize=9, color="gray")
     ax.set_xlim(-3.6, WARP + 0.2)
@@ -147,7 +158,7 @@ def draw(png):
         f"reduce_peers on the first warp of '8 keys' (seed {SEED}): {len(rounds)} rounds for a "
         f"largest group of {max(keys.count(k) for k in keys)} lanes;\nkeys {min(shown)} and "
         f"{max(shown)} in colour, the other groups in grey", fontsize=11)
-    fig.savefig(png, dpi=100, bbox_inches="tight")  # about 1,300 px
+    fig.savefig(png, dpi=100, bbox_inches="tight")  # about 950 px
     print(f"wrote {png}")
 
 

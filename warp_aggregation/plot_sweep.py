@@ -36,6 +36,13 @@ SHOWN = {"atomicAdd": "#1f4e79", "warp get_peers": "#2e7d32", "warp match_any": 
          "cg labeled_partition": "#ef6c00", "warp segmented scan 4/lane": "#c62828",
          "CUB sort + ReduceByKey": "#9e9e9e",
          "get_peers search only": "#81c784"}
+# The figure's lines: the table's, less CUB's (no question uses it), with `match_any search only`
+# (the search the README times) in place of get_peers': drawn in the time panels only, since a
+# kernel that adds nothing has no speed-up over atomicAdd.
+PLOTTED = {**{v: c for v, c in SHOWN.items()
+              if not v.startswith("CUB") and "search only" not in v},
+           "match_any search only": "#ba68c8"}
+SEARCH_ONLY = "search only"
 WARP_VARIANTS = ["warp get_peers", "warp match_any", "cg labeled_partition",
                  "warp segmented scan 4/lane"]
 TABLE_D = [1, 2, 4, 8, 16, 32]
@@ -196,7 +203,7 @@ def plot(data, png, title):
     for col, (precision, arrangement) in enumerate(panels):
         rows = data[precision][arrangement]
         top, bottom = axes[0][col], axes[1][col]
-        for v, color in SHOWN.items():
+        for v, color in PLOTTED.items():
             if v not in rows:
                 continue
             ds = sorted(rows[v])
@@ -207,10 +214,10 @@ def plot(data, png, title):
             for d in ds:
                 if doubtful(rows[v][d]):  # ringed: a disturbed sample
                     top.plot([d], [float(rows[v][d]["ms"])], "o", mfc="none", ms=11, color=color)
-                    if v != "atomicAdd" and speedup(rows, v, d):
+                    if v != "atomicAdd" and SEARCH_ONLY not in v and speedup(rows, v, d):
                         bottom.plot([d], [speedup(rows, v, d)], "o", mfc="none", ms=11,
                                     color=color)
-            if v != "atomicAdd":
+            if v != "atomicAdd" and SEARCH_ONLY not in v:
                 pairs = [(d, speedup(rows, v, d)) for d in ds if speedup(rows, v, d)]
                 bottom.plot([d for d, _ in pairs], [s for _, s in pairs], style, marker=marker,
                             color=color, label=v)
@@ -233,7 +240,8 @@ def plot(data, png, title):
     # Below the panels, not inside one: every panel's curves span its whole height somewhere.
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=9, frameon=False)
-    if any(doubtful(r) for p, a in panels for v in SHOWN for r in data[p][a].get(v, {}).values()):
+    if any(doubtful(r) for p, a in panels for v in PLOTTED
+           for r in data[p][a].get(v, {}).values()):
         title += (f"\nringed: a point whose slowest run took more than {TAIL:g} times its median "
                   "(a disturbed sample)")
     fig.suptitle(title)

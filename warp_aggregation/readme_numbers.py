@@ -424,13 +424,19 @@ def number_02():
     atomic = bench("double", "sorted", "atomicAdd")
     if None in (given, atomic):
         return missing("03's masks-given row", "benchmark.csv")
+    # 02's own command, which times search and tree together: 'all distinct' over 'all equal'.
+    rows = load("reduce_peers.csv")
+    spread_02 = [ms(rows, variant=f"reduce_peers/double/{p}") for p in ("all distinct", "all equal")]
+    own = ("02's own run times search and tree together: " if None in spread_02 else
+           f"02's own command, search and tree together, takes {times(*spread_02)} times as long "
+           f"on 'all distinct' as on 'all equal' ({spread_02[0]:.4f} ms over {spread_02[1]:.4f}, "
+           f"double, {link('reduce_peers.csv')}): ")
     return sentence(
         f"**One number,** from 03's benchmark, not 02's: from stored masks, so without a "
         f"search, this tree with one `atomicAdd` per group ({given:.4f} ms) is "
         f"**{times(atomic, given)} times as fast** as one `atomicAdd` per value ({atomic:.4f} ms) "
         f"(sorted keys in double, *d* = 4; 03's `reduce_peers masks given` row, "
-        f"{link('benchmark.csv')}). 02's own run times search and tree together: "
-        "[its table](RESULTS.md#02s-timing).\n")
+        f"{link('benchmark.csv')}). " + own + "[its table](RESULTS.md#02s-timing).\n")
 
 
 def number_03():
@@ -796,17 +802,21 @@ def blog_table(brief=True):
         f = found
         # The README's: the verdict, then the inequality behind it, one search a row.
         link_reuse = "[reusing the masks](RESULTS.md#reusing-the-masks)"
+        # Both framings: a separate search pass (measured pass by pass), and a first pass that
+        # aggregates and stores its masks (a model), which is the blog's "reused at least once".
+        fused = f["k_fused"] and f["first"]
         reuse_rows = [(
-            ("not confirmed: " if f["k_separate"] > 2 else "")
-            + f"with `get_peers`, it pays from k = {f['k_separate']}: k passes over the same "
-            "keys, all reusing one stored search"
-            + (", barely" if f["close"] else "")
-            + (f"; k = {f['k_fused']} only with a modelled combined first pass"
-               if f["k_fused"] and f["k_fused"] < f["k_separate"] and not brief else "")
+            f"with `get_peers`: a separate search pass pays from k = {f['k_separate']},"
+            + (" barely," if f["close"] else "")
+            + (f" a first pass that aggregates and stores the masks (modelled) from "
+               f"k = {f['k_fused']}" if fused else " k passes reusing one stored search")
             if f["k_separate"] else
             "with `get_peers`, for no k measured",
             f"search + k reductions < k `atomicAdd` passes: {f['search']:.4f} + k × "
-            f"{f['given']:.4f} < k × {f['atomic']:.4f} ms ⇒ k ≥ {f['k_separate']} ({link_reuse})"
+            f"{f['given']:.4f} < k × {f['atomic']:.4f} ms ⇒ k ≥ {f['k_separate']} "
+            + (f"(separate); {f['first']:.4f} + (k − 1) × {f['given']:.4f} < k × "
+               f"{f['atomic']:.4f} ⇒ k ≥ {f['k_fused']} (modelled) " if fused else "")
+            + f"({link_reuse})"
             if f["k_separate"] else link_reuse)]
         # One framing with RESULTS.md's reuse-masks-full block: k passes, measured pass by pass
         # with a separate search pass; by a model with an aggregating pass that stores its masks.
@@ -1076,10 +1086,10 @@ def sweep_figure():
     if not (have("sweep.csv") and os.path.exists(os.path.join(DATA, os.pardir, "sweep.png"))):
         return ""
     caption = sentence(
-        f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Read two lines "
-        "first, in the bottom panels: `warp match_any` (purple) against the line at 1 "
-        "(`atomicAdd`); above it, aggregation wins. Left: keys in runs; right: scattered; top: "
-        "time. The other lines are for the questions below.*")
+        f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Left: keys in "
+        "runs; right: scattered. Read first, bottom: `warp match_any` (purple) against the line "
+        "at 1 (`atomicAdd`); above it, aggregation wins. Top: time; dashed, `match_any`'s search "
+        "alone. The other lines are for the questions below.*")
     return ("![Time and speed-up over atomicAdd against distinct keys per warp, in runs and "
             "scattered](sweep.png)\n\n" + caption)
 
