@@ -757,12 +757,17 @@ def draw_fig_16(out):
 
 def draw_ex3(out):
     plt = setup()
+    from matplotlib.patches import Patch
     n = 16
-    fig, ax = plt.subplots(figsize=(8.5, 3.6))
+    fig, ax = plt.subplots(figsize=(8.5, 3.9))
     draw_flow(ax, f"Exercise 3 (Fig 10.9 mirrored), N = {n}: thread t owns input[N - blockDim.x "
               "+ t];\nthe active threads stay at the top of the block, the sum ends in input[15]",
-              list(mirrored_steps(n)), n)
-    fig.tight_layout()
+              list(mirrored_steps(n)), n, carry=True)
+    fig.legend(handles=[Patch(color=ADDS, label="written in this step: thread tK, its sum"),
+                        Patch(facecolor="white", edgecolor=EDGE,
+                              label="not written: its value, unchanged (grey)")],
+               loc="lower center", ncol=2, fontsize=8.5, frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     save(fig, out, "ex3_mirrored.png")
 
 
