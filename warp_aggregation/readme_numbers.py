@@ -424,19 +424,13 @@ def number_02():
     atomic = bench("double", "sorted", "atomicAdd")
     if None in (given, atomic):
         return missing("03's masks-given row", "benchmark.csv")
-    # 02's own command, which times search and tree together: 'all distinct' over 'all equal'.
-    rows = load("reduce_peers.csv")
-    spread_02 = [ms(rows, variant=f"reduce_peers/double/{p}") for p in ("all distinct", "all equal")]
-    own = ("02's own run times search and tree together: " if None in spread_02 else
-           f"02's own command, search and tree together, takes {times(*spread_02)} times as long "
-           f"on 'all distinct' as on 'all equal' ({spread_02[0]:.4f} ms over {spread_02[1]:.4f}, "
-           f"double, {link('reduce_peers.csv')}): ")
+    # 02's own command times search and tree together: RESULTS.md's table, linked, no number here.
     return sentence(
-        f"**One number,** from 03's benchmark, not 02's: from stored masks, so without a "
-        f"search, this tree with one `atomicAdd` per group ({given:.4f} ms) is "
+        f"**One number,** a row of 03's benchmark, explained there: from stored masks, so without "
+        f"a search, this tree with one `atomicAdd` per group ({given:.4f} ms) is "
         f"**{times(atomic, given)} times as fast** as one `atomicAdd` per value ({atomic:.4f} ms) "
-        f"(sorted keys in double, *d* = 4; 03's `reduce_peers masks given` row, "
-        f"{link('benchmark.csv')}). " + own + "[its table](RESULTS.md#02s-timing).\n")
+        f"(sorted keys in double; {link('benchmark.csv')}). 02's own run: "
+        "[its table](RESULTS.md#02s-timing).\n")
 
 
 def number_03():
@@ -610,17 +604,17 @@ def determinism_summary():
 
 
 def number_04():
-    """Per-block aggregation over the plain kernel, the gain 04 argues; then the hand-written warp
-    aggregation, which ties with the plain kernel (the README says why)."""
+    """The hand-written warp aggregation over the plain kernel: a tie, since the compiler already
+    aggregates an atomicAdd to one address (the README says why; per-block aggregation is a
+    question there)."""
     plain, warp = filter_ms("plain atomicAdd/50%"), filter_ms("warp-aggregated/50%")
     block = filter_ms("block-aggregated/50%")
     if None in (plain, warp, block):
         return missing("04 at its default size", "filter.txt")
     return sentence(
-        f"**One number:** keeping half of 2^24 ints, one atomic per block of 256 ({block:.4f} ms) "
-        f"is **{times(plain, block)} times as fast** as one plain `atomicAdd` per element "
-        f"({plain:.4f} ms) ({link(filter_run()[0])}). The hand-written warp aggregation takes "
-        f"{warp:.4f} ms: {times(warp, plain)} times the plain kernel's.\n")
+        f"**One number:** keeping half of 2^24 ints, the hand-written warp aggregation "
+        f"({warp:.4f} ms) is **{times(plain, warp)} times as fast** as one plain `atomicAdd` per "
+        f"element ({plain:.4f} ms): no gain ({link(filter_run()[0])}).\n")
 
 
 def data_state():
@@ -1029,10 +1023,6 @@ def which_to_use():
                            + (f" and, on scattered keys, is slower than `atomicAdd` from *d* = "
                               f"{cg_cross} on"
                               if cg_cross else "")
-                           # "; at *d* = 1, `labeled_partition` 1.54× as fast ..." as a clause
-                           + cg_best(rows, arrangements.get("in runs"))
-                           .replace("; at", "; but at", 1)
-                           .replace(", `labeled_partition` ", " it is ", 1)
                            + ".")
     random_match = ratio(bench("double", "random", "atomicAdd"),
                          bench("double", "random", "warp match_any"))
@@ -1110,13 +1100,7 @@ def number_sweep():
             f"aggregation ({match:.4f} ms) is **{times(add, match)} times as fast** as plain "
             f"`atomicAdd` ({add:.4f} ms) ({link('sweep.csv')}).")
     d_runs = plot_sweep.slower_from(rows, variant)
-    d_scattered = plot_sweep.slower_from(scattered, variant) if scattered else None
-    if d_runs and d_runs == d_scattered:
-        text += (f" It is slower than `atomicAdd` from *d* = {d_runs} on, in runs and scattered "
-                 "alike")
-        text += "."
-    elif d_runs:
-        text += f" It is slower than `atomicAdd` from *d* = {d_runs} on with the keys in runs."
+    # Where it starts to lose (in runs and scattered) is the README's paragraph below the block.
     # A disturbed point just below the crossover is left out of it, not out of sight: a copier
     # deciding from d must know the break-even may come one step earlier.
     below = [d for d in plot_sweep.doubtful_ds(rows, variant) if d_runs and d < d_runs]

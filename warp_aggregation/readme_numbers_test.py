@@ -322,10 +322,12 @@ def main():
         expect("2 lanes" not in full.get("prints-02", "") and
                "1 lanes with an odd rel_pos" in full.get("prints-02", ""),
                "02's excerpt counts the lanes it leaves out")
-        expect("masks given" in full.get("number-02", "") and
+        expect("stored masks" in full.get("number-02", "") and
+               "a row of 03's benchmark" in full.get("number-02", "") and
                "benchmark.csv" in full.get("number-02", "") and
                "RESULTS.md#02s-timing" in full.get("number-02", ""),
-               "02's number is the tree alone (03's masks-given row) and links 02's own table")
+               "02's number is the tree alone (03's masks-given row, named as 03's) and links 02's "
+               "own table")
         expect("prints-cg" in full and "cg labeled_partition" in full.get("prints-cg", ""),
                "the cooperative-groups section prints its benchmark rows")
         expect("scattered" in full.get("which-to-use", ""),
