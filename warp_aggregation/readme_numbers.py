@@ -969,25 +969,6 @@ def cg_against_match(rows, runs=None, brief=False):
             + f" ({gain}× as fast{versus} at *d* = {best}; {where[2:-1]})")
 
 
-def cg_best(rows, runs=None):
-    """'; at *d* = 1, `labeled_partition` 1.54× as fast as `match_any` aggregation (in runs:
-    1.54×)': where labeled_partition gains most over match_any in the scattered sweep (rows), and
-    at that d in runs (runs); '' where it never wins."""
-    cg, match = rows.get("cg labeled_partition", {}), rows.get("warp match_any", {})
-    faster = [d for d in sorted(set(cg) & set(match)) if float(cg[d]["ms"]) < float(match[d]["ms"])]
-    if not faster:
-        return ""
-    best = max(faster, key=lambda d: float(match[d]["ms"]) / float(cg[d]["ms"]))
-    gain = times(float(match[best]["ms"]), float(cg[best]["ms"]))
-    text = f"; at *d* = {best}, `labeled_partition` {gain}× as fast as `match_any` aggregation"
-    runs = runs or {}
-    pair = [runs.get(v, {}).get(best) for v in ("warp match_any", "cg labeled_partition")]
-    if all(pair):
-        in_runs = times(float(pair[0]["ms"]), float(pair[1]["ms"]))
-        text += " (in runs too)" if in_runs == gain else f" (in runs: {in_runs}×)"
-    return text
-
-
 def which_to_use():
     """The advice: a table of short cells, each row with the measurement behind it or "(not yet
     measured)", and its caveats in numbered notes below it."""
@@ -1090,7 +1071,7 @@ def number_sweep():
     if not have("sweep.csv"):
         return missing("the sweep", "sweep.csv")
     double = plot_sweep.load(path("sweep.csv")).get("double", {})
-    rows, scattered = double.get("in runs", {}), double.get("scattered", {})
+    rows = double.get("in runs", {})
     variant = "warp match_any"
     one_add, one_match = rows.get("atomicAdd", {}).get(1), rows.get(variant, {}).get(1)
     if not (one_add and one_match):
