@@ -307,10 +307,13 @@ def number_01():
     slope = chain_slope()
     chain = (f" A chain's slope, which cancels the host's launch, is {slope[4]:.1f} µs"
              f" ([what a launch costs](#what-a-launch-costs))." if slope else "")
+    tail = launch_rows().get("`03_nested_reduce_nosync --tail` (limit 16384)")
+    same = (f" 03's tail launches also cost {per:.1f} µs each, another pattern, equal by coincidence."
+            if tail and us(tail[2], tail[0]) == f"{per:.1f} µs" else "")
     return (f"**One number:** {ms:.4f} ms / {launches} launches = {per:.1f} µs per device-side "
             f"launch: the timing line above, {levels} grids timed without `printf`, the first "
-            f"launched by the host, so its launch is in the time too.{chain} 01 moves no data, so "
-            f"its line says 0.0 GB/s.\n")
+            f"launched by the host, so its launch is in the time too. 01 moves no data, so its "
+            f"line says 0.0 GB/s.\n\n{chain.strip()}{same}\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
@@ -597,8 +600,8 @@ def number_04():
     return (f"**One number:** {device:.4f} ms / {stream:.4f} ms = {device / stream:.1f}: 04's "
             f"nine levels took {device / stream:.1f} times as long launched from the device as by "
             f"the host into one stream ([`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt), "
-            f"the forms alternating). The host enqueues every "
-            f"level ahead, so the launches' latencies overlap the work; on the device each level "
+            f"the forms alternating).\n\nWhy: the host enqueues every "
+            f"level ahead, so the launches' latencies overlap the work. On the device each level "
             f"is launched by the one before, so the 8 device-side launches pay their latencies one "
             f"after another: ({device:.4f} − {stream:.4f}) ms / 8 = "
             f"{(device - stream) * 1000 / 8:.1f} µs more a launch, near a chain's latency (the "
@@ -1242,11 +1245,11 @@ def number_07():
                    f"{shown['07_continuation device streams']:.4f} ms")
     return (f"**One number:** {tail:.4f} ms / {host:.4f} ms = {tail / host:.1f}: the tail form "
             f"above, 1025 device-side launches, took {tail / host:.1f} times as long as the "
-            f"host-driven form's 2 launches. The device-streams form (3 device-side launches "
-            f"joined by an event) took {streams / host:.2f} times as long ({streams:.4f} "
-            f"ms). Each time is the middle of {found[1]} runs "
+            f"host-driven form's 2 launches. Each time is the middle of {found[1]} runs "
             f"([`{SHOWN}continuation.txt`]({SHOWN}continuation.txt){printed}; "
-            f"[RESULTS.md](RESULTS.md#07-the-forms-side-by-side) has all four).\n")
+            f"[RESULTS.md](RESULTS.md#07-the-forms-side-by-side) has all four).\n\n"
+            f"The device-streams form (3 device-side launches joined by an event) took "
+            f"{streams / host:.2f} times as long as the host-driven form ({streams:.4f} ms).\n")
 
 
 def continuation_forms():
@@ -1961,8 +1964,9 @@ def wrap(text):
     is)."""
     if isinstance(text, Done) or text.startswith(("```", "|", "!")):
         return text
-    return textwrap.fill(text.strip(), width=100, break_long_words=False,
-                         break_on_hyphens=False) + "\n"
+    return "\n\n".join(textwrap.fill(part.strip(), width=100, break_long_words=False,
+                                     break_on_hyphens=False)
+                       for part in text.strip().split("\n\n")) + "\n"
 
 
 NOTE = re.compile(r"\A\*From (.*?)\.\*\n", re.S)  # the line either() puts over an older run
