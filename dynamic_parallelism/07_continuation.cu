@@ -91,10 +91,16 @@ __global__ void segment_sum(const int* values, int length, unsigned long long* s
     if (threadIdx.x == 0) atomicAdd(sum, block_total);
 }
 
+// Both in 64 bits: length + kBlock * kItemsPerThread - 1 in an int would wrap for a segment within
+// 1024 of 2^31.
 __host__ __device__ inline unsigned int child_blocks(int length) {
-    const unsigned int blocks =
-        (length + kBlock * kItemsPerThread - 1) / (kBlock * kItemsPerThread);
-    return blocks < kMaxChildBlocks ? blocks : kMaxChildBlocks;
+    const long long blocks =
+        (1ll * length + kBlock * kItemsPerThread - 1) / (kBlock * kItemsPerThread);
+    return blocks < kMaxChildBlocks ? static_cast<unsigned int>(blocks) : kMaxChildBlocks;
+}
+// The launchers' grid: a thread (or, per block, a block) per kBlock segments.
+inline unsigned int segment_blocks(int segments) {
+    return static_cast<unsigned int>((1ll * segments + kBlock - 1) / kBlock);
 }
 
 // The continuation, one block: reads every segment's sum and writes the total and the largest.
@@ -324,21 +330,20 @@ __global__ void sum_segments_streams_unjoined(const int* values, const int* offs
 // in cdp::g_launch_log, a failed device-side stream or event call in g_device_calls.
 cudaError_t continuation(const int* values, const int* offsets, int segments,
                          unsigned long long* sums, Result* result) {
-    sum_segments<<<(segments + kBlock - 1) / kBlock, kBlock>>>(values, offsets, segments, sums,
-                                                               result);
+    sum_segments<<<segment_blocks(segments), kBlock>>>(values, offsets, segments, sums, result);
     return cudaGetLastError();
 }
 cudaError_t continuation_default_stream(const int* values, const int* offsets, int segments,
                                         unsigned long long* sums, Result* result) {
-    sum_segments_default_stream<<<(segments + kBlock - 1) / kBlock, kBlock>>>(
-        values, offsets, segments, sums, result);
+    sum_segments_default_stream<<<segment_blocks(segments), kBlock>>>(values, offsets, segments,
+                                                                      sums, result);
     return cudaGetLastError();
 }
 // partials: one Result per block of kBlock segments.
 cudaError_t per_block(const int* values, const int* offsets, int segments, unsigned long long* sums,
                       Result* partials, Result* result, bool default_stream) {
-    sum_segments_per_block<<<(segments + kBlock - 1) / kBlock, 1>>>(
-        values, offsets, segments, sums, partials, result, default_stream);
+    sum_segments_per_block<<<segment_blocks(segments), 1>>>(values, offsets, segments, sums,
+                                                            partials, result, default_stream);
     return cudaGetLastError();
 }
 cudaError_t device_streams(const int* values, const int* offsets, int segments,
@@ -518,7 +523,7 @@ int main(int argc, char** argv) {
     const common::Device dev = common::require_gpu(text);
 
     const int count = static_cast<int>(segments);
-    const int blocks = (count + kBlock - 1) / kBlock;
+    const int blocks = static_cast<int>(segment_blocks(count));
     const Problem p = make_problem(opt.n, count, opt.seed);
     // The device-side launches of each form: a child per non-empty segment and the continuation
     // (per block: also a grid and a continuation per block); a grid per non-empty half and the
