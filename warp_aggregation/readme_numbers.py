@@ -426,10 +426,10 @@ def number_02():
         return missing("03's masks-given row", "benchmark.csv")
     # 02's own command times search and tree together: RESULTS.md's table, linked, no number here.
     return sentence(
-        f"**One number,** a row of 03's benchmark, explained there: from stored masks, so without "
-        f"a search, this tree with one `atomicAdd` per group ({given:.4f} ms) is "
+        f"**One number,** from 03, which times this tree alone, from stored masks, on the blog's "
+        f"sorted keys: with one `atomicAdd` per group ({given:.4f} ms) it is "
         f"**{times(atomic, given)} times as fast** as one `atomicAdd` per value ({atomic:.4f} ms) "
-        f"(sorted keys in double; {link('benchmark.csv')}). 02's own run: "
+        f"(double; {link('benchmark.csv')}). 02's own run: "
         "[its table](RESULTS.md#02s-timing).\n")
 
 
