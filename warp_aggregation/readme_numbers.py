@@ -1045,7 +1045,9 @@ def which_to_use():
         "¹ 03's segmented scan is faster still"
         + (f" ({scan:.2f}× `atomicAdd`, {scan_cub:.2f}× CUB)" if None not in (scan, scan_cub)
            else "")
-        + ", but not for copying ([what it assumes](RESULTS.md#copying-the-segmented-scan)).",
+        + ", but not for copying ([what it assumes](RESULTS.md#copying-the-segmented-scan)). "
+        "`ReduceByKey`'s number assumes every key occurs, its packed output serving as the bins; "
+        "sparse keys need a scatter of the (key, sum) pairs, not timed.",
         "² " + cg_note,
         "³ " + bits_note + "; but CUB's promise of determinism fails on long runs of "
         "equal keys ([determinism](#the-library-and-determinism)): check the bits.",
