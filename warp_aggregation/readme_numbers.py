@@ -334,8 +334,8 @@ def prints_03():
                   + ", which also read a stored mask per value): compare speed by ms."
                   if given and plain and given != plain else "")
     return text + "\n" + sentence(
-        f"*Rows of the full run, {link('benchmark.csv')} (`--csv`; its other lines: "
-        f"{link('benchmark_log.txt')}), in the program's text format"
+        f"*Rows of the full run, shown as this command prints them: {link('benchmark.csv')} "
+        f"(`--csv`; its other lines: {link('benchmark_log.txt')})"
         + (f"; the memory's peak: {peak.group(1)} GB/s" if peak else "") + "." + bytes_note + "*")
 
 
@@ -345,7 +345,7 @@ def prints_scan():
     if "```" not in text:
         return text
     return text + "\n" + sentence(
-        f"*Rows of the full run, {link('benchmark.csv')}, as under 03.*")
+        f"*Rows of the full run, shown as this command prints them ({link('benchmark.csv')}).*")
 
 
 FILTER_LINE = re.compile(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms")
@@ -477,7 +477,8 @@ def prints_cg():
     if "```" not in text:
         return text
     return text + "\n" + sentence(
-        f"*Two rows of the full run, {link('benchmark.csv')}, as under 03.*")
+        f"*Two rows of the full run, shown as this command prints them "
+        f"({link('benchmark.csv')}).*")
 
 
 def prints_library():
@@ -488,7 +489,8 @@ def prints_library():
                      order_line=False)
     if "```" not in text:
         return text
-    return text + "\n" + sentence(f"*Two rows of the full run, {link('benchmark.csv')}.*")
+    return text + "\n" + sentence(f"*Two rows of the full run, shown as this command prints them "
+                                 f"({link('benchmark.csv')}).*")
 
 
 def number_library():
