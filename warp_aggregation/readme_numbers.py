@@ -1060,6 +1060,24 @@ def which_to_use():
     return "\n".join(lines) + "\n\n" + "\n".join(sentence(n).rstrip("\n") + "\n" for n in notes)
 
 
+def loop_line():
+    """The caption's line on the blog's loop (green): from which d it loses to atomicAdd and from
+    which it is the slowest line drawn, where both arrangements agree; empty otherwise."""
+    double = plot_sweep.load(path("sweep.csv")).get("double", {})
+    loses, slowest = set(), set()
+    for rows in (double.get(a, {}) for a in plot_sweep.ARRANGEMENTS):
+        loses.add(plot_sweep.slower_from(rows, "warp get_peers"))
+        drawn = [v for v in plot_sweep.PLOTTED if "search only" not in v and v in rows]
+        ds = sorted(rows.get("warp get_peers", {}))
+        worst = [d for d in ds if all(float(rows["warp get_peers"][d]["ms"]) >=
+                                      float(rows[v][d]["ms"]) for v in drawn if d in rows[v])]
+        slowest.add(next((d for d in ds if all(e in worst for e in ds if e >= d)), None))
+    if len(loses) != 1 or len(slowest) != 1 or None in loses | slowest:
+        return ""
+    return (f" Green, the blog's loop: slower than `atomicAdd` from *d* = {loses.pop()}, the "
+            f"slowest line from *d* = {slowest.pop()}.")
+
+
 def sweep_figure():
     """The sweep's plot, where it and its data are committed (it sits beside data/)."""
     if not (have("sweep.csv") and os.path.exists(os.path.join(DATA, os.pardir, "sweep.png"))):
@@ -1068,7 +1086,7 @@ def sweep_figure():
         f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Left: keys in "
         "runs; right: scattered. Read first, bottom: `warp match_any` (purple) against the line "
         "at 1 (`atomicAdd`); above it, aggregation wins. Top: time; dashed, `match_any`'s search "
-        "alone. The other lines are for the questions below.*")
+        "alone." + loop_line() + " The other lines are for the questions below.*")
     return ("![Time and speed-up over atomicAdd against distinct keys per warp, in runs and "
             "scattered](sweep.png)\n\n" + caption)
 
