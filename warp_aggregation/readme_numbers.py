@@ -804,19 +804,20 @@ def blog_table(brief=True):
         # aggregates and stores its masks (a model), which is the blog's "reused at least once".
         fused = f["k_fused"] and f["first"]
         reuse_rows = [(
-            f"with `get_peers`: a separate search pass pays from k = {f['k_separate']},"
-            + (" barely," if f["close"] else "")
-            + (f" a first pass that aggregates and stores the masks (modelled) from "
-               f"k = {f['k_fused']}" if fused else " k passes reusing one stored search")
+            f"with `get_peers`, from k = {f['k_separate']} passes"
+            + (", barely" if f["close"] else "")
+            + (f" (k = {f['k_fused']} modelled)" if fused else "")
             if f["k_separate"] else
             "with `get_peers`, for no k measured",
             "the sums under the table" if f["k_separate"] else link_reuse)]
         # The README's: the inequality behind the row, a sentence under the table.
         reuse_sums = (
-            f"Reuse, k passes: search + k reductions < k `atomicAdd` passes, {f['search']:.4f} + "
-            f"k × {f['given']:.4f} < k × {f['atomic']:.4f} ms ⇒ k ≥ {f['k_separate']}"
-            + (f"; modelled, {f['first']:.4f} + (k − 1) × {f['given']:.4f} < k × "
-               f"{f['atomic']:.4f} ⇒ k ≥ {f['k_fused']}" if fused else "")
+            f"Reuse, k passes: a search pass and k reductions beat k `atomicAdd` passes if "
+            f"{f['search']:.4f} + k × {f['given']:.4f} < k × {f['atomic']:.4f} ms, so k ≥ "
+            f"{f['k_separate']}"
+            + (f"; a first pass that aggregates and stores the masks (modelled), if "
+               f"{f['first']:.4f} + (k − 1) × {f['given']:.4f} < k × {f['atomic']:.4f}, so k ≥ "
+               f"{f['k_fused']}" if fused else "")
             + f" ({link_reuse}). " if f["k_separate"] else "")
         # One framing with RESULTS.md's reuse-masks-full block: k passes, measured pass by pass
         # with a separate search pass; by a model with an aggregating pass that stores its masks.
