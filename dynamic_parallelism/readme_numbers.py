@@ -296,39 +296,24 @@ def chain_slope():
     return n0, t0, n2, t2, 1000 * (t2 - t0) / (n2 - n0)
 
 
-def hello_chain():
-    """01's timed run at --blocks 1 (the median of its runs, as prints_01 shows) and its levels:
-    (ms, levels), or None."""
-    path = data("hello_world.txt")
-    one = [l for c, l, s in runs(path) if c.endswith("--blocks 1") and s == 0] if path else []
-    levels = [re.search(r"timed: the recursion, (\d+) levels", "\n".join(l)) for l in one]
-    if not one or not all(levels):
-        return None
-    return (statistics.median(results(l)["01_nested_hello_world blocks 1"] for l in one),
-            int(levels[0].group(1)))
-
-
 def number_01():
+    """01's own timed run (the middle of its --blocks 1 runs): ms / device-side launches; the
+    chains' slope, which leaves out the host's launch, is in the table under 04."""
+    hello = hello_one_block()
+    if not hello:
+        return missing("01_nested_hello_world --blocks 1", "hello_world.txt")
+    ms, levels, launches, _ = hello
+    per = 1000 * ms / launches
     slope = chain_slope()
-    if not slope:
-        return missing("device_runtime_limits --chain-times", "chain_times.txt")
-    n0, t0, n2, t2, per = slope
-    run = run_of("chain_times.txt", "--chain-times")
-    chains = dict((int(n), float(ms)) for n, ms in
-                  re.findall(r"chain of\s+(\d+) grids:\s+([0-9.]+) ms", "\n".join(run[1])))
-    hello = hello_chain()
-    own = ""
-    if hello and hello[1] in chains:
-        own = (f" 01's own figure, {hello[0]:.4f} ms / {hello[1] - 1} = "
-               f"{1000 * hello[0] / (hello[1] - 1):.1f} µs per launch, is higher: its "
-               f"{hello[1]} grids' time includes the host's launch of the first "
-               f"({chains[hello[1]]:.4f} ms for {hello[1]} one-thread grids;"
-               f" [RESULTS.md](RESULTS.md#a-launchs-latency)).")
-    return (f"**One number:** ({t2:.4f} ms − {t0:.4f} ms) / {n2 - n0} = {per:.1f} µs per "
-            f"dependent device-side launch. `build/bin/device_runtime_limits --chain-times` times "
-            f"chains of one-thread grids, each launching the next: {t0:.4f} ms for {n0} grids, "
-            f"{t2:.4f} ms for {n2} ([`{SHOWN}chain_times.txt`]({SHOWN}chain_times.txt)); their "
-            f"difference cancels the host's launch of the first grid.{own}\n")
+    chain = (f" A chain's slope, which cancels the host's launch, is {slope[4]:.1f} µs"
+             f" ([what a launch costs](#what-a-launch-costs))." if slope else "")
+    tail = launch_rows().get("`03_nested_reduce_nosync --tail` (limit 16384)")
+    same = (f" 03's tail launches also cost {per:.1f} µs each, another pattern, equal by coincidence."
+            if tail and us(tail[2], tail[0]) == f"{per:.1f} µs" else "")
+    return (f"**One number:** {ms:.4f} ms / {launches} launches = {per:.1f} µs per device-side "
+            f"launch: the timing line above, {levels} grids timed without `printf`, the first "
+            f"launched by the host, so its launch is in the time too. 01 moves no data, so its "
+            f"line says 0.0 GB/s.\n\n{chain.strip()}{same}\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
@@ -615,8 +600,8 @@ def number_04():
     return (f"**One number:** {device:.4f} ms / {stream:.4f} ms = {device / stream:.1f}: 04's "
             f"nine levels took {device / stream:.1f} times as long launched from the device as by "
             f"the host into one stream ([`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt), "
-            f"the forms alternating). The host enqueues every "
-            f"level ahead, so the launches' latencies overlap the work; on the device each level "
+            f"the forms alternating).\n\nWhy: the host enqueues every "
+            f"level ahead, so the launches' latencies overlap the work. On the device each level "
             f"is launched by the one before, so the 8 device-side launches pay their latencies one "
             f"after another: ({device:.4f} − {stream:.4f}) ms / 8 = "
             f"{(device - stream) * 1000 / 8:.1f} µs more a launch, near a chain's latency (the "
@@ -1260,11 +1245,11 @@ def number_07():
                    f"{shown['07_continuation device streams']:.4f} ms")
     return (f"**One number:** {tail:.4f} ms / {host:.4f} ms = {tail / host:.1f}: the tail form "
             f"above, 1025 device-side launches, took {tail / host:.1f} times as long as the "
-            f"host-driven form's 2 launches. The device-streams form (3 device-side launches "
-            f"joined by an event) took {streams / host:.2f} times as long ({streams:.4f} "
-            f"ms). Each time is the middle of {found[1]} runs "
+            f"host-driven form's 2 launches. Each time is the middle of {found[1]} runs "
             f"([`{SHOWN}continuation.txt`]({SHOWN}continuation.txt){printed}; "
-            f"[RESULTS.md](RESULTS.md#07-the-forms-side-by-side) has all four).\n")
+            f"[RESULTS.md](RESULTS.md#07-the-forms-side-by-side) has all four).\n\n"
+            f"The device-streams form (3 device-side launches joined by an event) took "
+            f"{streams / host:.2f} times as long as the host-driven form ({streams:.4f} ms).\n")
 
 
 def continuation_forms():
@@ -1979,8 +1964,9 @@ def wrap(text):
     is)."""
     if isinstance(text, Done) or text.startswith(("```", "|", "!")):
         return text
-    return textwrap.fill(text.strip(), width=100, break_long_words=False,
-                         break_on_hyphens=False) + "\n"
+    return "\n\n".join(textwrap.fill(part.strip(), width=100, break_long_words=False,
+                                     break_on_hyphens=False)
+                       for part in text.strip().split("\n\n")) + "\n"
 
 
 NOTE = re.compile(r"\A\*From (.*?)\.\*\n", re.S)  # the line either() puts over an older run
