@@ -334,8 +334,8 @@ def prints_03():
                   + ", which also read a stored mask per value): compare speed by ms."
                   if given and plain and given != plain else "")
     return text + "\n" + sentence(
-        f"*Rows of the full run, {link('benchmark.csv')} (`--csv`; its other lines: "
-        f"{link('benchmark_log.txt')}), in the program's text format"
+        f"*Rows of the full run, shown as this command prints them: {link('benchmark.csv')} "
+        f"(`--csv`; its other lines: {link('benchmark_log.txt')})"
         + (f"; the memory's peak: {peak.group(1)} GB/s" if peak else "") + "." + bytes_note + "*")
 
 
@@ -345,7 +345,7 @@ def prints_scan():
     if "```" not in text:
         return text
     return text + "\n" + sentence(
-        f"*Rows of the full run, {link('benchmark.csv')}, as under 03.*")
+        f"*Rows of the full run, shown as this command prints them ({link('benchmark.csv')}).*")
 
 
 FILTER_LINE = re.compile(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms")
@@ -426,10 +426,10 @@ def number_02():
         return missing("03's masks-given row", "benchmark.csv")
     # 02's own command times search and tree together: RESULTS.md's table, linked, no number here.
     return sentence(
-        f"**One number,** a row of 03's benchmark, explained there: from stored masks, so without "
-        f"a search, this tree with one `atomicAdd` per group ({given:.4f} ms) is "
+        f"**One number,** from 03, which times this tree alone, from stored masks, on the blog's "
+        f"sorted keys: with one `atomicAdd` per group ({given:.4f} ms) it is "
         f"**{times(atomic, given)} times as fast** as one `atomicAdd` per value ({atomic:.4f} ms) "
-        f"(sorted keys in double; {link('benchmark.csv')}). 02's own run: "
+        f"(double; {link('benchmark.csv')}). 02's own run: "
         "[its table](RESULTS.md#02s-timing).\n")
 
 
@@ -477,7 +477,8 @@ def prints_cg():
     if "```" not in text:
         return text
     return text + "\n" + sentence(
-        f"*Two rows of the full run, {link('benchmark.csv')}, as under 03.*")
+        f"*Two rows of the full run, shown as this command prints them "
+        f"({link('benchmark.csv')}).*")
 
 
 def prints_library():
@@ -488,7 +489,8 @@ def prints_library():
                      order_line=False)
     if "```" not in text:
         return text
-    return text + "\n" + sentence(f"*Two rows of the full run, {link('benchmark.csv')}.*")
+    return text + "\n" + sentence(f"*Two rows of the full run, shown as this command prints them "
+                                 f"({link('benchmark.csv')}).*")
 
 
 def number_library():
@@ -781,7 +783,8 @@ def blog_table(brief=True):
         # The README's: one search a row (the row below, SAME, takes `__match_any_sync`).
         search_rows = [(f"{end(whole)} end with the blog's `get_peers`",
                         f"{plus(whole)} over the reduction from stored masks"),
-                       (f"{end(match)} end with `__match_any_sync`", plus(match))]
+                       (f"{end(match)} end with `__match_any_sync`", f"{plus(match)}, the same "
+                        "denominator")]
         search_cell = (
             "" if brief else
             f"what the search adds to the whole kernel, at least, over the reduction from stored "
@@ -790,6 +793,7 @@ def blog_table(brief=True):
             "(differences of the unrounded medians)")
     found = reuse()
     reuse_rows = [("–", "–")]
+    reuse_sums = ""
     if found is None:
         reuse_verdict = reuse_cell = "–"
     else:
@@ -800,18 +804,21 @@ def blog_table(brief=True):
         # aggregates and stores its masks (a model), which is the blog's "reused at least once".
         fused = f["k_fused"] and f["first"]
         reuse_rows = [(
-            f"with `get_peers`: a separate search pass pays from k = {f['k_separate']},"
-            + (" barely," if f["close"] else "")
-            + (f" a first pass that aggregates and stores the masks (modelled) from "
-               f"k = {f['k_fused']}" if fused else " k passes reusing one stored search")
+            f"with `get_peers`, from k = {f['k_separate']} passes"
+            + (", barely" if f["close"] else "")
+            + (f" (k = {f['k_fused']} modelled)" if fused else "")
             if f["k_separate"] else
             "with `get_peers`, for no k measured",
-            f"search + k reductions < k `atomicAdd` passes: {f['search']:.4f} + k × "
-            f"{f['given']:.4f} < k × {f['atomic']:.4f} ms ⇒ k ≥ {f['k_separate']} "
-            + (f"(separate); {f['first']:.4f} + (k − 1) × {f['given']:.4f} < k × "
-               f"{f['atomic']:.4f} ⇒ k ≥ {f['k_fused']} (modelled) " if fused else "")
-            + f"({link_reuse})"
-            if f["k_separate"] else link_reuse)]
+            "the sums under the table" if f["k_separate"] else link_reuse)]
+        # The README's: the inequality behind the row, a sentence under the table.
+        reuse_sums = (
+            f"Reuse, k passes: a search pass and k reductions beat k `atomicAdd` passes if "
+            f"{f['search']:.4f} + k × {f['given']:.4f} < k × {f['atomic']:.4f} ms, so k ≥ "
+            f"{f['k_separate']}"
+            + (f"; a first pass that aggregates and stores the masks (modelled), if "
+               f"{f['first']:.4f} + (k − 1) × {f['given']:.4f} < k × {f['atomic']:.4f}, so k ≥ "
+               f"{f['k_fused']}" if fused else "")
+            + f" ({link_reuse}). " if f["k_separate"] else "")
         # One framing with RESULTS.md's reuse-masks-full block: k passes, measured pass by pass
         # with a separate search pass; by a model with an aggregating pass that stores its masks.
         reuse_verdict = (f"with `get_peers`, from k = {f['k_separate']} passes that reuse one "
@@ -828,7 +835,7 @@ def blog_table(brief=True):
             reuse_verdict += (f"; with `__match_any_sync`, at most about "
                               f"{100 * (1 - f['given'] / match):.0f}% of a pass to gain")
             reuse_rows.append(("with `__match_any_sync`, little to gain",
-                               f"at most about {100 * (1 - f['given'] / match):.0f}% of a pass"
+                               f"at most the search's {plus(match)} a pass"
                                if match > f["given"] else "nothing"))
         # The times and the model: linked, not repeated (RESULTS.md has the section).
         reuse_cell = ("[reusing the masks](RESULTS.md#reusing-the-masks)" if brief else
@@ -898,7 +905,7 @@ def blog_table(brief=True):
         "reduction; the nearest relative, shared-memory hashing (the row above), loses | – |",
     ])
     return "\n".join(lines) + "\n\n" + sentence(
-        f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} (ms: the "
+        (reuse_sums if brief else "") + f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} (ms: the "
         "median of 20 runs).")
 
 
@@ -1041,7 +1048,9 @@ def which_to_use():
         "¹ 03's segmented scan is faster still"
         + (f" ({scan:.2f}× `atomicAdd`, {scan_cub:.2f}× CUB)" if None not in (scan, scan_cub)
            else "")
-        + ", but not for copying ([what it assumes](RESULTS.md#copying-the-segmented-scan)).",
+        + ", but not for copying ([what it assumes](RESULTS.md#copying-the-segmented-scan)). "
+        "`ReduceByKey`'s number assumes every key occurs, its packed output serving as the bins; "
+        "sparse keys need a scatter of the (key, sum) pairs, not timed.",
         "² " + cg_note,
         "³ " + bits_note + "; but CUB's promise of determinism fails on long runs of "
         "equal keys ([determinism](#the-library-and-determinism)): check the bits.",
@@ -1052,6 +1061,24 @@ def which_to_use():
     return "\n".join(lines) + "\n\n" + "\n".join(sentence(n).rstrip("\n") + "\n" for n in notes)
 
 
+def loop_line():
+    """The caption's line on the blog's loop (green): from which d it loses to atomicAdd and from
+    which it is the slowest line drawn, where both arrangements agree; empty otherwise."""
+    double = plot_sweep.load(path("sweep.csv")).get("double", {})
+    loses, slowest = set(), set()
+    for rows in (double.get(a, {}) for a in plot_sweep.ARRANGEMENTS):
+        loses.add(plot_sweep.slower_from(rows, "warp get_peers"))
+        drawn = [v for v in plot_sweep.PLOTTED if "search only" not in v and v in rows]
+        ds = sorted(rows.get("warp get_peers", {}))
+        worst = [d for d in ds if all(float(rows["warp get_peers"][d]["ms"]) >=
+                                      float(rows[v][d]["ms"]) for v in drawn if d in rows[v])]
+        slowest.add(next((d for d in ds if all(e in worst for e in ds if e >= d)), None))
+    if len(loses) != 1 or len(slowest) != 1 or None in loses | slowest:
+        return ""
+    return (f" Green, the blog's loop: slower than `atomicAdd` from *d* = {loses.pop()}, the "
+            f"slowest line from *d* = {slowest.pop()}.")
+
+
 def sweep_figure():
     """The sweep's plot, where it and its data are committed (it sits beside data/)."""
     if not (have("sweep.csv") and os.path.exists(os.path.join(DATA, os.pardir, "sweep.png"))):
@@ -1060,7 +1087,7 @@ def sweep_figure():
         f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Left: keys in "
         "runs; right: scattered. Read first, bottom: `warp match_any` (purple) against the line "
         "at 1 (`atomicAdd`); above it, aggregation wins. Top: time; dashed, `match_any`'s search "
-        "alone. The other lines are for the questions below.*")
+        "alone." + loop_line() + " The other lines are for the questions below.*")
     return ("![Time and speed-up over atomicAdd against distinct keys per warp, in runs and "
             "scattered](sweep.png)\n\n" + caption)
 

@@ -323,7 +323,7 @@ def main():
                "1 lanes with an odd rel_pos" in full.get("prints-02", ""),
                "02's excerpt counts the lanes it leaves out")
         expect("stored masks" in full.get("number-02", "") and
-               "a row of 03's benchmark" in full.get("number-02", "") and
+               "from 03, which times this tree alone" in full.get("number-02", "") and
                "benchmark.csv" in full.get("number-02", "") and
                "RESULTS.md#02s-timing" in full.get("number-02", ""),
                "02's number is the tree alone (03's masks-given row, named as 03's) and links 02's "
