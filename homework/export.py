@@ -226,12 +226,13 @@ def export(manifest, dest, chapters=(), programs=(), solution_lines=None):
                              for r in found]
         only[rel] = [{"line": r.begin_line, "only": r.only} for r in found]
 
-    # Each chapter's lesson beside its exercises: its README and RESULTS.md with the pictures and
-    # the data they cite, and the glossary and timings they link.
+    # Each chapter's lesson beside its exercises: its README, RESULTS.md and EXERCISES.md (the
+    # book's end-of-chapter exercises, answered) with the pictures and the data they cite, and the
+    # glossary and timings they link.
     for directory in calls:
         folder = os.path.join(src, directory)
         for name in sorted(os.listdir(folder)):
-            if name in ("README.md", "RESULTS.md") or name.endswith(".png"):
+            if name in ("README.md", "RESULTS.md", "EXERCISES.md") or name.endswith(".png"):
                 shutil.copy2(os.path.join(folder, name), os.path.join(new, directory, name))
         if os.path.isdir(os.path.join(folder, "data")):
             shutil.copytree(os.path.join(folder, "data"), os.path.join(new, directory, "data"))

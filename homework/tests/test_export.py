@@ -167,6 +167,12 @@ def main():
         check(os.path.exists(os.path.join(tree, chapter, "README.md")),
               "the tree carries %s's README" % chapter)
     check(os.path.exists(os.path.join(tree, "GLOSSARY.md")), "the tree carries the glossary")
+    # A lesson page a chapter's README links beside it (RESULTS.md, EXERCISES.md) comes with it.
+    for chapter in {e["chapter"] for e in exercises}:
+        readme = read(os.path.join(args.source, chapter, "README.md"))
+        for page in set(re.findall(r"\]\(([A-Z_]+\.md)[#)]", readme)) - {"COPYING_KERNELS.md"}:
+            check(os.path.exists(os.path.join(tree, chapter, page)),
+                  "the tree carries %s/%s, which its README links" % (chapter, page))
     # The grading seed is drawn when grading: the tree's manifest gives the student's own.
     done = subprocess.run([sys.executable, os.path.join(tree, "grader", "grade.py"), "--rules",
                            tree], stdout=subprocess.PIPE, encoding="utf-8")
