@@ -409,11 +409,11 @@ def number_01():
     n = next((int(r["n"]) for r in rows if r["variant"] == "get_peers/all distinct"), None)
     # The same search inside 03's aggregating kernel, and why nvcc makes it dearer there:
     # RESULTS.md, "01's timings" (03's try-next quotes it), one link away.
+    # One sentence, one ratio: the times and the four patterns are RESULTS.md's "01's timings".
     return sentence(
-        f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
-        f"{n:,} elements), the blog's loop ({loop:.4f} ms) takes **{times(loop, match)} times** "
-        f"as long as `__match_any_sync` ({match:.4f} ms). Each run finds and stores one mask per "
-        f"element ({link('get_peers.csv')}; [all four patterns](RESULTS.md#01s-timings)).")
+        f"**One number:** finding and storing the peers of {n:,} keys, 32 distinct in every warp, "
+        f"the blog's loop takes **{times(loop, match)} times** as long as `__match_any_sync` "
+        f"({link('get_peers.csv')}).")
 
 
 def number_02():
@@ -425,12 +425,13 @@ def number_02():
     if None in (given, atomic):
         return missing("03's masks-given row", "benchmark.csv")
     # 02's own command times search and tree together: RESULTS.md's table, linked, no number here.
+    # A preview line first: the row is 03's, and 03 explains its rows.
     return sentence(
-        f"**One number,** from 03, which times this tree alone, from stored masks, on the blog's "
-        f"sorted keys: with one `atomicAdd` per group ({given:.4f} ms) it is "
-        f"**{times(atomic, given)} times as fast** as one `atomicAdd` per value ({atomic:.4f} ms) "
-        f"(double; {link('benchmark.csv')}). 02's own run: "
-        "[its table](RESULTS.md#02s-timing).\n")
+        "The number below comes from 03, which times this tree alone: from stored masks, on the "
+        "blog's sorted keys, with one `atomicAdd` per group. 02's own run times the search and the "
+        "tree together ([its table](RESULTS.md#02s-timing)).") + "\n" + sentence(
+        f"**One number:** on those keys in double, the tree is **{times(atomic, given)} times as "
+        f"fast** as one `atomicAdd` per value ({link('benchmark.csv')}).\n")
 
 
 def number_03():
@@ -439,9 +440,8 @@ def number_03():
     if match is None or atomic is None:
         return missing("03", "benchmark.csv")
     return sentence(
-        f"**One number:** on sorted keys in double, `warp_kernel` above, the blog's aggregation "
-        f"with today's peer search ({match:.4f} ms), is **{times(atomic, match)} times as fast** "
-        f"as one native `atomicAdd(double)` per value ({atomic:.4f} ms) "
+        f"**One number:** on sorted keys in double, `warp_kernel` above is "
+        f"**{times(atomic, match)} times as fast** as one native `atomicAdd(double)` per value "
         f"({link('benchmark.csv')}).\n")
 
 
@@ -451,20 +451,21 @@ def number_cg():
     if cg is None or match is None:
         return missing("`cg labeled_partition`", "benchmark.csv")
     return sentence(
-        f"**One number:** on sorted keys in double, the two calls ({cg:.4f} ms) take "
-        f"**{times(cg, match)} times** as long as the hand-written `match_peers` + "
-        f"`reduce_peers<false>` ({match:.4f} ms) ({link('benchmark.csv')}).\n")
+        f"**One number:** on sorted keys in double, the two calls take **{times(cg, match)} "
+        f"times** as long as the hand-written `match_peers` + `reduce_peers<false>` "
+        f"({link('benchmark.csv')}).\n")
 
 
 def number_scan():
+    # Over atomicAdd, the page's one denominator (the library, xCUB, comes a section later).
     scan = bench("double", "sorted", "warp segmented scan 4/lane")
-    cub = bench("double", "sorted", "CUB ReduceByKey")
-    if scan is None or cub is None:
+    atomic = bench("double", "sorted", "atomicAdd")
+    if scan is None or atomic is None:
         return missing("the segmented scan", "benchmark.csv")
     return sentence(
-        f"**One number:** on sorted keys in double, 4 values a lane, the scan ({scan:.4f} ms) is "
-        f"**{times(cub, scan)} times as fast** as CUB's `ReduceByKey` on the same keys "
-        f"({cub:.4f} ms) ({link('benchmark.csv')}).\n")
+        f"**One number:** on sorted keys in double, 4 values a lane, the scan is "
+        f"**{times(atomic, scan)} times as fast** as one `atomicAdd` per value "
+        f"({link('benchmark.csv')}).\n")
 
 
 def prints_cg():
@@ -499,9 +500,9 @@ def number_library():
     if sort is None or atomic is None:
         return missing("`CUB sort + ReduceByKey`", "benchmark.csv")
     return sentence(
-        f"**One number:** on random keys in double, sorting and then `ReduceByKey` "
-        f"({sort:.4f} ms) takes **{times(sort, atomic)} times** as long as one plain `atomicAdd` "
-        f"per value ({atomic:.4f} ms) ({link('benchmark.csv')}).\n")
+        f"**One number:** on random keys in double, sorting and then `ReduceByKey` takes "
+        f"**{times(sort, atomic)} times** as long as one plain `atomicAdd` per value "
+        f"({link('benchmark.csv')}).\n")
 
 
 def repeat_cell(row):
@@ -614,9 +615,9 @@ def number_04():
     if None in (plain, warp, block):
         return missing("04 at its default size", "filter.txt")
     return sentence(
-        f"**One number:** keeping half of 2^24 ints, the hand-written warp aggregation "
-        f"({warp:.4f} ms) is **{times(plain, warp)} times as fast** as one plain `atomicAdd` per "
-        f"element ({plain:.4f} ms): no gain ({link(filter_run()[0])}).\n")
+        f"**One number:** keeping half of 2^24 ints, the hand-written warp aggregation is "
+        f"**{times(plain, warp)} times as fast** as one plain `atomicAdd` per element: no gain "
+        f"({link(filter_run()[0])}).\n")
 
 
 def data_state():
@@ -1105,8 +1106,8 @@ def number_sweep():
         return missing("the sweep at d = 1", "sweep.csv")
     add, match = float(one_add["ms"]), float(one_match["ms"])
     text = (f"**One number:** with the keys in runs, in double, at *d* = 1, `match_any` "
-            f"aggregation ({match:.4f} ms) is **{times(add, match)} times as fast** as plain "
-            f"`atomicAdd` ({add:.4f} ms) ({link('sweep.csv')}).")
+            f"aggregation is **{times(add, match)} times as fast** as plain `atomicAdd` "
+            f"({link('sweep.csv')}).")
     d_runs = plot_sweep.slower_from(rows, variant)
     # Where it starts to lose (in runs and scattered) is the README's paragraph below the block.
     # A disturbed point just below the crossover is left out of it, not out of sight: a copier
