@@ -281,7 +281,7 @@ BLOG_BAR = "reduce_peers masks given + CAS"
 FIGURE_ROWS = ["atomicAdd", "atomicCAS loop", "shared-memory hashing", "warp get_peers",
                "warp get_peers + CAS", "warp match_any", "reduce_peers masks given", BLOG_BAR]
 OPTIONAL_ROWS = {BLOG_BAR}
-SCAN_ROWS = ["atomicAdd", "warp match_any", "warp segmented scan 4/lane", "CUB ReduceByKey"]
+SCAN_ROWS = ["atomicAdd", "warp match_any", "warp segmented scan 4/lane"]  # CUB: the next section
 CG_ROWS = ["warp match_any", "cg labeled_partition"]
 TEXT_HEADER = ("type   order             variant                                ms         ms min .. "
                "max     GB/s   %peak  xatomic    xCAS   xCUB")
@@ -329,14 +329,12 @@ def prints_03():
     given, plain = moved.get("reduce_peers masks given"), moved.get("atomicAdd")
     # GB/s counts each variant's own bytes: a stored mask per value makes "masks given" read more.
     both = BLOG_BAR in moved  # the two masks-given rows, each reading the masks
-    bytes_note = (f" GB/s counts the bytes a variant must move ({plain:.0f} MB; {given:.0f} MB "
-                  + ("for the masks-given rows" if both else "for masks given")
-                  + ", which also read a stored mask per value): compare speed by ms."
-                  if given and plain and given != plain else "")
+    bytes_note = (" The masks-given rows also read a stored mask per value, so compare speed by "
+                  "ms, not GB/s." if given and plain and given != plain else "")
     return text + "\n" + sentence(
-        f"*Rows of the full run, shown as this command prints them: {link('benchmark.csv')} "
-        f"(`--csv`; its other lines: {link('benchmark_log.txt')})"
-        + (f"; the memory's peak: {peak.group(1)} GB/s" if peak else "") + "." + bytes_note + "*")
+        f"*Rows of the full `--csv` run ({link('benchmark.csv')}), shown as this command prints "
+        "them" + (f"; the memory's peak: {peak.group(1)} GB/s" if peak else "") + "."
+        + bytes_note + "*")
 
 
 def prints_scan():
@@ -782,10 +780,13 @@ def blog_table(brief=True):
         search_verdict = (f"{end(whole)} end with the blog's loop, {end(match)} with "
                           "`__match_any_sync`")
         # The README's: one search a row (the row below, SAME, takes `__match_any_sync`).
+        # One denominator for both rows, named once: the reduction from stored masks.
+        def share(ms):
+            return (f"+{ms - given:.4f} ms, {100 * (ms - given) / given:.0f}%" if ms > given
+                    else "nothing measurable")
         search_rows = [(f"{end(whole)} end with the blog's `get_peers`",
-                        f"{plus(whole)} over the reduction from stored masks"),
-                       (f"{end(match)} end with `__match_any_sync`", f"{plus(match)}, the same "
-                        "denominator")]
+                        f"{share(whole)} of the reduction from stored masks ({given:.4f} ms)"),
+                       (f"{end(match)} end with `__match_any_sync`", f"{share(match)} of the same")]
         search_cell = (
             "" if brief else
             f"what the search adds to the whole kernel, at least, over the reduction from stored "
@@ -807,19 +808,22 @@ def blog_table(brief=True):
         reuse_rows = [(
             f"with `get_peers`, from k = {f['k_separate']} passes"
             + (", barely" if f["close"] else "")
-            + (f" (k = {f['k_fused']} modelled)" if fused else "")
+            + (f"; from k = {f['k_fused']} with a modelled first pass" if fused else "")
             if f["k_separate"] else
             "with `get_peers`, for no k measured",
-            "the sums under the table" if f["k_separate"] else link_reuse)]
+            "under the table" if f["k_separate"] else link_reuse)]
         # The README's: the inequality behind the row, a sentence under the table.
+        # Short sentences: what each time measures before the sum that uses it.
         reuse_sums = (
-            f"Reuse, k passes: a search pass and k reductions beat k `atomicAdd` passes if "
-            f"{f['search']:.4f} + k × {f['given']:.4f} < k × {f['atomic']:.4f} ms, so k ≥ "
-            f"{f['k_separate']}"
-            + (f"; a first pass that aggregates and stores the masks (modelled), if "
-               f"{f['first']:.4f} + (k − 1) × {f['given']:.4f} < k × {f['atomic']:.4f}, so k ≥ "
-               f"{f['k_fused']}" if fused else "")
-            + f" ({link_reuse}). " if f["k_separate"] else "")
+            f"**Reuse over k passes.** A search pass that stores the masks takes {f['search']:.4f} "
+            f"ms, a reduction from them {f['given']:.4f} ms, an `atomicAdd` pass {f['atomic']:.4f} "
+            f"ms. So reuse pays when {f['search']:.4f} + k × {f['given']:.4f} < k × "
+            f"{f['atomic']:.4f}: from k = {f['k_separate']}."
+            + (f" A first pass that aggregates and stores the masks at once is modelled as the "
+               f"`get_peers` kernel ({f['whole']:.4f} ms) plus {4 * f['n'] / 1e6:.0f} MB of masks "
+               f"written at the peak bandwidth ({f['masks_ms']:.4f} ms): {f['first']:.4f} ms, and "
+               f"reuse pays from k = {f['k_fused']}" if fused else "")
+            + f" ({link_reuse})." if f["k_separate"] else "")
         # One framing with RESULTS.md's reuse-masks-full block: k passes, measured pass by pass
         # with a separate search pass; by a model with an aggregating pass that stores its masks.
         reuse_verdict = (f"with `get_peers`, from k = {f['k_separate']} passes that reuse one "
@@ -836,7 +840,7 @@ def blog_table(brief=True):
             reuse_verdict += (f"; with `__match_any_sync`, at most about "
                               f"{100 * (1 - f['given'] / match):.0f}% of a pass to gain")
             reuse_rows.append(("with `__match_any_sync`, little to gain",
-                               f"at most the search's {plus(match)} a pass"
+                               f"at most the search's +{match - f['given']:.4f} ms a pass"
                                if match > f["given"] else "nothing"))
         # The times and the model: linked, not repeated (RESULTS.md has the section).
         reuse_cell = ("[reusing the masks](RESULTS.md#reusing-the-masks)" if brief else
@@ -871,8 +875,8 @@ def blog_table(brief=True):
         + ("× as fast as `atomicAdd`, unless named |" if brief else "the number |"),
         "|---|---|---|",
         "| warp aggregation speeds up sorted keys in double, against its baseline, the "
-        "`atomicCAS` loop (its figure leaves the peer search out) | still true, the search "
-        "included | "
+        "`atomicCAS` loop" + ("" if brief else " (its figure leaves the peer search out)")
+        + " | still true, the search included | "
         + cell(speedup("double", "sorted", "warp get_peers + CAS", "atomicCAS loop"),
                "`get_peers` aggregation with the `atomicCAS` loop, search included, over the "
                "loop alone", "{} the `atomicCAS` loop") + own_bar + " |",
@@ -906,8 +910,8 @@ def blog_table(brief=True):
         "reduction; the nearest relative, shared-memory hashing (the row above), loses | – |",
     ])
     return "\n".join(lines) + "\n\n" + sentence(
-        (reuse_sums if brief else "") + f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} (ms: the "
-        "median of 20 runs).")
+        f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} (ms: the "
+        "median of 20 runs).") + ("\n" + sentence(reuse_sums) if brief and reuse_sums else "")
 
 
 def reuse_masks():
@@ -982,8 +986,6 @@ def which_to_use():
     measured)", and its caveats in numbered notes below it."""
     scan = ratio(bench("double", "sorted", "atomicAdd"),
                  bench("double", "sorted", "warp segmented scan 4/lane"))
-    scan_cub = ratio(bench("double", "sorted", "CUB ReduceByKey"),
-                     bench("double", "sorted", "warp segmented scan 4/lane"))
     scan_partial = ratio(bench("double", "partially sorted", "warp match_any"),
                          bench("double", "partially sorted", "warp segmented scan 4/lane"))
     cub = ratio(bench("double", "sorted", "atomicAdd"),
@@ -1047,17 +1049,15 @@ def which_to_use():
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     notes = [
         "¹ 03's segmented scan is faster still"
-        + (f" ({scan:.2f}× `atomicAdd`, {scan_cub:.2f}× CUB)" if None not in (scan, scan_cub)
-           else "")
-        + ", but not for copying ([what it assumes](RESULTS.md#copying-the-segmented-scan)). "
-        "`ReduceByKey`'s number assumes every key occurs, its packed output serving as the bins; "
-        "sparse keys need a scatter of the (key, sum) pairs, not timed.",
+        + (f" ({scan:.2f}× `atomicAdd`)" if scan is not None else "")
+        + ", but not for copying ([why](RESULTS.md#copying-the-segmented-scan)). "
+        "`ReduceByKey`'s number assumes that every key occurs: its packed output is the bins. "
+        "Sparse keys need a scatter of its (key, sum) pairs, not timed.",
         "² " + cg_note,
-        "³ " + bits_note + "; but CUB's promise of determinism fails on long runs of "
-        "equal keys ([determinism](#the-library-and-determinism)): check the bits.",
+        "³ " + bits_note + ", but not on very long runs of equal keys "
+        "([determinism](#the-library-and-determinism)): check the bits.",
         "⁴ Per-block aggregation: " + (f"{block:.2f}×" if block else NOT_YET)
-        + " the plain kernel, but, as with every counter, the output's order changes from run "
-        "to run.",
+        + " the plain kernel. With any counter the output's order changes from run to run.",
     ]
     return "\n".join(lines) + "\n\n" + "\n".join(sentence(n).rstrip("\n") + "\n" for n in notes)
 
@@ -1086,9 +1086,9 @@ def sweep_figure():
         return ""
     caption = sentence(
         f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Left: keys in "
-        "runs; right: scattered. Read first, bottom: `warp match_any` (purple) against the line "
-        "at 1 (`atomicAdd`); above it, aggregation wins. Top: time; dashed, `match_any`'s search "
-        "alone." + loop_line() + " The other lines are for the questions below.*")
+        "runs; right: scattered. Bottom: `warp match_any` (purple) against the line at 1 "
+        "(`atomicAdd`); above it, aggregation wins. Top: time; dashed, the search alone."
+        + loop_line() + " The other lines are for the questions below.*")
     return ("![Time and speed-up over atomicAdd against distinct keys per warp, in runs and "
             "scattered](sweep.png)\n\n" + caption)
 
