@@ -343,7 +343,8 @@ def prints_scan():
     if "```" not in text:
         return text
     return text + "\n" + sentence(
-        f"*Rows of the full run, shown as this command prints them ({link('benchmark.csv')}).*")
+        f"*Rows of the full `--csv` run, shown as this command prints them "
+        f"({link('benchmark.csv')}).*")
 
 
 FILTER_LINE = re.compile(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms")
@@ -476,7 +477,7 @@ def prints_cg():
     if "```" not in text:
         return text
     return text + "\n" + sentence(
-        f"*Two rows of the full run, shown as this command prints them "
+        f"*Two rows of the full `--csv` run, shown as this command prints them "
         f"({link('benchmark.csv')}).*")
 
 
@@ -488,8 +489,8 @@ def prints_library():
                      order_line=False)
     if "```" not in text:
         return text
-    return text + "\n" + sentence(f"*Two rows of the full run, shown as this command prints them "
-                                 f"({link('benchmark.csv')}).*")
+    return text + "\n" + sentence(f"*Two rows of the full `--csv` run, shown as this command "
+                                 f"prints them ({link('benchmark.csv')}).*")
 
 
 def number_library():
