@@ -328,7 +328,6 @@ def prints_03():
              if r["precision"] == "double" and r["order"] == "sorted"}
     given, plain = moved.get("reduce_peers masks given"), moved.get("atomicAdd")
     # GB/s counts each variant's own bytes: a stored mask per value makes "masks given" read more.
-    both = BLOG_BAR in moved  # the two masks-given rows, each reading the masks
     bytes_note = (" The masks-given rows also read a stored mask per value, so compare speed by "
                   "ms, not GB/s." if given and plain and given != plain else "")
     return text + "\n" + sentence(
