@@ -1,8 +1,8 @@
-// readme_kernel_test: the README's kernel to copy ("Copying the header"), compiled and run
-// exactly as printed, and the same aggregation in a grid-stride loop; every bin checked against the
-// CPU.
+// readme_kernel_test: the kernel printed to copy (RESULTS.md, "Copying the header"), compiled
+// and run exactly as printed, and the same aggregation in a grid-stride loop; every bin checked
+// against the CPU.
 //
-// The README prints copied_kernel for a reader to copy: one element of a volume per thread, blocks
+// RESULTS.md prints copied_kernel for a reader to copy: one element of a volume per thread, blocks
 // of any shape. warp_peers_copy_test checks the header in a kernel of its own, which differs from
 // the printed one (it also runs the cooperative-groups spelling, and writes every intermediate
 // out); this test compiles the printed text itself. It sits between the two marker comments below,

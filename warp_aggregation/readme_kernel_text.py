@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Checks, without a GPU, that the kernels printed for copying (the README's copied_kernel and its
-launch, RESULTS.md's grid_stride_kernel) are the ones that readme_kernel_test.cu compiles and runs.
+"""Checks, without a GPU, that the kernels printed for copying (copied_kernel with its launch, and
+grid_stride_kernel, both in RESULTS.md's "Copying the header" today) are the ones that readme_kernel_test.cu compiles and runs.
 
     python3 warp_aggregation/readme_kernel_text.py [--readme README.md] [--results RESULTS.md]
         [--source FILE.cu]
@@ -137,8 +137,8 @@ def main():
     parser.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
     parser.add_argument("--source", default=os.path.join(HERE, "readme_kernel_test.cu"))
     args = parser.parse_args()
-    # The kernel to copy and its launch stand in the README ("Copying the header"), the
-    # grid-stride kernel in RESULTS.md; each is looked for in both.
+    # The kernels to copy stand in RESULTS.md's "Copying the header", which the README's section
+    # of that name links; each is looked for in both documents.
     docs = []
     for name in (args.readme, args.results):
         with open(name, encoding="utf-8") as f:
