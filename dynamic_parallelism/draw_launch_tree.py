@@ -246,7 +246,8 @@ def draw(grid, block, png):
             arrow(left, b, -0.2 if k == 0 else row(k), b, row(k + 1), "thread 0" if b == 0 else "")
     left.set_xlim(-0.7, grid - 0.3)
     # 04: one grid per level, launched by thread 0 of block 0 for every block.
-    right.set_title(f"04: gpuRecursiveReduce2, grid {grid} x block {block // 2}, iDim {block}:\n"
+    right.set_title(f"04: gpuRecursiveReduce2, grid {grid}, --block {block}: {block} elements, "
+                    f"{block // 2} threads a block\n"
                     f"each block reduces {block} elements, as in 02 and 03, with half the threads;"
                     f"\nblock 0's thread 0 launches each level for all blocks: "
                     f"{len(levels)} device-side launches", fontsize=10)
@@ -258,7 +259,8 @@ def draw(grid, block, png):
                  f" iStride {threads}" + (f", iDim {block}" if k == 0 else "") +
                  (": block b → g_odata[b]" if end else ""), "#777777")
         for b in range(grid):
-            box(right, b, y - 0.02, 0.85, f"block {b}", host if k == 0 else last if end else child)
+            box(right, b, y - 0.02, 0.85, f"block {b}\n{block} elements" if k == 0 else
+                f"block {b}", host if k == 0 else last if end else child)
         if k > 0:
             arrow(right, 0, row(k - 1) - 0.2, 0, y + 0.25, who)
     right.set_xlim(-0.7, grid + 0.9)

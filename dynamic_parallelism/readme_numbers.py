@@ -297,23 +297,15 @@ def chain_slope():
 
 
 def number_01():
-    """01's own timed run (the middle of its --blocks 1 runs): ms / device-side launches; the
-    chains' slope, which leaves out the host's launch, is in the table under 04."""
+    """01's own timed run (the middle of its --blocks 1 runs): ms / device-side launches. The
+    chains' slope, which leaves out the host's launch, is in the table of launch costs."""
     hello = hello_one_block()
     if not hello:
         return missing("01_nested_hello_world --blocks 1", "hello_world.txt")
     ms, levels, launches, _ = hello
-    per = 1000 * ms / launches
-    slope = chain_slope()
-    chain = (f" A chain's slope, which cancels the host's launch, is {slope[4]:.1f} µs"
-             f" ([what a launch costs](#what-a-launch-costs))." if slope else "")
-    tail = launch_rows().get("`03_nested_reduce_nosync --tail` (limit 16384)")
-    same = (f" 03's tail launches also cost {per:.1f} µs each, another pattern, equal by coincidence."
-            if tail and us(tail[2], tail[0]) == f"{per:.1f} µs" else "")
-    return (f"**One number:** {ms:.4f} ms / {launches} launches = {per:.1f} µs per device-side "
-            f"launch: the timing line above, {levels} grids timed without `printf`, the first "
-            f"launched by the host, so its launch is in the time too. 01 moves no data, so its "
-            f"line says 0.0 GB/s.\n\n{chain.strip()}{same}\n")
+    return (f"**One number:** {ms:.4f} ms / {launches} launches = {us(ms, launches)} per "
+            f"device-side launch, from the timing line above ({levels} grids, the host's launch "
+            f"of the first included).\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
@@ -349,11 +341,8 @@ def number_02():
     if not found:
         return missing("02_nested_reduce --pending-limit 16384", "pending_limit.txt")
     ms, count, launches = found
-    chains = re.search(r"grid (\d+)", "\n".join(nested_16384()[1])).group(1)
     return (f"**One number:** {ms:.2f} ms / {launches} launches = {us(ms, launches)} per "
-            f"device-side launch, for 2<sup>20</sup> ints at the pending-launch limit 16384: a "
-            f"throughput over {chains} chains run side by side, not one launch's latency (01's); "
-            f"the runs: [`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt).\n")
+            f"device-side launch ([`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt)).\n")
 
 
 REFUSED = re.compile(r"asked the device runtime for (\d+) slots .* granted (\d+), fewer than")
@@ -598,15 +587,8 @@ def number_04():
         return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
     device, stream = ms["device"], ms["stream"]
     return (f"**One number:** {device:.4f} ms / {stream:.4f} ms = {device / stream:.1f}: 04's "
-            f"nine levels took {device / stream:.1f} times as long launched from the device as by "
-            f"the host into one stream ([`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt), "
-            f"the forms alternating).\n\nWhy: the host enqueues every "
-            f"level ahead, so the launches' latencies overlap the work. On the device each level "
-            f"is launched by the one before, so the 8 device-side launches pay their latencies one "
-            f"after another: ({device:.4f} − {stream:.4f}) ms / 8 = "
-            f"{(device - stream) * 1000 / 8:.1f} µs more a launch, near a chain's latency (the "
-            f"table below). The tail launch's wait is not the cost "
-            f"([RESULTS.md](RESULTS.md#04-the-tail-launch-against-its-printed-launch)).\n")
+            f"nine levels took {device / stream:.1f} times as long launched from the device as "
+            f"from the host ([`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)).\n")
 
 
 def launch_rows():
@@ -636,25 +618,39 @@ def launch_rows():
 
 
 def launch_costs():
-    """The README's table under 04: what a device-side launch cost, by pattern: chains short and
-    long (device_runtime_limits --chain-times), 03's tail launches and 02's overlapping chains."""
+    """The README's table of what a device-side launch cost, by pattern: chains short and long
+    (device_runtime_limits --chain-times), 01's own run, 04's levels against the host's, 03's tail
+    launches, 02's overlapping chains and 07's tail form against its device-streams form."""
     run = run_of("chain_times.txt", "--chain-times")
     chains = [(int(n), float(ms)) for n, ms in re.findall(
         r"chain of\s+(\d+) grids:\s+([0-9.]+) ms", "\n".join(run[1]))] if run else []
     rows = launch_rows()
     tail = rows.get("`03_nested_reduce_nosync --tail` (limit 16384)")
     two = rows.get("`02_nested_reduce` (limit 16384)")
+    one = rows.get("`01_nested_hello_world --blocks 1`")
     if len(chains) < 4 or not tail or not two:
         return missing("device_runtime_limits --chain-times", "chain_times.txt")
     (n0, t0), (n2, t2) = chains[0], chains[2]
     (m0, u0), (m1, u1) = chains[-2], chains[-1]
-    return "\n".join([
-        "| pattern | per device-side launch |", "| --- | --- |",
-        f"| a chain of {n0} to {n2} grids, each launching the next (01) "
-        f"| {1000 * (t2 - t0) / (n2 - n0):.1f} µs |",
-        f"| a chain of {m0} to {m1} grids | {1000 * (u1 - u0) / (m1 - m0):.1f} µs |",
-        f"| 03's tail launches, run one after another | {us(tail[2], tail[0])} |",
-        f"| 02's 2048 chains side by side: a throughput | {us(two[2], two[0])} |"]) + "\n"
+    lines = ["| pattern | per device-side launch |", "| --- | --- |",
+             f"| a chain of {n0} to {n2} grids, each launching the next: the slope, no host "
+             f"launch in it | {1000 * (t2 - t0) / (n2 - n0):.1f} µs |",
+             f"| a chain of {m0} to {m1} grids | {1000 * (u1 - u0) / (m1 - m0):.1f} µs |"]
+    if one:
+        lines.append(f"| 01's run: {one[0]} launches, the host's launch of the first included "
+                     f"| {us(one[2], one[0])} |")
+    levels, _ = launch_medians()
+    if "device" in levels and "stream" in levels:
+        lines.append(f"| 04's 8 levels, each launched by the one before: more than the host's "
+                     f"launches | {(levels['device'] - levels['stream']) * 1000 / 8:.1f} µs |")
+    lines.append(f"| 03's tail launches, run one after another | {us(tail[2], tail[0])} |")
+    lines.append(f"| 02's 2048 chains side by side: a throughput | {us(two[2], two[0])} |")
+    found = continuation_medians()
+    if found:
+        ms = found[0]
+        lines.append(f"| 07's 1025 children against its 3 device-side launches: they overlap "
+                     f"| {1000 * (ms['tail launch'] - ms['device streams']) / 1022:.1f} µs |")
+    return "\n".join(lines) + "\n"
 
 
 def per_launch():
@@ -1234,22 +1230,11 @@ def number_07():
     found = continuation_medians()
     if not found:
         return missing("07_continuation", "continuation.txt")
-    ms, streams = found[0], found[0]["device streams"]
-    host = ms["host-driven"]
-    tail = ms["tail launch"]
-    run = continuation_run()
-    shown = results(run[1]) if run else {}
-    printed = ""
-    if shown:
-        printed = (f"; the printed run gave {shown['07_continuation tail launch']:.4f} and "
-                   f"{shown['07_continuation device streams']:.4f} ms")
+    ms = found[0]
+    host, tail = ms["host-driven"], ms["tail launch"]
     return (f"**One number:** {tail:.4f} ms / {host:.4f} ms = {tail / host:.1f}: the tail form "
-            f"above, 1025 device-side launches, took {tail / host:.1f} times as long as the "
-            f"host-driven form's 2 launches. Each time is the middle of {found[1]} runs "
-            f"([`{SHOWN}continuation.txt`]({SHOWN}continuation.txt){printed}; "
-            f"[RESULTS.md](RESULTS.md#07-the-forms-side-by-side) has all four).\n\n"
-            f"The device-streams form (3 device-side launches joined by an event) took "
-            f"{streams / host:.2f} times as long as the host-driven form ({streams:.4f} ms).\n")
+            f"above took {tail / host:.1f} times as long as the host-driven form "
+            f"([`{SHOWN}continuation.txt`]({SHOWN}continuation.txt)).\n")
 
 
 def continuation_forms():
@@ -1956,7 +1941,8 @@ RESULTS_BLOCKS.update({"mandelbrot-pool": mandelbrot_pool, "mandelbrot-depth": m
                        "per-launch": per_launch, "chain-times": chain_times,
                        "mandelbrot-table": lambda: either(mandelbrot_table),
                        "nosync-vs-nested": lambda: either(nosync_vs_nested),
-                       "results-table": lambda: either(results_table)})
+                       "results-table": lambda: either(results_table),
+                       "rdc-noise": lambda: either(rdc_noise)})
 
 
 def wrap(text):
@@ -2011,7 +1997,7 @@ BLOCKS = {
     "prints-04": prints_04,
     "prints-04-correct": prints_04_correct, "number-04": number_04, "launch-costs": launch_costs,
     "prints-05": main_or_second(prints_05), "number-05": main_or_second(number_05),
-    "rdc-noise": main_or_second(rdc_noise), "comparison-figure": comparison_figure,
+    "comparison-figure": comparison_figure,
     "prints-06": main_or_second(prints_06), "number-06": main_or_second(number_06),
     "mandelbrot-figure": main_or_second(mandelbrot_figure),
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),

@@ -281,7 +281,7 @@ BLOG_BAR = "reduce_peers masks given + CAS"
 FIGURE_ROWS = ["atomicAdd", "atomicCAS loop", "shared-memory hashing", "warp get_peers",
                "warp get_peers + CAS", "warp match_any", "reduce_peers masks given", BLOG_BAR]
 OPTIONAL_ROWS = {BLOG_BAR}
-SCAN_ROWS = ["atomicAdd", "warp match_any", "warp segmented scan 4/lane", "CUB ReduceByKey"]
+SCAN_ROWS = ["atomicAdd", "warp match_any", "warp segmented scan 4/lane"]  # CUB: the next section
 CG_ROWS = ["warp match_any", "cg labeled_partition"]
 TEXT_HEADER = ("type   order             variant                                ms         ms min .. "
                "max     GB/s   %peak  xatomic    xCAS   xCUB")
@@ -328,15 +328,12 @@ def prints_03():
              if r["precision"] == "double" and r["order"] == "sorted"}
     given, plain = moved.get("reduce_peers masks given"), moved.get("atomicAdd")
     # GB/s counts each variant's own bytes: a stored mask per value makes "masks given" read more.
-    both = BLOG_BAR in moved  # the two masks-given rows, each reading the masks
-    bytes_note = (f" GB/s counts the bytes a variant must move ({plain:.0f} MB; {given:.0f} MB "
-                  + ("for the masks-given rows" if both else "for masks given")
-                  + ", which also read a stored mask per value): compare speed by ms."
-                  if given and plain and given != plain else "")
+    bytes_note = (" The masks-given rows also read a stored mask per value, so compare speed by "
+                  "ms, not GB/s." if given and plain and given != plain else "")
     return text + "\n" + sentence(
-        f"*Rows of the full run, shown as this command prints them: {link('benchmark.csv')} "
-        f"(`--csv`; its other lines: {link('benchmark_log.txt')})"
-        + (f"; the memory's peak: {peak.group(1)} GB/s" if peak else "") + "." + bytes_note + "*")
+        f"*Rows of the full `--csv` run ({link('benchmark.csv')}), shown as this command prints "
+        "them" + (f"; the memory's peak: {peak.group(1)} GB/s" if peak else "") + "."
+        + bytes_note + "*")
 
 
 def prints_scan():
@@ -345,7 +342,8 @@ def prints_scan():
     if "```" not in text:
         return text
     return text + "\n" + sentence(
-        f"*Rows of the full run, shown as this command prints them ({link('benchmark.csv')}).*")
+        f"*Rows of the full `--csv` run, shown as this command prints them "
+        f"({link('benchmark.csv')}).*")
 
 
 FILTER_LINE = re.compile(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms")
@@ -409,11 +407,11 @@ def number_01():
     n = next((int(r["n"]) for r in rows if r["variant"] == "get_peers/all distinct"), None)
     # The same search inside 03's aggregating kernel, and why nvcc makes it dearer there:
     # RESULTS.md, "01's timings" (03's try-next quotes it), one link away.
+    # One sentence, one ratio: the times and the four patterns are RESULTS.md's "01's timings".
     return sentence(
-        f"**One number:** with 32 distinct keys in every warp (the 'all distinct' pattern, "
-        f"{n:,} elements), the blog's loop ({loop:.4f} ms) takes **{times(loop, match)} times** "
-        f"as long as `__match_any_sync` ({match:.4f} ms). Each run finds and stores one mask per "
-        f"element ({link('get_peers.csv')}; [all four patterns](RESULTS.md#01s-timings)).")
+        f"**One number:** finding and storing the peers of {n:,} keys, 32 distinct in every warp, "
+        f"the blog's loop takes **{times(loop, match)} times** as long as `__match_any_sync` "
+        f"({link('get_peers.csv')}).")
 
 
 def number_02():
@@ -425,12 +423,13 @@ def number_02():
     if None in (given, atomic):
         return missing("03's masks-given row", "benchmark.csv")
     # 02's own command times search and tree together: RESULTS.md's table, linked, no number here.
+    # A preview line first: the row is 03's, and 03 explains its rows.
     return sentence(
-        f"**One number,** from 03, which times this tree alone, from stored masks, on the blog's "
-        f"sorted keys: with one `atomicAdd` per group ({given:.4f} ms) it is "
-        f"**{times(atomic, given)} times as fast** as one `atomicAdd` per value ({atomic:.4f} ms) "
-        f"(double; {link('benchmark.csv')}). 02's own run: "
-        "[its table](RESULTS.md#02s-timing).\n")
+        "The number below comes from 03, which times this tree alone: from stored masks, on the "
+        "blog's sorted keys, with one `atomicAdd` per group. 02's own run times the search and the "
+        "tree together ([its table](RESULTS.md#02s-timing)).") + "\n" + sentence(
+        f"**One number:** on those keys in double, the tree is **{times(atomic, given)} times as "
+        f"fast** as one `atomicAdd` per value ({link('benchmark.csv')}).\n")
 
 
 def number_03():
@@ -439,9 +438,8 @@ def number_03():
     if match is None or atomic is None:
         return missing("03", "benchmark.csv")
     return sentence(
-        f"**One number:** on sorted keys in double, `warp_kernel` above, the blog's aggregation "
-        f"with today's peer search ({match:.4f} ms), is **{times(atomic, match)} times as fast** "
-        f"as one native `atomicAdd(double)` per value ({atomic:.4f} ms) "
+        f"**One number:** on sorted keys in double, `warp_kernel` above is "
+        f"**{times(atomic, match)} times as fast** as one native `atomicAdd(double)` per value "
         f"({link('benchmark.csv')}).\n")
 
 
@@ -451,20 +449,21 @@ def number_cg():
     if cg is None or match is None:
         return missing("`cg labeled_partition`", "benchmark.csv")
     return sentence(
-        f"**One number:** on sorted keys in double, the two calls ({cg:.4f} ms) take "
-        f"**{times(cg, match)} times** as long as the hand-written `match_peers` + "
-        f"`reduce_peers<false>` ({match:.4f} ms) ({link('benchmark.csv')}).\n")
+        f"**One number:** on sorted keys in double, the two calls take **{times(cg, match)} "
+        f"times** as long as the hand-written `match_peers` + `reduce_peers<false>` "
+        f"({link('benchmark.csv')}).\n")
 
 
 def number_scan():
+    # Over atomicAdd, the page's one denominator (the library, xCUB, comes a section later).
     scan = bench("double", "sorted", "warp segmented scan 4/lane")
-    cub = bench("double", "sorted", "CUB ReduceByKey")
-    if scan is None or cub is None:
+    atomic = bench("double", "sorted", "atomicAdd")
+    if scan is None or atomic is None:
         return missing("the segmented scan", "benchmark.csv")
     return sentence(
-        f"**One number:** on sorted keys in double, 4 values a lane, the scan ({scan:.4f} ms) is "
-        f"**{times(cub, scan)} times as fast** as CUB's `ReduceByKey` on the same keys "
-        f"({cub:.4f} ms) ({link('benchmark.csv')}).\n")
+        f"**One number:** on sorted keys in double, 4 values a lane, the scan is "
+        f"**{times(atomic, scan)} times as fast** as one `atomicAdd` per value "
+        f"({link('benchmark.csv')}).\n")
 
 
 def prints_cg():
@@ -477,7 +476,7 @@ def prints_cg():
     if "```" not in text:
         return text
     return text + "\n" + sentence(
-        f"*Two rows of the full run, shown as this command prints them "
+        f"*Two rows of the full `--csv` run, shown as this command prints them "
         f"({link('benchmark.csv')}).*")
 
 
@@ -489,8 +488,8 @@ def prints_library():
                      order_line=False)
     if "```" not in text:
         return text
-    return text + "\n" + sentence(f"*Two rows of the full run, shown as this command prints them "
-                                 f"({link('benchmark.csv')}).*")
+    return text + "\n" + sentence(f"*Two rows of the full `--csv` run, shown as this command "
+                                 f"prints them ({link('benchmark.csv')}).*")
 
 
 def number_library():
@@ -499,9 +498,9 @@ def number_library():
     if sort is None or atomic is None:
         return missing("`CUB sort + ReduceByKey`", "benchmark.csv")
     return sentence(
-        f"**One number:** on random keys in double, sorting and then `ReduceByKey` "
-        f"({sort:.4f} ms) takes **{times(sort, atomic)} times** as long as one plain `atomicAdd` "
-        f"per value ({atomic:.4f} ms) ({link('benchmark.csv')}).\n")
+        f"**One number:** on random keys in double, sorting and then `ReduceByKey` takes "
+        f"**{times(sort, atomic)} times** as long as one plain `atomicAdd` per value "
+        f"({link('benchmark.csv')}).\n")
 
 
 def repeat_cell(row):
@@ -614,9 +613,9 @@ def number_04():
     if None in (plain, warp, block):
         return missing("04 at its default size", "filter.txt")
     return sentence(
-        f"**One number:** keeping half of 2^24 ints, the hand-written warp aggregation "
-        f"({warp:.4f} ms) is **{times(plain, warp)} times as fast** as one plain `atomicAdd` per "
-        f"element ({plain:.4f} ms): no gain ({link(filter_run()[0])}).\n")
+        f"**One number:** keeping half of 2^24 ints, the hand-written warp aggregation is "
+        f"**{times(plain, warp)} times as fast** as one plain `atomicAdd` per element: no gain "
+        f"({link(filter_run()[0])}).\n")
 
 
 def data_state():
@@ -781,10 +780,13 @@ def blog_table(brief=True):
         search_verdict = (f"{end(whole)} end with the blog's loop, {end(match)} with "
                           "`__match_any_sync`")
         # The README's: one search a row (the row below, SAME, takes `__match_any_sync`).
+        # One denominator for both rows, named once: the reduction from stored masks.
+        def share(ms):
+            return (f"+{ms - given:.4f} ms, {100 * (ms - given) / given:.0f}%" if ms > given
+                    else "nothing measurable")
         search_rows = [(f"{end(whole)} end with the blog's `get_peers`",
-                        f"{plus(whole)} over the reduction from stored masks"),
-                       (f"{end(match)} end with `__match_any_sync`", f"{plus(match)}, the same "
-                        "denominator")]
+                        f"{share(whole)} of the reduction from stored masks ({given:.4f} ms)"),
+                       (f"{end(match)} end with `__match_any_sync`", f"{share(match)} of the same")]
         search_cell = (
             "" if brief else
             f"what the search adds to the whole kernel, at least, over the reduction from stored "
@@ -806,19 +808,22 @@ def blog_table(brief=True):
         reuse_rows = [(
             f"with `get_peers`, from k = {f['k_separate']} passes"
             + (", barely" if f["close"] else "")
-            + (f" (k = {f['k_fused']} modelled)" if fused else "")
+            + (f"; from k = {f['k_fused']} with a modelled first pass" if fused else "")
             if f["k_separate"] else
             "with `get_peers`, for no k measured",
-            "the sums under the table" if f["k_separate"] else link_reuse)]
+            "under the table" if f["k_separate"] else link_reuse)]
         # The README's: the inequality behind the row, a sentence under the table.
+        # Short sentences: what each time measures before the sum that uses it.
         reuse_sums = (
-            f"Reuse, k passes: a search pass and k reductions beat k `atomicAdd` passes if "
-            f"{f['search']:.4f} + k × {f['given']:.4f} < k × {f['atomic']:.4f} ms, so k ≥ "
-            f"{f['k_separate']}"
-            + (f"; a first pass that aggregates and stores the masks (modelled), if "
-               f"{f['first']:.4f} + (k − 1) × {f['given']:.4f} < k × {f['atomic']:.4f}, so k ≥ "
-               f"{f['k_fused']}" if fused else "")
-            + f" ({link_reuse}). " if f["k_separate"] else "")
+            f"**Reuse over k passes.** A search pass that stores the masks takes {f['search']:.4f} "
+            f"ms, a reduction from them {f['given']:.4f} ms, an `atomicAdd` pass {f['atomic']:.4f} "
+            f"ms. So reuse pays when {f['search']:.4f} + k × {f['given']:.4f} < k × "
+            f"{f['atomic']:.4f}: from k = {f['k_separate']}."
+            + (f" A first pass that aggregates and stores the masks at once is modelled as the "
+               f"`get_peers` kernel ({f['whole']:.4f} ms) plus {4 * f['n'] / 1e6:.0f} MB of masks "
+               f"written at the peak bandwidth ({f['masks_ms']:.4f} ms): {f['first']:.4f} ms, and "
+               f"reuse pays from k = {f['k_fused']}" if fused else "")
+            + f" ({link_reuse})." if f["k_separate"] else "")
         # One framing with RESULTS.md's reuse-masks-full block: k passes, measured pass by pass
         # with a separate search pass; by a model with an aggregating pass that stores its masks.
         reuse_verdict = (f"with `get_peers`, from k = {f['k_separate']} passes that reuse one "
@@ -835,7 +840,7 @@ def blog_table(brief=True):
             reuse_verdict += (f"; with `__match_any_sync`, at most about "
                               f"{100 * (1 - f['given'] / match):.0f}% of a pass to gain")
             reuse_rows.append(("with `__match_any_sync`, little to gain",
-                               f"at most the search's {plus(match)} a pass"
+                               f"at most the search's +{match - f['given']:.4f} ms a pass"
                                if match > f["given"] else "nothing"))
         # The times and the model: linked, not repeated (RESULTS.md has the section).
         reuse_cell = ("[reusing the masks](RESULTS.md#reusing-the-masks)" if brief else
@@ -870,8 +875,8 @@ def blog_table(brief=True):
         + ("× as fast as `atomicAdd`, unless named |" if brief else "the number |"),
         "|---|---|---|",
         "| warp aggregation speeds up sorted keys in double, against its baseline, the "
-        "`atomicCAS` loop (its figure leaves the peer search out) | still true, the search "
-        "included | "
+        "`atomicCAS` loop" + ("" if brief else " (its figure leaves the peer search out)")
+        + " | still true, the search included | "
         + cell(speedup("double", "sorted", "warp get_peers + CAS", "atomicCAS loop"),
                "`get_peers` aggregation with the `atomicCAS` loop, search included, over the "
                "loop alone", "{} the `atomicCAS` loop") + own_bar + " |",
@@ -905,8 +910,8 @@ def blog_table(brief=True):
         "reduction; the nearest relative, shared-memory hashing (the row above), loses | – |",
     ])
     return "\n".join(lines) + "\n\n" + sentence(
-        (reuse_sums if brief else "") + f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} (ms: the "
-        "median of 20 runs).")
+        f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} (ms: the "
+        "median of 20 runs).") + ("\n" + sentence(reuse_sums) if brief and reuse_sums else "")
 
 
 def reuse_masks():
@@ -981,8 +986,6 @@ def which_to_use():
     measured)", and its caveats in numbered notes below it."""
     scan = ratio(bench("double", "sorted", "atomicAdd"),
                  bench("double", "sorted", "warp segmented scan 4/lane"))
-    scan_cub = ratio(bench("double", "sorted", "CUB ReduceByKey"),
-                     bench("double", "sorted", "warp segmented scan 4/lane"))
     scan_partial = ratio(bench("double", "partially sorted", "warp match_any"),
                          bench("double", "partially sorted", "warp segmented scan 4/lane"))
     cub = ratio(bench("double", "sorted", "atomicAdd"),
@@ -1046,17 +1049,15 @@ def which_to_use():
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     notes = [
         "¹ 03's segmented scan is faster still"
-        + (f" ({scan:.2f}× `atomicAdd`, {scan_cub:.2f}× CUB)" if None not in (scan, scan_cub)
-           else "")
-        + ", but not for copying ([what it assumes](RESULTS.md#copying-the-segmented-scan)). "
-        "`ReduceByKey`'s number assumes every key occurs, its packed output serving as the bins; "
-        "sparse keys need a scatter of the (key, sum) pairs, not timed.",
+        + (f" ({scan:.2f}× `atomicAdd`)" if scan is not None else "")
+        + ", but not for copying ([why](RESULTS.md#copying-the-segmented-scan)). "
+        "`ReduceByKey`'s number assumes that every key occurs: its packed output is the bins. "
+        "Sparse keys need a scatter of its (key, sum) pairs, not timed.",
         "² " + cg_note,
-        "³ " + bits_note + "; but CUB's promise of determinism fails on long runs of "
-        "equal keys ([determinism](#the-library-and-determinism)): check the bits.",
+        "³ " + bits_note + ", but not on very long runs of equal keys "
+        "([determinism](#the-library-and-determinism)): check the bits.",
         "⁴ Per-block aggregation: " + (f"{block:.2f}×" if block else NOT_YET)
-        + " the plain kernel, but, as with every counter, the output's order changes from run "
-        "to run.",
+        + " the plain kernel. With any counter the output's order changes from run to run.",
     ]
     return "\n".join(lines) + "\n\n" + "\n".join(sentence(n).rstrip("\n") + "\n" for n in notes)
 
@@ -1085,9 +1086,9 @@ def sweep_figure():
         return ""
     caption = sentence(
         f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Left: keys in "
-        "runs; right: scattered. Read first, bottom: `warp match_any` (purple) against the line "
-        "at 1 (`atomicAdd`); above it, aggregation wins. Top: time; dashed, `match_any`'s search "
-        "alone." + loop_line() + " The other lines are for the questions below.*")
+        "runs; right: scattered. Bottom: `warp match_any` (purple) against the line at 1 "
+        "(`atomicAdd`); above it, aggregation wins. Top: time; dashed, the search alone."
+        + loop_line() + " The other lines are for the questions below.*")
     return ("![Time and speed-up over atomicAdd against distinct keys per warp, in runs and "
             "scattered](sweep.png)\n\n" + caption)
 
@@ -1105,8 +1106,8 @@ def number_sweep():
         return missing("the sweep at d = 1", "sweep.csv")
     add, match = float(one_add["ms"]), float(one_match["ms"])
     text = (f"**One number:** with the keys in runs, in double, at *d* = 1, `match_any` "
-            f"aggregation ({match:.4f} ms) is **{times(add, match)} times as fast** as plain "
-            f"`atomicAdd` ({add:.4f} ms) ({link('sweep.csv')}).")
+            f"aggregation is **{times(add, match)} times as fast** as plain `atomicAdd` "
+            f"({link('sweep.csv')}).")
     d_runs = plot_sweep.slower_from(rows, variant)
     # Where it starts to lose (in runs and scattered) is the README's paragraph below the block.
     # A disturbed point just below the crossover is left out of it, not out of sight: a copier
