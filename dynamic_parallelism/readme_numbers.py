@@ -690,8 +690,8 @@ def printed_table_ms(variant):
 
 def prints_05():
     """05's printed run (comparison.txt): the program's own table beside the document's K40c, less
-    the GPU's line and the launch count each row's column repeats (the --csv run, which the figure
-    and the numbers quote, is RESULTS.md's table: results-table)."""
+    the GPU's line and the launch count each row's column repeats (the --csv run is RESULTS.md's
+    table: results-table; the figure plots this printed run)."""
     def make(rows, limit):
         run = run_of("comparison.txt", "05_reduction_comparison")
         if not run:
@@ -716,7 +716,7 @@ def number_05():
         if nested is None or neighbored is None:
             nested = float(rows["gpu nested"]["ms"])
             neighbored = float(rows["gpu Neighbored"]["ms"])
-            which = "the `--csv` run the figure plots"
+            which = "the `--csv` run"
         # The older-run test (CMakeLists.txt) looks for the H100 run's "One number:** 29.20 ms / ".
         return (f"**One number:** {nested:.2f} ms / {neighbored:.4f} ms: `gpu nested` took about "
                 f"{about(nested / neighbored)} times as long as `reduceNeighbored`, for the same "
@@ -782,13 +782,12 @@ def current_05():
 
 
 def comparison_figure():
-    """The plot of 05's table (plot_comparison.py), beside this script, where a current run of 05
-    is committed (else nothing: the table's block says why)."""
+    """The plot of 05's printed table (plot_comparison.py --printed), beside this script, where a
+    current run of 05 is committed (else nothing: the table's block says why)."""
     if current_05() and os.path.exists(os.path.join(HERE, "comparison.png")):
         return ("![The document's table on this GPU, beside the K40c's times](comparison.png)\n\n"
-                "*Plotted by [`plot_comparison.py`](plot_comparison.py) from a second run of 05,\n"
-                "[`data/comparison.csv`](data/comparison.csv), not the run printed above. Its medians\n"
-                "differ from the table's, `gpu nested2`'s most.*\n")
+                "*Plotted by [`plot_comparison.py`](plot_comparison.py) from the run printed above,\n"
+                "[`data/comparison.txt`](data/comparison.txt).*\n")
     return ""
 
 
