@@ -922,7 +922,7 @@ def number_06():
     _, host, dp = ms_of(shown)
     return (f"**One number:** {dp:.2f} ms / {host:.2f} ms = {dp / host:.2f}: at {side(shown)}, "
             f"Mariani–Silver with dynamic parallelism took {dp / host:.2f} times as long as "
-            f"driven from the host ([`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv), "
+            f"the host-driven form ([`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv), "
             f"{runs_said(shown)}).\n")
 
 
@@ -1585,7 +1585,7 @@ def pool_trade():
         text += (f" At 2048, {refused[0]} launches were refused." if len(refused) == 1
                  else f" At 2048 every run failed: {', '.join(map(str, refused))} launches "
                       f"refused.")
-    text += " [Every run](RESULTS.md#the-pending-launch-limit)."
+    text += " [RESULTS.md](RESULTS.md#the-pending-launch-limit) has every run."
     return text + "\n"
 
 
