@@ -571,9 +571,10 @@ def draw_fig_10(out):
     for k, (stride, step) in enumerate(shared_memory_steps(n), start=1):
         row -= 1
         written = {own: t for t, own, _ in step}
-        for t in range(threads):
-            box(ax, t, row, f"t{t}\n{sums[k][t]}" if t in written else "",
-                face=ADDS if t in written else SHARED, size=6.5, colour="white")
+        for t in range(threads):  # as in Figs 10.7 and 10.8: an unchanged value, in grey
+            box(ax, t, row, f"t{t}\n{sums[k][t]}" if t in written else sums[k][t],
+                face=ADDS if t in written else SHARED, size=6.5,
+                colour="white" if t in written else CARRIED)
         for t, own, partner in step:
             arrow(ax, partner, row + 1 - 0.35, own + 0.15, row + 0.35, colour="#888888")
         ax.text(-0.8, row, f"stride {stride}", ha="right", va="center", fontsize=8)
@@ -586,7 +587,8 @@ def draw_fig_10(out):
             "memory", va="center", fontsize=8)
     ax.legend(handles=[Patch(color=ADDS, label="input_s[t] written in this step (thread tK, the "
                              "sum)"),
-                       Patch(color=SHARED, label="input_s, in shared memory")],
+                       Patch(color=SHARED, label="input_s, in shared memory, unchanged in this "
+                             "step (its value in grey)")],
               loc="lower right", fontsize=8, frameon=False)
     ax.set_title(f"Fig 10.10 (kernel of Fig 10.11), N = {n}, {threads} threads: {n} loads and 1 "
                  "store in global memory, the partial sums in input_s", fontsize=10)
@@ -617,7 +619,7 @@ def draw_fig_12(out):
         for t in range(threads):
             arrow(ax, x0 + t + threads, -0.35, x0 + t * 2 + 0.1, -1.65, colour=COLOURS[b], width=0.5)
             arrow(ax, x0 + t, -0.35, x0 + t * 2 - 0.1, -1.65, colour=COLOURS[b], width=0.5)
-            box(ax, x0 + t * 2, -2, s[t], face=SHARED, size=7)
+            box(ax, x0 + t * 2, -2, s[t], face=ADDS, size=7, colour="white")
         # Fig 10.11's tree in input_s, one row per stride: the cells written in that step.
         row = -2
         for stride, step in shared_memory_steps(seg):
@@ -638,6 +640,12 @@ def draw_fig_12(out):
             f"order: {total} = 0 + 1 + ... + {blocks * seg - 1}", fontsize=9, va="center")
     ax.text(-1, 0, "input[i] = i", ha="right", va="center", fontsize=9)
     ax.text(-1, -2, "load: input_s", ha="right", va="center", fontsize=9)
+    # Fig 10.10's colour code: dark, an input_s[t] written in the load or a step; white, global.
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(facecolor=ADDS, edgecolor=EDGE, label="input_s[t] written in this "
+                             "step (the load, then each stride)"),
+                       Patch(facecolor="white", edgecolor=EDGE, label="global memory")],
+              loc="lower left", fontsize=8, frameon=False)
     ax.set_title("Fig 10.12: segmented reduction, three blocks of 8 threads, a slice of 16 inputs "
                  "each, a tree per block in input_s; the atomicAdds combine the blocks",
                  fontsize=10)
