@@ -13,8 +13,8 @@
 
 --no-rdc adds the rows of the build without relocatable device code (reduceNeighbored and CUB)
 to the table. --printed plots the run whose table 05 printed (the README shows that table) in
-place of the CSV's rows. --readme rewrites the table between the README's results-table markers and the
-provenance line between its provenance markers; --env names the run's env.txt (date, nvidia-smi
+place of the CSV's rows. --readme rewrites the table between the README's results-table markers
+and the provenance line between its provenance markers; --env names the run's env.txt (date, nvidia-smi
 and nvcc output, as scripts/gpu_check.sh writes it): the provenance gives the GPU, driver, CUDA
 version and date. The table gives the pending-launch limit the rows ran at, on which the nested
 rows' times depend. The document's K40c column is its printed kernels on its machine, so the
