@@ -111,83 +111,83 @@ def lost_push(path):
 
 
 def critical_section(path):
-    fig, axes = plt.subplots(2, 1, figsize=(11, 6.4))
-    rows = [("relaxed lock (atomicCAS, atomicExch): what it allows, an increment lost", False),
+    # At most ~900 px wide (8.1 in at 110 dpi), no text under 9 pt: readable in GitHub's column.
+    fig, axes = plt.subplots(2, 1, figsize=(8.1, 8.4))
+    rows = [("relaxed lock (atomicCAS, atomicExch): an increment lost", False),
             ("acquire/release lock (lock.cuh): both increments kept", True)]
     for ax, (title, ordered) in zip(axes, rows):
         ax.set_xlim(0, 20)
-        ax.set_ylim(0, 4.4)
+        ax.set_ylim(-0.7, 5.0)
         ax.axis("off")
-        ax.set_title(title, fontsize=10.5, loc="left")
-        lanes = {"SM 0 (holder 1)": 3.4, "L2 (counter, mutex)": 2.0, "SM 1 (holder 2)": 0.6}
+        ax.set_title(title, fontsize=11.5, loc="left")
+        lanes = {"SM 0\nholder 1": 3.4, "L2": 2.0, "SM 1\nholder 2": 0.6}
         for name, y in lanes.items():
-            ax.text(0.1, y, name, fontsize=8.5, va="center", color=GREY)
-            ax.plot([3.2, 19.8], [y, y], color="#dddddd", lw=1, zorder=0)
-        box(ax, 4.4, 0.6, "read c = 5\ninto its L1", w=1.9, h=0.75, color=GREEN, size=7.5)
-        box(ax, 5.2, 3.4, "lock: CAS\n0 -> 1" + (" acquire" if ordered else ""), w=2.0, h=0.75,
-            size=7.5)
-        box(ax, 7.8, 3.4, "c = 5 + 1", w=1.5, h=0.6, size=8)
-        box(ax, 10.4, 3.4, "unlock: exch\n1 -> 0" + (" release" if ordered else ""), w=2.1,
-            h=0.75, size=7.5)
-        box(ax, 8.9, 2.0, "c = 6", w=1.1, h=0.5, color=GREY, size=8)
-        box(ax, 11.6, 2.0, "mutex = 0", w=1.5, h=0.5, color=GREY, size=8)
-        arrow(ax, 7.9, 3.1, 8.7, 2.25, color=GREY)
-        arrow(ax, 10.6, 3.05, 11.4, 2.25, color=GREY)
-        ax.text(7.0, 0.95, "spins on the mutex (atomics: in the L2)", fontsize=7.5, color=GREY)
-        box(ax, 13.4, 0.6, "lock: CAS\n0 -> 1" + (" acquire" if ordered else ""), w=2.0,
-            h=0.75, size=7.5)
+            ax.text(0.0, y, name, fontsize=9.5, va="center", color=GREY)
+            ax.plot([1.9, 20], [y, y], color="#dddddd", lw=1, zorder=0)
+        acq, rel = ("\nacquire", "\nrelease") if ordered else ("", "")
+        box(ax, 3.2, 0.6, "read c = 5\ninto L1", w=2.3, h=0.9, color=GREEN, size=9)
+        box(ax, 5.7, 3.4, "lock:\nCAS 0->1" + acq, w=2.1, h=1.1, size=9)
+        box(ax, 8.2, 3.4, "c = 5+1", w=1.7, h=0.6, size=9)
+        box(ax, 10.7, 3.4, "unlock:\nexch 1->0" + rel, w=2.4, h=1.1, size=9)
+        box(ax, 9.2, 2.0, "c = 6", w=1.4, h=0.55, color=GREY, size=9)
+        box(ax, 12.3, 2.0, "mutex = 0", w=2.2, h=0.55, color=GREY, size=9)
+        arrow(ax, 8.3, 3.1, 9.1, 2.3, color=GREY)
+        arrow(ax, 10.9, 2.85, 11.9, 2.3, color=GREY)
+        ax.text(4.6, 1.15, "spins on the mutex (in the L2)", fontsize=9, color=GREY)
+        box(ax, 14.4, 0.6, "lock:\nCAS 0->1" + acq, w=2.1, h=1.1, size=9)
         if ordered:
-            box(ax, 16.2, 0.6, "read c = 6\nfrom L2", w=1.8, h=0.75, color=GREEN, size=7.5)
-            box(ax, 18.6, 0.6, "c = 7", w=1.3, h=0.6, size=8)
-            arrow(ax, 9.3, 1.8, 15.6, 0.95, color=GREEN, rad=0.1)
-            ax.text(13.8, 1.55, "acquire: L1 copies dropped,\nthe release's writes seen",
-                    fontsize=7.5, color=GREEN)
-            ax.text(3.3, 4.1, "release: c = 6 reaches the L2 before the mutex reads 0; "
-                    "neither side's accesses move across lock or unlock (compiler or hardware)",
-                    fontsize=7.5, color=BLUE)
+            box(ax, 16.9, 0.6, "read c = 6\nfrom L2", w=2.3, h=0.9, color=GREEN, size=9)
+            box(ax, 19.0, 0.6, "c = 7", w=1.4, h=0.6, size=9)
+            arrow(ax, 9.7, 1.75, 16.5, 1.1, color=GREEN, rad=0.1)
+            ax.text(13.6, 2.45, "acquire: L1 copies dropped,\nthe release's writes seen",
+                    fontsize=9, color=GREEN)
+            ax.text(1.9, 4.55, "release: c = 6 reaches the L2 before the mutex reads 0;\n"
+                    "no access moves across lock or unlock (compiler or hardware)",
+                    fontsize=9, color=BLUE, va="center")
         else:
-            box(ax, 16.2, 0.6, "read c = 5\nL1 hit: stale", w=1.8, h=0.75, color=RED, size=7.5)
-            box(ax, 18.6, 0.6, "c = 6", w=1.3, h=0.6, color=RED, size=8)
-            arrow(ax, 4.6, 0.2, 15.8, 0.2, color=RED, ls="--", rad=0.0)
-            ax.text(9.0, -0.15, "the same line, kept in SM 1's L1 all along", fontsize=7.5,
+            box(ax, 16.9, 0.6, "read c = 5\nL1: stale", w=2.3, h=0.9, color=RED, size=9)
+            box(ax, 19.0, 0.6, "c = 6", w=1.4, h=0.6, color=RED, size=9)
+            arrow(ax, 3.4, 0.05, 16.3, 0.05, color=RED, ls="--", rad=0.0)
+            ax.text(9.8, -0.4, "the same line, kept in SM 1's L1 all along", fontsize=9,
                     color=RED, ha="center")
-            ax.text(3.3, 4.1, "relaxed: nothing orders c's load and store against the lock; the "
-                    "compiler may keep c in a register, or move its store below the unlock",
-                    fontsize=7.5, color=RED)
+            ax.text(1.9, 4.55, "relaxed: nothing orders c's load and store against the lock;\n"
+                    "the compiler may keep c in a register, or move its store below the unlock",
+                    fontsize=9, color=RED, va="center")
     fig.tight_layout()
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
 
 def thread_scheduling(path):
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
+    # Two panels one above the other: at most ~900 px wide, no text under 9 pt.
+    fig, axes = plt.subplots(2, 1, figsize=(8.1, 5.6))
     panels = [("before sm_70: one program counter per warp", False),
               ("since sm_70: one per thread (independent thread scheduling)", True)]
     for ax, (title, its) in zip(axes, panels):
-        ax.set_xlim(0, 10)
-        ax.set_ylim(-0.5, 3.6)
+        ax.set_xlim(-0.2, 10)
+        ax.set_ylim(-0.3, 3.4)
         ax.axis("off")
-        ax.set_title(title, fontsize=9.5, loc="left")
-        ax.text(0.0, 2.6, "lane 0", fontsize=8.5, va="center")
-        ax.text(0.0, 1.4, "lanes 1-31", fontsize=8.5, va="center")
-        box(ax, 1.9, 2.6, "CAS: won", w=1.4, h=0.5, color=GREEN, size=7.5)
-        box(ax, 1.9, 1.4, "CAS: lost", w=1.4, h=0.5, color=ORANGE, size=7.5)
+        ax.set_title(title, fontsize=11, loc="left")
+        ax.text(-0.2, 2.6, "lane 0", fontsize=10, va="center")
+        ax.text(-0.2, 1.4, "lanes 1-31", fontsize=10, va="center")
+        box(ax, 2.1, 2.6, "CAS: won", w=1.4, h=0.55, color=GREEN, size=9)
+        box(ax, 2.1, 1.4, "CAS: lost", w=1.4, h=0.55, color=ORANGE, size=9)
         if not its:
             for k in range(4):
-                box(ax, 3.6 + 1.4 * k, 1.4, "spin", w=1.1, h=0.5, color=ORANGE, size=7.5)
-            ax.plot([2.7, 9.6], [2.6, 2.6], color=RED, ls=":", lw=1.5)
-            ax.text(3.0, 2.95, "waits where the loop's paths meet again: never runs",
-                    fontsize=7.5, color=RED)
-            ax.text(0.0, 0.3, "the warp runs the spinning lanes' path forever;\nlane 0 never "
-                    "reaches unlock(): a deadlock inside one warp", fontsize=8, color=RED)
+                box(ax, 3.7 + 1.3 * k, 1.4, "spin", w=1.0, h=0.55, color=ORANGE, size=9)
+            ax.plot([2.9, 9.8], [2.6, 2.6], color=RED, ls=":", lw=1.5)
+            ax.text(3.1, 2.95, "waits where the loop's paths meet again: never runs",
+                    fontsize=9, color=RED)
+            ax.text(-0.2, 0.3, "the warp runs the spinning lanes' path forever;\nlane 0 never "
+                    "reaches unlock(): a deadlock inside one warp", fontsize=9.5, color=RED)
         else:
-            box(ax, 3.6, 2.6, "c = c + 1", w=1.3, h=0.5, size=7.5)
-            box(ax, 5.2, 2.6, "unlock", w=1.1, h=0.5, color=GREEN, size=7.5)
-            for k, x in enumerate((3.6, 5.2)):
-                box(ax, x, 1.4, "spin", w=1.1, h=0.5, color=ORANGE, size=7.5)
-            box(ax, 6.9, 1.4, "CAS: lane 1\nwins, ...", w=1.6, h=0.6, color=GREEN, size=7.5)
-            ax.text(0.0, 0.3, "the scheduler interleaves the two paths: lane 0 runs on and\n"
-                    "unlocks; the lanes take the lock one after another", fontsize=8,
+            box(ax, 3.8, 2.6, "c = c + 1", w=1.5, h=0.55, size=9)
+            box(ax, 5.5, 2.6, "unlock", w=1.2, h=0.55, color=GREEN, size=9)
+            for x in (3.8, 5.5):
+                box(ax, x, 1.4, "spin", w=1.0, h=0.55, color=ORANGE, size=9)
+            box(ax, 7.5, 1.4, "CAS: lane 1\nwins, ...", w=1.9, h=0.75, color=GREEN, size=9)
+            ax.text(-0.2, 0.3, "the scheduler interleaves the two paths: lane 0 runs on and\n"
+                    "unlocks; the lanes take the lock one after another", fontsize=9.5,
                     color=GREEN)
     fig.tight_layout()
     fig.savefig(path, dpi=110, bbox_inches="tight")

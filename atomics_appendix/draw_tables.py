@@ -91,8 +91,13 @@ def draw(png):
     keys = random_keys(KEYS, SEED)
     colors = plt.get_cmap("tab20").colors
     color = {i: colors[i % len(colors)] for i in range(KEYS)}
-    fig, (left, mid, right) = plt.subplots(1, 3, figsize=(11, 6.4),
-                                           gridspec_kw={"width_ratios": [2.0, 1, 1]})
+    # At most ~900 px wide (8.1 in at 110 dpi), no text under 9 pt: the chained table above,
+    # the two slot layouts side by side below it.
+    fig = plt.figure(figsize=(8.1, 11.8))
+    grid = fig.add_gridspec(2, 2, height_ratios=[1.45, 1.75])
+    left = fig.add_subplot(grid[0, :])
+    mid = fig.add_subplot(grid[1, 0])
+    right = fig.add_subplot(grid[1, 1])
 
     def entry_box(ax, x, y, w, h, i, text):
         ax.add_patch(Rectangle((x, y), w, h, facecolor=color[i], alpha=0.35, edgecolor="black"))
@@ -104,13 +109,13 @@ def draw(png):
     # The chained table: bucket heads on the left, each list to the right of its head.
     heads = chained(keys)
     left.set_title(f"A2–A4: chained, {BUCKETS} buckets (the programs: 1024)\n"
-                   "bucket = key % 4;\neach key pushed at the head of its bucket's list",
-                   fontsize=9)
+                   "bucket = key % 4; each key pushed at the head of its bucket's list",
+                   fontsize=10)
     row_h = 2.2
     for b, chain in enumerate(heads):
         y = (BUCKETS - 1 - b) * row_h
         left.add_patch(Rectangle((0, y), 1.4, 1, facecolor="#eeeeee", edgecolor="black"))
-        left.text(0.7, y + 0.5, f"head {b}", ha="center", va="center", fontsize=8)
+        left.text(0.7, y + 0.5, f"head {b}", ha="center", va="center", fontsize=9)
         x = 2.2
         prev = (1.4, y + 0.5)
         for i in chain:
@@ -118,17 +123,17 @@ def draw(png):
             arrow(left, prev, (x, y + 0.5))
             prev = (x + 3.6, y + 0.5)
             x += 4.3
-        left.text(prev[0] + 0.15, y + 0.5, "NULL", va="center", fontsize=7, color="gray")
+        left.text(prev[0] + 0.15, y + 0.5, "NULL", va="center", fontsize=9, color="gray")
     left.text(0, -1.6, "Inserting key i takes pool[i] and writes two pointers (next, then the "
               "head);\na lookup walks the list: in the programs ~25,600 entries a bucket.",
-              fontsize=8)
+              fontsize=9.5)
     left.set_xlim(-0.2, 2.2 + 4.3 * max(len(c) for c in heads) + 1)
     left.set_ylim(-2.4, BUCKETS * row_h)
     left.axis("off")
 
     # Open addressing (A5) and buckets of four (A6): one column of slots each.
     def slot_column(ax, slots, home, moved, label, title, bucket_lines):
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=10)
         for s in range(SLOTS):
             y = SLOTS - 1 - s
             i = slots[s]
@@ -140,8 +145,8 @@ def draw(png):
                 entry_box(ax, 1, y, 3.2, 0.9, i, f"k{i}")
                 h = home(keys[i])
                 if moved(h, s):  # displaced: named beside the key, no arc from another key's slot
-                    ax.text(4.35, y + 0.45, label(h), va="center", fontsize=8)
-            ax.text(0.75, y + 0.45, str(s), ha="right", va="center", fontsize=8)
+                    ax.text(4.35, y + 0.45, label(h), va="center", fontsize=9)
+            ax.text(0.75, y + 0.45, str(s), ha="right", va="center", fontsize=9)
         for b in bucket_lines:
             ax.plot([0.3, 4.4], [SLOTS - b * BUCKET_SLOTS] * 2, color="black", lw=2)
         ax.set_xlim(-0.2, 6.4)
@@ -154,7 +159,7 @@ def draw(png):
                 "home = fmix32(key) % 16; "
                 "\ntaken: try the next slot", [])
     mid.text(0, -2.9, "\"home h, taken\": the key's home slot h\nheld another key, so it moved on. "
-             "A lookup\nprobes from home to its key, or to an\nempty slot (a miss).", fontsize=8)
+             "A lookup\nprobes from home to its key, or to an\nempty slot (a miss).", fontsize=9.5)
     slot_column(right, bucketed(keys),
                 lambda k: fmix32(k) % (SLOTS // BUCKET_SLOTS) * BUCKET_SLOTS,
                 lambda h, s: h // BUCKET_SLOTS != s // BUCKET_SLOTS,
@@ -165,14 +170,14 @@ def draw(png):
                 for s, i in enumerate(bucketed(keys)) if i is not None)
     right.text(0, -2.9, "A key takes the first empty slot of its\nhome bucket, else of the next "
                + ("one\n(\"home bucket b, full\": keys that moved on)." if moved else
-                  "one;\nhere each key found room at home."), fontsize=8)
+                  "one;\nhere each key found room at home."), fontsize=9.5)
     fig.suptitle(f"The same {KEYS} keys (keys.h's random_keys, seed {SEED}) in the appendix's "
-                 "three table layouts, inserted in index order", fontsize=10)
-    legend = "   ".join(f"k{i} = {k} (value {i})" + ("\n" if i == KEYS // 2 - 1 else "")
+                 "three table layouts,\ninserted in index order", fontsize=11)
+    legend = "   ".join(f"k{i} = {k} (value {i})" + ("\n" if i % 3 == 2 else "")
                        for i, k in enumerate(keys))
     legend = legend.replace("\n   ", "\n") + ";   an empty slot holds 0xffffffff"
-    fig.text(0.5, 0.01, legend, ha="center", va="bottom", fontsize=8.5)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.text(0.5, 0.01, legend, ha="center", va="bottom", fontsize=9.5)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(png, dpi=110)
     print(f"wrote {png}")
 

@@ -106,7 +106,7 @@ def draw(png):
         # The highlighted groups' numbers only; the others' cells stay empty, to be read past.
         if key in shown:
             ax.text(lane + 0.5, y_of(row) + 0.5, text, ha="center", va="center",
-                    fontsize=6.5 if bold else 7, fontweight="bold" if bold else "normal")
+                    fontsize=7.5 if bold else 8, fontweight="bold" if bold else "normal")
 
     for lane, key in enumerate(keys):
         cell(lane, 0, f"{key}\n{rel_pos[lane]}")
@@ -146,18 +146,20 @@ def draw(png):
                 ax.plot([lane + 0.5, lane + 0.5], [y_of(r + 1), y_of(r + 2) + 1], color="0.75",
                         lw=0.6, zorder=1)
     for lane in range(WARP):
-        ax.text(lane + 0.5, y_of(0) + 1.15, str(lane), ha="center", va="bottom", fontsize=7,
+        ax.text(lane + 0.5, y_of(0) + 1.15, str(lane), ha="center", va="bottom", fontsize=8,
                 color="gray")
     ax.text(WARP / 2, y_of(0) + 1.6, "lane", ha="center", fontsize=9, color="gray")
     ax.set_xlim(-3.6, WARP + 0.2)
     ax.set_ylim(-0.3, y_of(0) + 2.0)
-    ax.set_aspect("equal")
+    # Cells 1.6 times as tall as wide: room for numbers legible at the page's width.
+    ax.set_aspect(1.6)
     ax.axis("off")
     # The explanation of the rounds is the README's caption; the title names the warp only.
     ax.set_title(
         f"reduce_peers on the first warp of '8 keys' (seed {SEED}): {len(rounds)} rounds for a "
         f"largest group of {max(keys.count(k) for k in keys)} lanes;\nkeys {min(shown)} and "
-        f"{max(shown)} in colour, the other groups in grey", fontsize=11)
+        f"{max(shown)} in colour, the other groups in grey; an empty slot: that lane's sum has gone "
+        "to a lower peer", fontsize=11)
     fig.savefig(png, dpi=100, bbox_inches="tight")  # about 950 px
     print(f"wrote {png}")
 

@@ -1,8 +1,8 @@
-// readme_kernel_test: the kernel printed to copy (RESULTS.md, "Copying the header"), compiled
+// readme_kernel_test: the kernel printed to copy (README.md, "Copying the header"), compiled
 // and run exactly as printed, and the same aggregation in a grid-stride loop; every bin checked
 // against the CPU.
 //
-// RESULTS.md prints copied_kernel for a reader to copy: one element of a volume per thread, blocks
+// README.md prints copied_kernel for a reader to copy: one element of a volume per thread, blocks
 // of any shape. warp_peers_copy_test checks the header in a kernel of its own, which differs from
 // the printed one (it also runs the cooperative-groups spelling, and writes every intermediate
 // out); this test compiles the printed text itself. It sits between the two marker comments below,
@@ -15,27 +15,25 @@
 // than elements, so each thread loops). Its bound is the warp's first element, the same in every
 // lane, and `active` is voted again in every iteration; its first pass finds the peers with
 // match_peers and stores them, its second reduces from the stored masks (the blog's reuse: the same
-// keys, lanes and `active` in both passes). The stored masks are checked against the CPU's, and
+// bins, lanes and `active` in both passes). The stored masks are checked against the CPU's, and
 // both passes' bins. Blocks of 256 (the programs' shape), 16x8, 48 and 5x7.
 //
-// Keys: int (8 values), float and double (ten bit patterns: +0 and -0, NaNs of three payloads or
-// signs, infinities, a denormal, +-1) and long long (8 values that differ only in their high 32
-// bits, which a search that compared 32 bits would take for one key). A key's bin is its index in
-// its list. Values are multiples of 1/4 (warp_agg::quarter_values): every sum of up to 2^20 of them
-// is exact in any order (--extent holds at most 2^20 elements), so bins and masks are compared
-// exactly (tolerance 0). Bins are zeroed and masks poisoned before each launch: a kernel that adds
-// nothing, or stores no mask, fails.
+// Both kernels find a warp's peers by the bin itself (match_peers on an int), so any key a reader
+// maps to bins works alike. Bins: 8, drawn at random per element. Values float and double,
+// multiples of 1/4 (warp_agg::quarter_values): every sum of up to 2^20 of them is exact in any
+// order (--extent holds at most 2^20 elements), so bins and masks are compared exactly (tolerance
+// 0). Bins are zeroed and masks poisoned before each launch: a kernel that adds nothing, or stores
+// no mask, fails.
 //
 // Build: cmake --build build --target readme_kernel_test
 // Run:   build/bin/readme_kernel_test [--kernel all|readme|grid-stride] [--block 16x8x1]
-//        [--keys all|int|float|double|longlong] [--extent 45x37x3] [--grid 3] [--seed 1234]
+//        [--values all|float|double] [--extent 45x37x3] [--grid 3] [--seed 1234]
 //        (without --block: every shape of main(), in turn)
 #include "warp_peers.cuh"
 
 // readme-kernel:begin
-template <class Key, class F>
-__global__ void copied_kernel(const Key* keys, const int* bin_of, const F* values, dim3 extent,
-                              F* bins) {
+template <class F>
+__global__ void copied_kernel(const int* bin_of, const F* values, dim3 extent, F* bins) {
     const unsigned int x = blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned int y = blockIdx.y * blockDim.y + threadIdx.y;
     const unsigned int z = blockIdx.z * blockDim.z + threadIdx.z;
@@ -43,11 +41,11 @@ __global__ void copied_kernel(const Key* keys, const int* bin_of, const F* value
     const unsigned int active = __ballot_sync(warp_agg::warp_lanes(), inside);  // lanes inside
     if (!inside) return;
     const std::size_t i = (std::size_t{z} * extent.y + y) * extent.x + x;  // no wrap past 2^32
-    const Key key = keys[i];
-    const unsigned int peers = warp_agg::match_peers(key, active);          // sm_70 and later
+    const int bin = bin_of[i];
+    const unsigned int peers = warp_agg::match_peers(bin, active);          // sm_70 and later
     const F sum = warp_agg::reduce_peers<false>(peers, values[i], active);  // whole in first peer
     if (static_cast<int>(warp_agg::lane_id()) == warp_agg::first_peer(peers))
-        atomicAdd(&bins[bin_of[i]], sum);
+        atomicAdd(&bins[bin], sum);
 }
 // readme-kernel:end
 
@@ -58,9 +56,9 @@ __global__ void copied_kernel(const Key* keys, const int* bin_of, const F* value
 // the peers and stores them in masks[i]; with reuse true it takes them from there instead: the same
 // elements fall on the same lanes in both passes (the same grid, block and n), so the stored masks
 // are what match_peers would find again.
-template <class Key, class F>
-__global__ void grid_stride_kernel(const Key* keys, const int* bin_of, const F* values,
-                                   unsigned int n, F* bins, unsigned int* masks, bool reuse) {
+template <class F>
+__global__ void grid_stride_kernel(const int* bin_of, const F* values, unsigned int n, F* bins,
+                                   unsigned int* masks, bool reuse) {
     const unsigned int threads = blockDim.x * blockDim.y * blockDim.z;
     const unsigned int thread = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
     const std::size_t stride = std::size_t{gridDim.x} * threads;
@@ -70,11 +68,12 @@ __global__ void grid_stride_kernel(const Key* keys, const int* bin_of, const F* 
         const bool inside = i < n;
         const unsigned int active = __ballot_sync(warp_agg::warp_lanes(), inside);
         if (!inside) continue;
-        const unsigned int peers = reuse ? masks[i] : warp_agg::match_peers(keys[i], active);
+        const int bin = bin_of[i];
+        const unsigned int peers = reuse ? masks[i] : warp_agg::match_peers(bin, active);
         if (!reuse) masks[i] = peers;
         const F sum = warp_agg::reduce_peers<false>(peers, values[i], active);
         if (static_cast<int>(warp_agg::lane_id()) == warp_agg::first_peer(peers))
-            atomicAdd(&bins[bin_of[i]], sum);
+            atomicAdd(&bins[bin], sum);
     }
 }
 
@@ -86,34 +85,10 @@ __global__ void grid_stride_kernel(const Key* keys, const int* bin_of, const F* 
 
 using warp_agg::kWarp;
 
-const std::vector<std::uint32_t> kFloatBits = {0x00000000u, 0x80000000u, 0x7fc00000u, 0x7fc00001u,
-                                               0xffc00000u, 0x7f800000u, 0xff800000u, 0x3f800000u,
-                                               0xbf800000u, 0x00000001u};
-const std::vector<std::uint64_t> kDoubleBits = {
-    0x0000000000000000ull, 0x8000000000000000ull, 0x7ff8000000000000ull, 0x7ff8000000000001ull,
-    0xfff8000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull, 0x3ff0000000000000ull,
-    0xbff0000000000000ull, 0x0000000000000001ull};
-// The same low 32 bits (5) in every key; the high 32 bits tell them apart, the sign bit included.
-const std::vector<std::uint64_t> kLongLongBits = {
-    0x0000000000000005ull, 0x0000000100000005ull, 0x0000000200000005ull, 0x8000000000000005ull,
-    0xffffffff00000005ull, 0x7fffffff00000005ull, 0x1234567800000005ull, 0x0000800000000005ull};
+constexpr int kBins = 8;
 
-enum class KeyType { kInt = 1, kFloat = 2, kDouble = 3, kLongLong = 4 };
+enum class ValueType { kFloat = 1, kDouble = 2 };
 enum class Kernel { kReadme = 1, kGridStride = 2 };
-
-const char* key_type_name(KeyType k) {
-    switch (k) {
-        case KeyType::kInt:
-            return "int";
-        case KeyType::kFloat:
-            return "float";
-        case KeyType::kDouble:
-            return "double";
-        case KeyType::kLongLong:
-            return "long long";
-    }
-    return "?";
-}
 
 // "16x8" or "8x4x4" (missing sizes are 1); false for anything else.
 bool parse_dims(const std::string& text, dim3* d) {
@@ -137,11 +112,10 @@ bool parse_dims(const std::string& text, dim3* d) {
 // The CPU's peer masks of grid_stride_kernel: element i is taken in iteration i / stride by thread
 // i % stride of the grid, that is thread t = i % stride % threads of its block, lane t % 32 of the
 // block's warp t / 32. A warp's elements are consecutive: i - lane to the warp's last lane (the
-// block's last thread, or n - 1). Peers: the same bits.
-template <class Key>
-std::vector<unsigned int> grid_stride_peers(const std::vector<Key>& keys, unsigned int threads,
+// block's last thread, or n - 1). Peers: the same bin.
+std::vector<unsigned int> grid_stride_peers(const std::vector<int>& bin_of, unsigned int threads,
                                             std::size_t stride) {
-    const std::size_t n = keys.size();
+    const std::size_t n = bin_of.size();
     std::vector<unsigned int> peers(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
         const unsigned int t = static_cast<unsigned int>(i % stride % threads);
@@ -149,27 +123,25 @@ std::vector<unsigned int> grid_stride_peers(const std::vector<Key>& keys, unsign
         const std::size_t lanes = std::min<std::size_t>(kWarp, threads - (t - lane));
         const std::size_t begin = i - lane, end = std::min(n, begin + lanes);
         for (std::size_t j = begin; j < end; ++j)
-            if (std::memcmp(&keys[i], &keys[j], sizeof(Key)) == 0) peers[i] |= 1u << (j - begin);
+            if (bin_of[i] == bin_of[j]) peers[i] |= 1u << (j - begin);
     }
     return peers;
 }
 
-// Runs `kernel` on `keys` (bit patterns of Key) in blocks of `block` and checks its bins (and, for
+// Runs `kernel` on the elements' bins `bin_of` in blocks of `block` and checks its bins (and, for
 // the grid-stride loop, its stored masks and the second pass's bins).
-template <class Key, class F>
-bool run_case(Kernel kernel, const std::vector<Key>& keys, const std::vector<int>& bin_of,
-              int num_bins, dim3 extent, dim3 block, unsigned int grid_blocks, std::uint64_t seed,
-              const std::string& what) {
-    const std::size_t n = keys.size();
+template <class F>
+bool run_case(Kernel kernel, const std::vector<int>& bin_of, dim3 extent, dim3 block,
+              unsigned int grid_blocks, std::uint64_t seed, const std::string& what) {
+    const std::size_t n = bin_of.size();
     const std::vector<F> values = warp_agg::quarter_values<F>(n, seed + 1);
-    std::vector<double> want_bins(num_bins, 0.0);
+    std::vector<double> want_bins(kBins, 0.0);
     for (std::size_t i = 0; i < n; ++i) want_bins[bin_of[i]] += values[i];
 
-    common::DeviceBuffer<Key> d_keys(keys);
     common::DeviceBuffer<int> d_bin_of(bin_of);
     common::DeviceBuffer<F> d_values(values);
-    common::DeviceBuffer<F> d_bins(num_bins);
-    auto zero_bins = [&] { CUDA_CHECK(cudaMemset(d_bins.get(), 0, num_bins * sizeof(F))); };
+    common::DeviceBuffer<F> d_bins(kBins);
+    auto zero_bins = [&] { CUDA_CHECK(cudaMemset(d_bins.get(), 0, kBins * sizeof(F))); };
     // Exact: sums of multiples of 1/4 (tolerance 0).
     auto check_bins = [&](const std::string& pass) {
         const std::vector<F> got = d_bins.to_host();
@@ -181,8 +153,7 @@ bool run_case(Kernel kernel, const std::vector<Key>& keys, const std::vector<int
     if (kernel == Kernel::kReadme) {
         const dim3 grid((extent.x + block.x - 1) / block.x, (extent.y + block.y - 1) / block.y,
                         (extent.z + block.z - 1) / block.z);
-        copied_kernel<Key, F>
-            <<<grid, block>>>(d_keys.get(), d_bin_of.get(), d_values.get(), extent, d_bins.get());
+        copied_kernel<F><<<grid, block>>>(d_bin_of.get(), d_values.get(), extent, d_bins.get());
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaDeviceSynchronize());
         ok = check_bins("");
@@ -194,15 +165,14 @@ bool run_case(Kernel kernel, const std::vector<Key>& keys, const std::vector<int
         const unsigned int count = static_cast<unsigned int>(n);
         for (const bool reuse : {false, true}) {
             if (reuse) zero_bins();
-            grid_stride_kernel<Key, F><<<grid_blocks, block>>>(d_keys.get(), d_bin_of.get(),
-                                                               d_values.get(), count, d_bins.get(),
-                                                               d_masks.get(), reuse);
+            grid_stride_kernel<F><<<grid_blocks, block>>>(d_bin_of.get(), d_values.get(), count,
+                                                          d_bins.get(), d_masks.get(), reuse);
             CUDA_CHECK_LAUNCH();
             CUDA_CHECK(cudaDeviceSynchronize());
             ok = check_bins(reuse ? ", second pass (stored masks)," : ", first pass,") && ok;
             if (reuse) continue;
             const std::vector<unsigned int> got = d_masks.to_host();
-            const std::vector<unsigned int> want = grid_stride_peers(keys, threads, stride);
+            const std::vector<unsigned int> want = grid_stride_peers(bin_of, threads, stride);
             ok = common::check_close((what + ", stored masks").c_str(), got.data(), want.data(), n,
                                      {0.0, 0.0}) &&
                  ok;
@@ -212,64 +182,33 @@ bool run_case(Kernel kernel, const std::vector<Key>& keys, const std::vector<int
     return ok;
 }
 
-template <class Key, class Bits>
-std::vector<Key> from_bits(const std::vector<Bits>& bits) {
-    std::vector<Key> keys(bits.size());
-    std::memcpy(keys.data(), bits.data(), bits.size() * sizeof(Key));
-    return keys;
-}
-
-template <class Key, class F, class Bits>
-bool run_bits(Kernel kernel, const std::vector<Bits>& table, const std::vector<int>& bin_of,
-              dim3 extent, dim3 block, unsigned int grid_blocks, std::uint64_t seed,
-              const std::string& what) {
-    std::vector<Bits> bits(bin_of.size());
-    for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = table[bin_of[i]];
-    return run_case<Key, F>(kernel, from_bits<Key>(bits), bin_of, static_cast<int>(table.size()),
-                            extent, block, grid_blocks, seed, what);
-}
-
-bool run_keys(Kernel kernel, KeyType type, dim3 extent, dim3 block, unsigned int grid_blocks,
-              std::uint64_t seed) {
+bool run_values(Kernel kernel, ValueType type, dim3 extent, dim3 block, unsigned int grid_blocks,
+                std::uint64_t seed) {
     const std::size_t n = std::size_t{extent.x} * extent.y * extent.z;
+    const char* name = type == ValueType::kFloat ? "float" : "double";
     char what[160];
     if (kernel == Kernel::kReadme)
-        std::snprintf(what, sizeof what, "copied_kernel, %s keys, blocks of %ux%ux%u",
-                      key_type_name(type), block.x, block.y, block.z);
+        std::snprintf(what, sizeof what, "copied_kernel, %s values, blocks of %ux%ux%u", name,
+                      block.x, block.y, block.z);
     else
         std::snprintf(what, sizeof what,
-                      "grid_stride_kernel, %s keys, %zu elements, %u blocks of %ux%ux%u",
-                      key_type_name(type), n, grid_blocks, block.x, block.y, block.z);
-    std::size_t choices = kFloatBits.size();
-    if (type == KeyType::kInt) choices = 8;
-    if (type == KeyType::kLongLong) choices = kLongLongBits.size();
+                      "grid_stride_kernel, %s values, %zu elements, %u blocks of %ux%ux%u", name, n,
+                      grid_blocks, block.x, block.y, block.z);
     std::vector<int> bin_of(n);
     std::uint64_t state = seed;
-    for (int& b : bin_of) b = static_cast<int>(common::splitmix64(state) % choices);
-    switch (type) {
-        case KeyType::kInt:
-            return run_case<int, float>(kernel, bin_of, bin_of, static_cast<int>(choices), extent,
-                                        block, grid_blocks, seed, what);
-        case KeyType::kFloat:
-            return run_bits<float, float>(kernel, kFloatBits, bin_of, extent, block, grid_blocks,
-                                          seed, what);
-        case KeyType::kDouble:
-            return run_bits<double, double>(kernel, kDoubleBits, bin_of, extent, block, grid_blocks,
-                                            seed, what);
-        case KeyType::kLongLong:
-            return run_bits<long long, double>(kernel, kLongLongBits, bin_of, extent, block,
-                                               grid_blocks, seed, what);
-    }
-    return false;
+    for (int& b : bin_of) b = static_cast<int>(common::splitmix64(state) % kBins);
+    if (type == ValueType::kFloat)
+        return run_case<float>(kernel, bin_of, extent, block, grid_blocks, seed, what);
+    return run_case<double>(kernel, bin_of, extent, block, grid_blocks, seed, what);
 }
 
 int main(int argc, char** argv) {
     common::Options opt;
     std::string block_text, extent_text = "45x37x3";
-    std::int64_t kernels = 0, keys = 0, grid_blocks = 3;
+    std::int64_t kernels = 0, values = 0, grid_blocks = 3;
     common::Cli cli("readme_kernel_test",
                     "the README's kernel to copy, as printed, and the same aggregation in a "
-                    "grid-stride loop: any block shape, int, float, double and long long keys");
+                    "grid-stride loop: any block shape, float and double values");
     cli.add_seed(opt);
     cli.add_enum("--kernel", &kernels, {{"all", 0}, {"readme", 1}, {"grid-stride", 2}},
                  "copied_kernel as the README prints it, grid_stride_kernel, or both in turn");
@@ -280,9 +219,8 @@ int main(int argc, char** argv) {
                    "the volume XxYxZ (the grid-stride loop: its X*Y*Z elements in a line)");
     cli.add_int("--grid", &grid_blocks, 1, 65535,
                 "blocks of the grid-stride loop (few: each thread takes several elements)");
-    cli.add_enum("--keys", &keys,
-                 {{"all", 0}, {"int", 1}, {"float", 2}, {"double", 3}, {"longlong", 4}},
-                 "key type (all: int, float, double and long long in turn)");
+    cli.add_enum("--values", &values, {{"all", 0}, {"float", 1}, {"double", 2}},
+                 "value type (all: float and double in turn)");
     cli.parse_or_exit(argc, argv);
     dim3 extent, block;
     // At most 2^20 elements: a bin's sum then stays exact in float.
@@ -299,9 +237,8 @@ int main(int argc, char** argv) {
             "does not run");
     common::require_gpu();
 
-    std::vector<KeyType> types = {KeyType::kInt, KeyType::kFloat, KeyType::kDouble,
-                                  KeyType::kLongLong};
-    if (keys != 0) types = {static_cast<KeyType>(keys)};
+    std::vector<ValueType> types = {ValueType::kFloat, ValueType::kDouble};
+    if (values != 0) types = {static_cast<ValueType>(values)};
     bool ok = true;
     for (const Kernel k : {Kernel::kReadme, Kernel::kGridStride}) {
         if (kernels != 0 && static_cast<Kernel>(kernels) != k) continue;
@@ -309,9 +246,9 @@ int main(int argc, char** argv) {
         if (k == Kernel::kGridStride) blocks = {dim3(256), dim3(16, 8), dim3(48), dim3(5, 7)};
         if (!block_text.empty()) blocks = {block};
         for (const dim3& b : blocks)
-            for (const KeyType t : types)
-                ok = run_keys(k, t, extent, b, static_cast<unsigned int>(grid_blocks),
-                              static_cast<std::uint64_t>(opt.seed)) &&
+            for (const ValueType t : types)
+                ok = run_values(k, t, extent, b, static_cast<unsigned int>(grid_blocks),
+                                static_cast<std::uint64_t>(opt.seed)) &&
                      ok;
     }
     return ok ? common::kExitOk : common::kExitWrong;

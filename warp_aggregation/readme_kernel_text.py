@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks, without a GPU, that the kernels printed for copying (copied_kernel with its launch, and
-grid_stride_kernel, both in RESULTS.md's "Copying the header" today) are the ones that readme_kernel_test.cu compiles and runs.
+grid_stride_kernel, in README.md's and RESULTS.md's "Copying the header" today) are the ones
+that readme_kernel_test.cu compiles and runs.
 
     python3 warp_aggregation/readme_kernel_text.py [--readme README.md] [--results RESULTS.md]
         [--source FILE.cu]
@@ -13,7 +14,7 @@ fails. Two kernels. `copied_kernel` is the one ```cuda block that defines
 `__global__ void grid_stride_kernel(`; the test's runs from the `template` line above that
 definition to the first line after it that is `}` alone. Each pair must be the same lines, spaces
 included (an edit on either side is made on both, the test's with clang-format). And the launch:
-the one ```cuda block that holds `copied_kernel<Key, F>` and `<<<` must be consecutive lines of
+the one ```cuda block that holds `copied_kernel<F>` and `<<<` must be consecutive lines of
 the test, each indented there by the first one's indentation. On a difference: the first line
 that differs, from both files, and exit 1. Before that each check is run on a copy of the
 document with one character of that kernel changed, which it must refuse: a check that cannot
@@ -68,7 +69,7 @@ def defined_kernel(text):
     return lines[start:ends[0] + 1], start + 1
 
 
-LAUNCH = "copied_kernel<Key, F>"
+LAUNCH = "copied_kernel<F>"
 
 
 def readme_launch(text):
@@ -137,8 +138,8 @@ def main():
     parser.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
     parser.add_argument("--source", default=os.path.join(HERE, "readme_kernel_test.cu"))
     args = parser.parse_args()
-    # The kernels to copy stand in RESULTS.md's "Copying the header", which the README's section
-    # of that name links; each is looked for in both documents.
+    # copied_kernel and its launch stand in the README's "Copying the header", grid_stride_kernel
+    # in RESULTS.md; each is looked for in both documents.
     docs = []
     for name in (args.readme, args.results):
         with open(name, encoding="utf-8") as f:

@@ -676,6 +676,21 @@ def sweep_bins():
         f"at most {most[0]} values each ({link('key_orders.txt')}).")
 
 
+def bins_note(four):
+    """Why the sweep's d = 4 beats 03's sorted d = 4: fuller bins (key_orders.txt). Empty where a
+    number is missing."""
+    lines = order_lines() or {}
+    most = {name: re.search(r"at most (\d+) values", line) for name, line in lines.items()}
+    sweep = {m.group(1) for name, m in most.items() if m and "keys/warp" in name}
+    sorted_most = most.get("sorted")
+    match = ratio(bench("double", "sorted", "atomicAdd"),
+                  bench("double", "sorted", "warp match_any"))
+    if not four or len(sweep) != 1 or not sorted_most or match is None:
+        return ""
+    return (f"At *d* = 4 it gains more here than on 03's sorted keys ({match:.2f}×): the sweep's "
+            f"bins take {sweep.pop()} values each, 03's {sorted_most.group(1)}.")
+
+
 # ---------------------------------------------------------------------------------------------
 # The blog's conclusions, each beside one measurement; which technique for which keys.
 
@@ -795,12 +810,11 @@ def blog_table(brief=True):
             "(differences of the unrounded medians)")
     found = reuse()
     reuse_rows = [("–", "–")]
-    reuse_sums = ""
     if found is None:
         reuse_verdict = reuse_cell = "–"
     else:
         f = found
-        # The README's: the verdict, then the inequality behind it, one search a row.
+        # The README's: the verdict, one search a row; the inequality behind it in RESULTS.md.
         link_reuse = "[reusing the masks](RESULTS.md#reusing-the-masks)"
         # Both framings: a separate search pass (measured pass by pass), and a first pass that
         # aggregates and stores its masks (a model), which is the blog's "reused at least once".
@@ -811,19 +825,7 @@ def blog_table(brief=True):
             + (f"; from k = {f['k_fused']} with a modelled first pass" if fused else "")
             if f["k_separate"] else
             "with `get_peers`, for no k measured",
-            "under the table" if f["k_separate"] else link_reuse)]
-        # The README's: the inequality behind the row, a sentence under the table.
-        # Short sentences: what each time measures before the sum that uses it.
-        reuse_sums = (
-            f"**Reuse over k passes.** A search pass that stores the masks takes {f['search']:.4f} "
-            f"ms, a reduction from them {f['given']:.4f} ms, an `atomicAdd` pass {f['atomic']:.4f} "
-            f"ms. So reuse pays when {f['search']:.4f} + k × {f['given']:.4f} < k × "
-            f"{f['atomic']:.4f}: from k = {f['k_separate']}."
-            + (f" A first pass that aggregates and stores the masks at once is modelled as the "
-               f"`get_peers` kernel ({f['whole']:.4f} ms) plus {4 * f['n'] / 1e6:.0f} MB of masks "
-               f"written at the peak bandwidth ({f['masks_ms']:.4f} ms): {f['first']:.4f} ms, and "
-               f"reuse pays from k = {f['k_fused']}" if fused else "")
-            + f" ({link_reuse})." if f["k_separate"] else "")
+            link_reuse)]
         # One framing with RESULTS.md's reuse-masks-full block: k passes, measured pass by pass
         # with a separate search pass; by a model with an aggregating pass that stores its masks.
         reuse_verdict = (f"with `get_peers`, from k = {f['k_separate']} passes that reuse one "
@@ -911,7 +913,7 @@ def blog_table(brief=True):
     ])
     return "\n".join(lines) + "\n\n" + sentence(
         f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} (ms: the "
-        "median of 20 runs).") + ("\n" + sentence(reuse_sums) if brief and reuse_sums else "")
+        "median of 20 runs).")
 
 
 def reuse_masks():
@@ -1010,7 +1012,10 @@ def which_to_use():
                              + f"slower from *d* = {cross} on"
                              if cross else
                              "`match_any` aggregation faster than `atomicAdd` at every *d*")
-                cg_note = ("`labeled_partition` + `cg::reduce` says the same in two calls"
+                # The cg spelling's crossover is the sweep's answer; the note says why d = 4
+                # here beats 03's sorted keys, where the data has it.
+                cg_note = bins_note(four) or (
+                           "`labeled_partition` + `cg::reduce` says the same in two calls"
                            + (f" and, on scattered keys, is slower than `atomicAdd` from *d* = "
                               f"{cg_cross} on"
                               if cg_cross else "")
