@@ -201,7 +201,7 @@ def conv2d(png):
                 ax.add_patch(Rectangle((xx, yy), 1, 1, facecolor=face, edgecolor="#777777",
                                        linewidth=0.8, linestyle="-" if inside else "--"))
                 ax.text(xx + 0.5, yy + 0.5, str(value(yy, xx)), ha="center", va="center",
-                        fontsize=10 if inside else 9, color="white" if centre else
+                        fontsize=14 if inside else 13, color="white" if centre else
                         ("black" if inside else "#555555"))
         ax.add_patch(Rectangle((0, 0), n, n, fill=False, edgecolor="black", linewidth=1.6))
         ax.add_patch(Rectangle((out_col - r, out_row - r), 2 * r + 1, 2 * r + 1, fill=False,
@@ -213,7 +213,7 @@ def conv2d(png):
         dim = len(values)
         for i in range(dim):
             for j in range(dim):
-                cell(ax, j, i, values[i][j], face=face, edge="#777777")
+                cell(ax, j, i, values[i][j], face=face, edge="#777777", size=14)
         grid_axes(ax, list(range(dim)), list(range(dim)), title)
         ax.set_xlabel("fCol", fontsize=9)
         ax.set_ylabel("fRow", fontsize=9)
