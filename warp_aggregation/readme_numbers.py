@@ -810,7 +810,7 @@ def blog_table(brief=True):
                     if ms > given else "nothing measurable")
         search_rows = [(f"{end(whole)} end with the blog's `get_peers`",
                         f"{share(whole)} of the reduction from stored masks ({given:.4f} ms), "
-                        "which reads a mask per value"),
+                        "which also reads a mask per value"),
                        (f"{end(match)} end with `__match_any_sync`", f"{share(match)} of the same")]
         search_cell = (
             "" if brief else
