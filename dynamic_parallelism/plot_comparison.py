@@ -5,12 +5,16 @@
     build/bin/05_reduction_comparison_no_rdc --csv > dynamic_parallelism/data/comparison_no_rdc.csv
     python3 dynamic_parallelism/plot_comparison.py dynamic_parallelism/data/comparison.csv \
         --no-rdc dynamic_parallelism/data/comparison_no_rdc.csv \
-        --env dynamic_parallelism/data/env.txt --png dynamic_parallelism/comparison.png \
-        --readme dynamic_parallelism/README.md
+        --env dynamic_parallelism/data/env.txt --readme dynamic_parallelism/README.md
+    build/bin/05_reduction_comparison > dynamic_parallelism/data/comparison.txt
+    python3 dynamic_parallelism/plot_comparison.py dynamic_parallelism/data/comparison.csv \
+        --printed dynamic_parallelism/data/comparison.txt \
+        --env dynamic_parallelism/data/env.txt --png dynamic_parallelism/comparison.png
 
 --no-rdc adds the rows of the build without relocatable device code (reduceNeighbored and CUB)
-to the table. --readme rewrites the table between the README's results-table markers and the
-provenance line between its provenance markers; --env names the run's env.txt (date, nvidia-smi
+to the table. --printed plots the run whose table 05 printed (the README shows that table) in
+place of the CSV's rows. --readme rewrites the table between the README's results-table markers
+and the provenance line between its provenance markers; --env names the run's env.txt (date, nvidia-smi
 and nvcc output, as scripts/gpu_check.sh writes it): the provenance gives the GPU, driver, CUDA
 version and date. The table gives the pending-launch limit the rows ran at, on which the nested
 rows' times depend. The document's K40c column is its printed kernels on its machine, so the
@@ -19,6 +23,7 @@ needs matplotlib; without it the plot is skipped with a message and the table is
 """
 import csv
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts"))
@@ -28,6 +33,34 @@ import report  # noqa: E402  (scripts/report.py: what every chapter's plot scrip
 def load(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
+
+
+# A row of the table 05 prints: name, ms, fastest, slowest, GB/s, %peak, device launches, pending
+# limit, then after "|" the K40c's ms and launches where the document has them.
+PRINTED_ROW = re.compile(r"^(\S.*?)\s{2,}([\d.]+)\s+[\d.]+\s+[\d.]+\s+([\d.]+)\s+\S+\s+(\d+)\s+(\S+)"
+                         r"\s*(?:\|\s*([\d.]+))?")
+
+
+def load_printed(path):
+    """The rows of the table in 05's printed output, as load() gives the CSV's (the keys plot()
+    reads)."""
+    with open(path) as f:
+        text = f.read()
+    shape = re.search(r"array (\d+) grid (\d+) block (\d+)", text)
+    if not shape:
+        sys.exit(f"{path}: no 'array N grid G block B' line: not 05's printed output")
+    rows = []
+    for line in text.split("\n"):
+        m = PRINTED_ROW.match(line)
+        if m and not line.startswith(("$", "device ", "array ", "cpu_sum")):
+            rows.append({"variant": m.group(1), "ms": m.group(2), "gb_per_s": m.group(3),
+                         "device_launches": m.group(4),
+                         "pending_limit": "" if m.group(5) == "-" else m.group(5),
+                         "k40_ms": m.group(6) or "", "n": shape.group(1),
+                         "grid": shape.group(2), "block": shape.group(3)})
+    if not rows:
+        sys.exit(f"{path}: no rows of 05's table")
+    return rows
 
 
 def merge(rows, no_rdc_rows):
@@ -101,6 +134,7 @@ def plot(rows, png, env):
 def main():
     parser = report.parser(__doc__)
     parser.add_argument("--no-rdc", help="05_reduction_comparison_no_rdc's CSV: its rows are added")
+    parser.add_argument("--printed", help="05's printed output: the plot shows its table's rows")
     args = report.parse_args(parser)
     if args.no_rdc and not os.path.isfile(args.no_rdc):
         parser.error(f"--no-rdc {args.no_rdc}: no such file")
@@ -111,8 +145,10 @@ def main():
     if args.readme:
         report.update_readme(args.readme, text, "results-table")
         report.update_provenance(args.readme, args.env, args.csv)
+    if args.printed and not os.path.isfile(args.printed):
+        parser.error(f"--printed {args.printed}: no such file")
     if args.png:
-        plot(rows, args.png, env)
+        plot(load_printed(args.printed) if args.printed else rows, args.png, env)
 
 
 if __name__ == "__main__":

@@ -503,8 +503,7 @@ def number_03():
     return (f"**One number:** {tail[0]:.2f} ms / {barrier[0]:.2f} ms = "
             f"{tail[0] / barrier[0]:.1f}: the tail-launch form took {tail[0] / barrier[0]:.1f} "
             f"times the barrier form's time, for the same {tail[2]} launches and the same sums "
-            f"([`{SHOWN}correct_forms.txt`]({SHOWN}correct_forms.txt); [RESULTS.md](RESULTS.md#the-correct-forms-run-by-run) "
-            f"has every run).\n")
+            f"([`{SHOWN}correct_forms.txt`]({SHOWN}correct_forms.txt)).\n")
 
 
 def nosync_vs_nested():
@@ -691,8 +690,8 @@ def printed_table_ms(variant):
 
 def prints_05():
     """05's printed run (comparison.txt): the program's own table beside the document's K40c, less
-    the GPU's line and the launch count each row's column repeats (the --csv run, which the figure
-    and the numbers quote, is RESULTS.md's table: results-table)."""
+    the GPU's line and the launch count each row's column repeats (the --csv run is RESULTS.md's
+    table: results-table; the figure plots this printed run)."""
     def make(rows, limit):
         run = run_of("comparison.txt", "05_reduction_comparison")
         if not run:
@@ -713,12 +712,11 @@ def number_05():
     committed, else the --csv run's (the figure's); the K40c's ratio is RESULTS.md's (its K40c column)."""
     def make(rows, limit):
         nested, neighbored = printed_table_ms("gpu nested"), printed_table_ms("gpu Neighbored")
-        which = (f"the run printed above, [`{SHOWN}comparison.txt`]({SHOWN}comparison.txt), each "
-                 f"row the median of its repetitions")
+        which = f"the run printed above, [`{SHOWN}comparison.txt`]({SHOWN}comparison.txt)"
         if nested is None or neighbored is None:
             nested = float(rows["gpu nested"]["ms"])
             neighbored = float(rows["gpu Neighbored"]["ms"])
-            which = "the `--csv` run the figure plots"
+            which = "the `--csv` run"
         # The older-run test (CMakeLists.txt) looks for the H100 run's "One number:** 29.20 ms / ".
         return (f"**One number:** {nested:.2f} ms / {neighbored:.4f} ms: `gpu nested` took about "
                 f"{about(nested / neighbored)} times as long as `reduceNeighbored`, for the same "
@@ -784,13 +782,12 @@ def current_05():
 
 
 def comparison_figure():
-    """The plot of 05's table (plot_comparison.py), beside this script, where a current run of 05
-    is committed (else nothing: the table's block says why)."""
+    """The plot of 05's printed table (plot_comparison.py --printed), beside this script, where a
+    current run of 05 is committed (else nothing: the table's block says why)."""
     if current_05() and os.path.exists(os.path.join(HERE, "comparison.png")):
         return ("![The document's table on this GPU, beside the K40c's times](comparison.png)\n\n"
-                "*Plotted by [`plot_comparison.py`](plot_comparison.py) from a second run of 05,\n"
-                "[`data/comparison.csv`](data/comparison.csv), not the run printed above. Its medians\n"
-                "differ from the table's, `gpu nested2`'s most.*\n")
+                "*Plotted by [`plot_comparison.py`](plot_comparison.py) from the run printed above,\n"
+                "[`data/comparison.txt`](data/comparison.txt).*\n")
     return ""
 
 
@@ -924,10 +921,9 @@ def number_06():
     shown = rows[-1]
     _, host, dp = ms_of(shown)
     return (f"**One number:** {dp:.2f} ms / {host:.2f} ms = {dp / host:.2f}: at {side(shown)}, "
-            f"the sweep's largest image, Mariani–Silver with dynamic parallelism took "
-            f"{dp / host:.2f} times as long as the same algorithm driven from the host, for "
-            f"{int(shown['launches'])} device-side launches "
-            f"([`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv), {runs_said(shown)}).\n")
+            f"Mariani–Silver with dynamic parallelism took {dp / host:.2f} times as long as "
+            f"the host-driven form ([`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv), "
+            f"{runs_said(shown)}).\n")
 
 
 def runs_said(row):
@@ -1589,8 +1585,7 @@ def pool_trade():
         text += (f" At 2048, {refused[0]} launches were refused." if len(refused) == 1
                  else f" At 2048 every run failed: {', '.join(map(str, refused))} launches "
                       f"refused.")
-    text += (" [RESULTS.md](RESULTS.md#the-pending-launch-limit) has every run, and how widely "
-             "single repetitions spread with a small pool.")
+    text += " [RESULTS.md](RESULTS.md#the-pending-launch-limit) has every run."
     return text + "\n"
 
 
@@ -1928,6 +1923,7 @@ RESULTS_BLOCKS = {name: (lambda make=make: both(make)) for name, make in {
     "sanitizer": sanitizer,
     "mandelbrot-log": mandelbrot_log,
     "racing-ports": racing_ports,
+    "racing-summary": racing_summary,
     "runtime-limits": runtime_limits,
     "pending-refused-runs": pending_refused_runs,
     "correct-forms": correct_forms_runs,
@@ -2008,7 +2004,6 @@ BLOCKS = {
     "prints-06": main_or_second(prints_06), "number-06": main_or_second(number_06),
     "mandelbrot-figure": main_or_second(mandelbrot_figure),
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),
-    "racing-summary": main_or_second(racing_summary),
     "pool-trade": pool_trade,
 }
 

@@ -304,7 +304,7 @@ if want dp; then
     record comparison.txt build/bin/05_reduction_comparison
     step figures.log sh -c "build/bin/05_reduction_comparison_no_rdc --csv >'$DATA/comparison_no_rdc.csv' 2>'$DATA/comparison_no_rdc_log.txt'"
     step figures.log python3 dynamic_parallelism/plot_comparison.py "$DATA/comparison.csv" \
-      --no-rdc "$DATA/comparison_no_rdc.csv" --png "$OUT/dynamic_parallelism/comparison.png" \
+      --printed "$DATA/comparison.txt" --png "$OUT/dynamic_parallelism/comparison.png" \
       --env "$DATA/env.txt"
     for i in 1 2 3; do
       record correct_forms.txt build/bin/03_nested_reduce_nosync
