@@ -80,32 +80,30 @@ def hash_intro(path):
 
 
 def lost_push(path):
-    fig, ax = canvas(11, 3.6, (0, 18), (0, 6))
-    panels = [(0.2, "1. both threads read the head\n   (Fig A.4)"),
-              (6.2, "2. A stores head = avocado"),
-              (12.2, "3. B stores head = aardvark (Fig A.5)")]
-    for x0, title in panels:
-        ax.text(x0, 5.5, title, fontsize=9.5, va="top")
-    # Panel 1: head -> altitude; A's avocado and B's aardvark both point at altitude.
-    for x0, head_to in ((0.2, "altitude"), (6.2, "avocado"), (12.2, "aardvark")):
-        box(ax, x0 + 0.8, 3.0, "head", w=1.2, color=GREY)
-        box(ax, x0 + 4.4, 3.0, "altitude", w=1.6, color=BLUE)
-        box(ax, x0 + 2.6, 4.2, "avocado", w=1.6, color=ORANGE)
-        box(ax, x0 + 2.6, 1.8, "aardvark", w=1.6, color=GREEN)
-        ax.text(x0 + 2.6, 4.75, "thread A's entry", fontsize=7.5, ha="center", color=ORANGE)
-        ax.text(x0 + 2.6, 1.2, "thread B's entry", fontsize=7.5, ha="center", color=GREEN)
-        arrow(ax, x0 + 3.4, 4.2, x0 + 3.7, 3.25, color=ORANGE)  # avocado.next = altitude
-        arrow(ax, x0 + 3.4, 1.8, x0 + 3.7, 2.75, color=GREEN)  # aardvark.next = altitude
+    # The three steps stacked, so that the picture stays under ~900 px wide.
+    fig, ax = canvas(6.4, 7.6, (0, 9.5), (0, 16.2))
+    panels = [(10.6, "altitude", "1. both threads read the head, altitude (Fig A.4)"),
+              (5.4, "avocado", "2. A stores head = avocado"),
+              (0.2, "aardvark", "3. B stores head = aardvark (Fig A.5)")]
+    for y0, head_to, title in panels:
+        ax.text(0.2, y0 + 5.2, title, fontsize=9.5, va="top")
+        x0 = 0.2
+        box(ax, x0 + 0.8, y0 + 2.6, "head", w=1.2, color=GREY)
+        box(ax, x0 + 4.4, y0 + 2.6, "altitude", w=1.6, color=BLUE)
+        box(ax, x0 + 2.6, y0 + 3.8, "avocado", w=1.6, color=ORANGE)
+        box(ax, x0 + 2.6, y0 + 1.4, "aardvark", w=1.6, color=GREEN)
+        ax.text(x0 + 2.6, y0 + 4.35, "thread A's entry", fontsize=7.5, ha="center", color=ORANGE)
+        ax.text(x0 + 2.6, y0 + 0.8, "thread B's entry", fontsize=7.5, ha="center", color=GREEN)
+        arrow(ax, x0 + 3.4, y0 + 3.8, x0 + 3.7, y0 + 2.85, color=ORANGE)  # avocado.next
+        arrow(ax, x0 + 3.4, y0 + 1.4, x0 + 3.7, y0 + 2.35, color=GREEN)  # aardvark.next
         if head_to == "altitude":
-            arrow(ax, x0 + 1.4, 3.0, x0 + 3.6, 3.0, color=GREY)
+            arrow(ax, x0 + 1.4, y0 + 2.6, x0 + 3.6, y0 + 2.6, color=GREY)
         elif head_to == "avocado":
-            arrow(ax, x0 + 1.4, 3.1, x0 + 1.8, 4.0, color=GREY)
+            arrow(ax, x0 + 1.4, y0 + 2.7, x0 + 1.8, y0 + 3.6, color=GREY)
         else:
-            arrow(ax, x0 + 1.4, 2.9, x0 + 1.8, 2.0, color=GREY)
-    ax.text(12.4, 5.0, "", fontsize=8)
-    ax.text(14.0, 4.75, "", fontsize=8)
-    ax.text(12.2, 0.45, "avocado floats outside the table: no list reaches it; "
-            "A3 --no-lock counts these", fontsize=8.5, color=RED)
+            arrow(ax, x0 + 1.4, y0 + 2.5, x0 + 1.8, y0 + 1.6, color=GREY)
+    ax.text(5.6, 0.2 + 3.8, "avocado floats outside\nthe table: no list reaches\nit; "
+            "A3 --no-lock counts these", fontsize=8.5, color=RED, va="center")
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 

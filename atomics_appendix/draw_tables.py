@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Draws the appendix's three table layouts holding the same keys: the book's chained table (A2-A4),
-open addressing with linear probing (A5), and A5's slots read a bucket of four at a time (A6).
+"""Draws the appendix's three table layouts holding the same keys, one picture each: the book's
+chained table (A2-A4, tables_chained.png), open addressing with linear probing (A5,
+tables_open.png), and A5's slots read a bucket of four at a time (A6, tables_bucketed.png).
 
-    python3 atomics_appendix/draw_tables.py --png atomics_appendix/tables.png
+    python3 atomics_appendix/draw_tables.py --out atomics_appendix
 
 The keys are the programs' own: keys.h's random_keys (splitmix64, the top 32 bits, never
 0xffffffff) with the programs' default seed 1234, only fewer of them (8, so that the picture is
-readable at a page's width; drawn as k0-k7, listed below the panels), and so are the tables' rules,
+readable at a page's width; drawn as k0-k7), and so are the tables' rules,
 in small: device_table.h's hash (key % buckets; 4 buckets here, 1024 in the programs) and A2's push
 at the head of the bucket's list; A5's home_slot (MurmurHash3's fmix32, modulo the slot count; 16
 slots here, load 0.5, the programs' first load) and its probe to the next slot; A6's home_bucket
@@ -16,6 +17,7 @@ colliding keys arrive in an order that varies between runs, and only which of th
 changes.
 """
 import argparse
+import os
 
 SEED, KEYS, BUCKETS, SLOTS, BUCKET_SLOTS = 1234, 8, 4, 16, 4
 MASK64 = (1 << 64) - 1
@@ -82,7 +84,7 @@ def bucketed(keys):
     return slots
 
 
-def draw(png):
+def draw(out):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -91,13 +93,6 @@ def draw(png):
     keys = random_keys(KEYS, SEED)
     colors = plt.get_cmap("tab20").colors
     color = {i: colors[i % len(colors)] for i in range(KEYS)}
-    # At most ~900 px wide (8.1 in at 110 dpi), no text under 9 pt: the chained table above,
-    # the two slot layouts side by side below it.
-    fig = plt.figure(figsize=(8.1, 11.8))
-    grid = fig.add_gridspec(2, 2, height_ratios=[1.45, 1.75])
-    left = fig.add_subplot(grid[0, :])
-    mid = fig.add_subplot(grid[1, 0])
-    right = fig.add_subplot(grid[1, 1])
 
     def entry_box(ax, x, y, w, h, i, text):
         ax.add_patch(Rectangle((x, y), w, h, facecolor=color[i], alpha=0.35, edgecolor="black"))
@@ -106,9 +101,19 @@ def draw(png):
     def arrow(ax, start, end, **kw):
         ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=9, lw=0.9, **kw))
 
-    # The chained table: bucket heads on the left, each list to the right of its head.
+    def save(fig, name):
+        path = os.path.join(out, name)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        print(f"wrote {path}")
+
+    # The chained table (A.2's programs, A4): bucket heads on the left, each list to the right.
+    # At most ~900 px wide (8.1 in at 110 dpi), no text under 9 pt.
     heads = chained(keys)
-    left.set_title(f"A2–A4: chained, {BUCKETS} buckets (the programs: 1024)\n"
+    fig, left = plt.subplots(figsize=(8.1, 4.6))
+    left.set_title(f"Chained, as in A2-A4: {KEYS} keys k0-k{KEYS - 1} in {BUCKETS} buckets "
+                   "(the programs: 1024)\n"
                    "bucket = key % 4; each key pushed at the head of its bucket's list",
                    fontsize=10)
     row_h = 2.2
@@ -130,8 +135,9 @@ def draw(png):
     left.set_xlim(-0.2, 2.2 + 4.3 * max(len(c) for c in heads) + 1)
     left.set_ylim(-2.4, BUCKETS * row_h)
     left.axis("off")
+    save(fig, "tables_chained.png")
 
-    # Open addressing (A5) and buckets of four (A6): one column of slots each.
+    # Open addressing (A5) and buckets of four (A6): one column of slots each, one picture each.
     def slot_column(ax, slots, home, moved, label, title, bucket_lines):
         ax.set_title(title, fontsize=10)
         for s in range(SLOTS):
@@ -149,43 +155,39 @@ def draw(png):
             ax.text(0.75, y + 0.45, str(s), ha="right", va="center", fontsize=9)
         for b in bucket_lines:
             ax.plot([0.3, 4.4], [SLOTS - b * BUCKET_SLOTS] * 2, color="black", lw=2)
-        ax.set_xlim(-0.2, 6.4)
+        ax.set_xlim(-0.2, 7.4)
         ax.set_ylim(-3.2, SLOTS + 0.3)
         ax.axis("off")
 
+    fig, mid = plt.subplots(figsize=(4.6, 7.0))
     slot_column(mid, open_addressing(keys), lambda k: fmix32(k) % SLOTS, lambda h, s: h != s,
                 lambda h: f"home {h}, taken",
-                f"A5: open addressing, {SLOTS} slots (load {KEYS / SLOTS:g})\n"
-                "home = fmix32(key) % 16; "
-                "\ntaken: try the next slot", [])
+                f"A5: the {KEYS} keys in {SLOTS} slots (load {KEYS / SLOTS:g})\n"
+                "home = fmix32(key) % 16;\ntaken: try the next slot", [])
     mid.text(0, -2.9, "\"home h, taken\": the key's home slot h\nheld another key, so it moved on. "
              "A lookup\nprobes from home to its key, or to an\nempty slot (a miss).", fontsize=9.5)
+    save(fig, "tables_open.png")
+
+    fig, right = plt.subplots(figsize=(4.6, 7.0))
     slot_column(right, bucketed(keys),
                 lambda k: fmix32(k) % (SLOTS // BUCKET_SLOTS) * BUCKET_SLOTS,
                 lambda h, s: h // BUCKET_SLOTS != s // BUCKET_SLOTS,
                 lambda h: f"home bucket {h // BUCKET_SLOTS}, full",
-                f"A6: the same slots, {SLOTS // BUCKET_SLOTS} buckets of four\nhome = "
+                f"A6: A5's {SLOTS} slots as {SLOTS // BUCKET_SLOTS} buckets of four\nhome = "
                 "fmix32(key) % 4;\na step reads a whole bucket", range(SLOTS // BUCKET_SLOTS + 1))
     moved = any(fmix32(keys[i]) % (SLOTS // BUCKET_SLOTS) != s // BUCKET_SLOTS
                 for s, i in enumerate(bucketed(keys)) if i is not None)
     right.text(0, -2.9, "A key takes the first empty slot of its\nhome bucket, else of the next "
                + ("one\n(\"home bucket b, full\": keys that moved on)." if moved else
                   "one;\nhere each key found room at home."), fontsize=9.5)
-    fig.suptitle(f"The same {KEYS} keys (keys.h's random_keys, seed {SEED}) in the appendix's "
-                 "three table layouts,\ninserted in index order", fontsize=11)
-    legend = "   ".join(f"k{i} = {k} (value {i})" + ("\n" if i % 3 == 2 else "")
-                       for i, k in enumerate(keys))
-    legend = legend.replace("\n   ", "\n") + ";   an empty slot holds 0xffffffff"
-    fig.text(0.5, 0.01, legend, ha="center", va="bottom", fontsize=9.5)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
-    fig.savefig(png, dpi=110)
-    print(f"wrote {png}")
+    save(fig, "tables_bucketed.png")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--png", default="tables.png")
-    draw(parser.parse_args().png)
+    parser.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)),
+                        help="folder for the three PNGs")
+    draw(parser.parse_args().out)
 
 
 if __name__ == "__main__":

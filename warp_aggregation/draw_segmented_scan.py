@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Draws the warp segmented scan of 03 (segmented_scan_kernel<4>) on the first lanes of one tile.
+"""Draws the warp segmented scan of 03 (segmented_scan_kernel<4>) on the first lanes of one tile
+(one warp's 32 lanes of 4 elements).
 
     python3 warp_aggregation/draw_segmented_scan.py --png warp_aggregation/segmented_scan.png
 
@@ -147,7 +148,7 @@ def draw(png):
     ax.axis("off")
     ax.set_title(
         f"The warp segmented scan on 03's sorted keys ({PER_CELL} per key, {ITEMS} a lane): "
-        f"lanes 0-{SHOWN - 1} of the first tile.\n`tail`: the part of a lane's last run that "
+        f"lanes 0-{SHOWN - 1} of the first warp.\n`tail`: the part of a lane's last run that "
         "reaches its end (outlined where a run starts in the lane).\nEach scan round adds the "
         "tail of the lane `offset` below (arrow) when that lane is in the same segment.\nA run "
         "that began in an earlier lane takes what the lanes before carry in (the tail of the lane "
