@@ -123,9 +123,9 @@ def plot(rows, png, env):
     # The two bars of a nested row are not the same code: the document timed its printed kernels,
     # 05 times the corrected ones (its header lists them).
     fig.text(0.01, 0.01, "This GPU's bars are the corrected kernels: gpu nested without the "
-             "device-side cudaDeviceSynchronize(), gpu nestedNosync with the barrier\nbefore the "
-             "launch put back, gpu nested2 with the tail launch. The K40c's bars are the "
-             "document's printed kernels.", fontsize=8, ha="left", va="bottom")
+             "device-side cudaDeviceSynchronize(), gpu nestedNosync the same kernel\n(its barrier "
+             "before the launch put back), gpu nested2 with the tail launch. The K40c's bars are "
+             "the document's printed kernels.", fontsize=8, ha="left", va="bottom")
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(png, dpi=110)
     print(f"wrote {png}")
