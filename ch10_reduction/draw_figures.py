@@ -603,6 +603,7 @@ def draw_fig_10(out):
 
 def draw_fig_12(out):
     plt = setup()
+    from matplotlib.colors import to_rgba
     blocks, threads = 3, 8
     seg = 2 * threads
     fig, ax = plt.subplots(figsize=(14, 5.2))
@@ -615,10 +616,12 @@ def draw_fig_12(out):
         ax.text(x0 + seg / 2 - 0.5, 0.75, f"block {b}: segment = 2 x blockDim.x x {b} = {b * seg}",
                 ha="center", fontsize=9, color=COLOURS[b])
         # The first step on the way into input_s: t adds i and i + blockDim.x (input[i] = i).
+        # Its 16 arrows cross; drawn faint, so that the tree below stays the picture's subject.
         s = [(b * seg + t) + (b * seg + t + threads) for t in range(threads)]
+        faint = to_rgba(COLOURS[b], 0.35)
         for t in range(threads):
-            arrow(ax, x0 + t + threads, -0.35, x0 + t * 2 + 0.1, -1.65, colour=COLOURS[b], width=0.5)
-            arrow(ax, x0 + t, -0.35, x0 + t * 2 - 0.1, -1.65, colour=COLOURS[b], width=0.5)
+            arrow(ax, x0 + t + threads, -0.35, x0 + t * 2 + 0.1, -1.65, colour=faint, width=0.4)
+            arrow(ax, x0 + t, -0.35, x0 + t * 2 - 0.1, -1.65, colour=faint, width=0.4)
             box(ax, x0 + t * 2, -2, s[t], face=ADDS, size=7, colour="white")
         # Fig 10.11's tree in input_s, one row per stride: the cells written in that step.
         row = -2
