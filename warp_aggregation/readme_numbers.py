@@ -283,19 +283,21 @@ FIGURE_ROWS = ["atomicAdd", "atomicCAS loop", "shared-memory hashing", "warp get
 OPTIONAL_ROWS = {BLOG_BAR}
 SCAN_ROWS = ["atomicAdd", "warp match_any", "warp segmented scan 4/lane"]  # CUB: the next section
 CG_ROWS = ["warp match_any", "cg labeled_partition"]
-TEXT_HEADER = ("type   order             variant                                ms         ms min .. "
-               "max     GB/s   %peak  xatomic    xCAS   xCUB")
+# The README shows four of the ten columns 03 prints: the variant, its median and two ratios. The
+# spread, GB/s and xCUB are RESULTS.md's (its tables of every variant); type and order are the
+# command's.
+SHORT_FORMAT = "%-30s %10s %8s %7s"
+TEXT_HEADER = SHORT_FORMAT % ("variant", "ms", "xatomic", "xCAS")
+COLUMNS_NOTE = "four of its ten columns"
 
 
 def text_row(row):
-    """A benchmark.csv row as 03 prints it without --csv (print_results' format)."""
+    """A benchmark.csv row as 03 prints it without --csv (print_results' format), in the README's
+    four columns."""
     def fmt(x):
         return f"{float(x):.2f}" if x else "-"
-    return ("%-6s %-17s %-30s %10.4f %10.4f .. %7.4f %8.1f %6.1f%% %8s %7s %6s"
-            % (row["precision"], row["order"], row["variant"], float(row["ms"]),
-               float(row["ms_min"]), float(row["ms_max"]), float(row["gb_per_s"]),
-               float(row["pct_of_peak"]), fmt(row["vs_atomicadd"]), fmt(row["vs_cas"]),
-               fmt(row["vs_cub_sorted"])))
+    return (SHORT_FORMAT % (row["variant"], f"{float(row['ms']):.4f}", fmt(row["vs_atomicadd"]),
+                            fmt(row["vs_cas"]))).rstrip()
 
 
 def text_rows(variants, what, order="sorted", order_line=True):
@@ -321,19 +323,9 @@ def prints_03():
     text = text_rows(FIGURE_ROWS, "03 on sorted keys in double")
     if "```" not in text:
         return text
-    log = open(path("benchmark_log.txt")).read() if have("benchmark_log.txt") else ""
-    peak = re.search(r"(\d+) GB/s peak", log)
-    rows = load("benchmark.csv") or []
-    moved = {r["variant"]: float(r["bytes"]) / 1e6 for r in rows
-             if r["precision"] == "double" and r["order"] == "sorted"}
-    given, plain = moved.get("reduce_peers masks given"), moved.get("atomicAdd")
-    # GB/s counts each variant's own bytes: a stored mask per value makes "masks given" read more.
-    bytes_note = (" The masks-given rows also read a stored mask per value, so compare speed by "
-                  "ms, not GB/s." if given and plain and given != plain else "")
     return text + "\n" + sentence(
         f"*Rows of the full `--csv` run ({link('benchmark.csv')}), shown as this command prints "
-        "them" + (f"; the memory's peak: {peak.group(1)} GB/s" if peak else "") + "."
-        + bytes_note + "*")
+        f"them, {COLUMNS_NOTE}.*")
 
 
 def prints_scan():
@@ -342,7 +334,7 @@ def prints_scan():
     if "```" not in text:
         return text
     return text + "\n" + sentence(
-        f"*Rows of the full `--csv` run, shown as this command prints them "
+        f"*Rows of the full `--csv` run, shown as this command prints them, {COLUMNS_NOTE} "
         f"({link('benchmark.csv')}).*")
 
 
@@ -415,21 +407,21 @@ def number_01():
 
 
 def number_02():
-    """02's number: the tree alone, 03's `reduce_peers masks given` row (the tree and one atomic
-    per group from stored masks, no search) over one `atomicAdd` per value, sorted keys in double.
-    02's own run (search and tree together, reduce_peers.csv) is RESULTS.md's table."""
-    given = bench("double", "sorted", "reduce_peers masks given")
-    atomic = bench("double", "sorted", "atomicAdd")
-    if None in (given, atomic):
-        return missing("03's masks-given row", "benchmark.csv")
-    # 02's own command times search and tree together: RESULTS.md's table, linked, no number here.
-    # A preview line first: the row is 03's, and 03 explains its rows.
+    """02's number, from 02's own run (reduce_peers.csv): in double, keys all distinct (32 search
+    rounds, no tree round) over keys all equal (one search round, 5 tree rounds). 02 times the
+    search and the tree together; the tree alone (03's masks-given row) is RESULTS.md's."""
+    rows = load("reduce_peers.csv")
+    distinct = ms(rows, variant="reduce_peers/double/all distinct")
+    equal = ms(rows, variant="reduce_peers/double/all equal")
+    if None in (distinct, equal):
+        return missing("02 at its default size", "reduce_peers.csv")
+    # A preview line first: what each pattern costs in rounds, so that the box holds one ratio.
     return sentence(
-        "The number below comes from 03, which times this tree alone: from stored masks, on the "
-        "blog's sorted keys, with one `atomicAdd` per group. 02's own run times the search and the "
-        "tree together ([its table](RESULTS.md#02s-timing)).") + "\n" + sentence(
-        f"**One number:** on those keys in double, the tree is **{times(atomic, given)} times as "
-        f"fast** as one `atomicAdd` per value ({link('benchmark.csv')}).\n")
+        "02 times the search and the tree together. Keys all equal take one search round and 5 "
+        "tree rounds. Keys all distinct take 32 search rounds and no tree round "
+        "([its table](RESULTS.md#02s-timing)).") + "\n" + sentence(
+        f"**One number:** in double, 02 takes **{times(distinct, equal)} times** as long on keys "
+        f"all distinct as on keys all equal ({link('reduce_peers.csv')}).\n")
 
 
 def number_03():
@@ -476,7 +468,7 @@ def prints_cg():
     if "```" not in text:
         return text
     return text + "\n" + sentence(
-        f"*Two rows of the full `--csv` run, shown as this command prints them "
+        f"*Two rows of the full `--csv` run, shown as this command prints them, {COLUMNS_NOTE} "
         f"({link('benchmark.csv')}).*")
 
 
@@ -489,7 +481,7 @@ def prints_library():
     if "```" not in text:
         return text
     return text + "\n" + sentence(f"*Two rows of the full `--csv` run, shown as this command "
-                                 f"prints them ({link('benchmark.csv')}).*")
+                                 f"prints them, {COLUMNS_NOTE} ({link('benchmark.csv')}).*")
 
 
 def number_library():

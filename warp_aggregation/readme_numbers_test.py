@@ -322,12 +322,16 @@ def main():
         expect("2 lanes" not in full.get("prints-02", "") and
                "1 lanes with an odd rel_pos" in full.get("prints-02", ""),
                "02's excerpt counts the lanes it leaves out")
-        expect("stored masks" in full.get("number-02", "") and
-               "from 03, which times this tree alone" in full.get("number-02", "") and
-               "benchmark.csv" in full.get("number-02", "") and
+        expect("all distinct as on keys all equal" in full.get("number-02", "") and
+               "reduce_peers.csv" in full.get("number-02", "") and
+               "benchmark.csv" not in full.get("number-02", "") and
                "RESULTS.md#02s-timing" in full.get("number-02", ""),
-               "02's number is the tree alone (03's masks-given row, named as 03's) and links 02's "
-               "own table")
+               "02's number comes from 02's own run (all distinct over all equal, in double) and "
+               "links its table")
+        expect(all("four of its ten columns" in full.get(name, "") and
+                   "xatomic    xCAS" in full.get(name, "") and "%peak" not in full.get(name, "")
+                   for name in ("prints-03", "prints-scan", "prints-cg", "prints-library")),
+               "03's excerpts show four columns (variant, ms, xatomic, xCAS) and say so")
         expect("prints-cg" in full and "cg labeled_partition" in full.get("prints-cg", ""),
                "the cooperative-groups section prints its benchmark rows")
         expect("scattered" in full.get("which-to-use", ""),
