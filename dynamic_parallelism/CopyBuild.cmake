@@ -2,13 +2,13 @@ cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the bui
 # cmake -DREADME=<README.md> -DSOURCE=<program.cu> -DROW=<the program's row, e.g. 02>
 #       -DHEADERS=<header>|<header>... -DNVCC=<nvcc> -DWORK_DIR=<dir> -DMODE=nvcc|cmake|split|twice
 #       -DLAUNCH=<statement>|<statement>... [-DLAUNCHES=<expression>] [-DDECLARE=<decl>|<decl>...]
-#       [-DREGEX=<regex>] [-DCCBIN=<host compiler>]
+#       [-DREGEX=<regex>] [-DPROBE=<a GPU program>] [-DCCBIN=<host compiler>]
 #       [-DGENERATOR=<generator> -DMAKE_PROGRAM=<path> -DCXX=<C++ compiler>] -P CopyBuild.cmake
 #
 # Builds a copy of one program's kernels into a program of its own, as the README's section
 # "Copying a kernel into your own build" tells a reader to, and from that section's text, so that
 # an edit of it that breaks the copy fails here. No GPU is needed: the program is compiled and
-# linked, never run.
+# linked, never run, but in MODE run.
 #
 # The copy: SOURCE's part above `#ifndef DP_KERNELS_ONLY`, less the definitions that the table
 # under "What to copy" names in ROW's "delete" column (the names before the column's first
@@ -24,13 +24,20 @@ cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the bui
 #          way to split a copy
 #   twice  the copy in app.cu and again in app2.cu, main in main.cu: the link must fail, and
 #          nvcc's messages match REGEX (why the README keeps a copy in one file)
+#   run    app.cu as "A whole main() for 02" says (<cstdio>, <vector>, the copy, then that section's
+#          main(), in place of the one above), built by the nvcc line, then run: it must exit 0 and
+#          print REGEX. Where PROBE (a program of the chapter) exits 77, there is no CUDA device:
+#          the copy is built, not run, and a line starting "SKIP:" says so.
 foreach(var README SOURCE ROW HEADERS NVCC WORK_DIR MODE LAUNCH)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "CopyBuild.cmake: -D${var}=... is required")
   endif()
 endforeach()
-if(NOT MODE MATCHES "^(nvcc|cmake|split|twice)$")
-  message(FATAL_ERROR "CopyBuild.cmake: -DMODE=${MODE}: give nvcc, cmake, split or twice")
+if(NOT MODE MATCHES "^(nvcc|cmake|split|twice|run)$")
+  message(FATAL_ERROR "CopyBuild.cmake: -DMODE=${MODE}: give nvcc, cmake, split, twice or run")
+endif()
+if(MODE STREQUAL "run" AND (NOT DEFINED PROBE OR NOT DEFINED REGEX))
+  message(FATAL_ERROR "CopyBuild.cmake: -DMODE=run needs -DPROBE=... and -DREGEX=...")
 endif()
 set(ENV{LC_ALL} C)
 
@@ -164,7 +171,15 @@ if(DEFINED DECLARE)
 endif()
 
 set(files app.cu)
-if(MODE STREQUAL "nvcc" OR MODE STREQUAL "cmake")
+if(MODE STREQUAL "run")
+  set(whole "### A whole main() for 02\n")
+  string(FIND "${section}" "${whole}" whole_at)
+  if(whole_at EQUAL -1)
+    message(FATAL_ERROR "the README's section has no '${whole}'")
+  endif()
+  fenced_block("${section}" cuda ${whole_at} main after)
+  file(WRITE "${WORK_DIR}/app.cu" "#include <cstdio>\n#include <vector>\n${copy}\n\n${main}")
+elseif(MODE STREQUAL "nvcc" OR MODE STREQUAL "cmake")
   file(WRITE "${WORK_DIR}/app.cu" "${copy}\n\n${main}")
 else()
   file(WRITE "${WORK_DIR}/app.cu" "${copy}\n")
@@ -238,3 +253,20 @@ if(NOT code STREQUAL "0")
   message(FATAL_ERROR "the README's nvcc line failed (${code}): nvcc ${shown}\n${out}${err}")
 endif()
 message(STATUS "the README's nvcc line builds the copy of ${SOURCE}: nvcc ${shown}")
+
+if(MODE STREQUAL "run")
+  execute_process(COMMAND "${PROBE}" RESULT_VARIABLE code OUTPUT_QUIET ERROR_QUIET TIMEOUT 120)
+  if(code STREQUAL "77")
+    message(STATUS "SKIP: no CUDA device (${PROBE} exited 77): the copy was built, not run")
+    return()
+  endif()
+  execute_process(COMMAND "${WORK_DIR}/app" WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE code
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+  if(NOT code STREQUAL "0")
+    message(FATAL_ERROR "the copy's main() exited ${code}:\n${out}${err}")
+  endif()
+  if(NOT out MATCHES "${REGEX}")
+    message(FATAL_ERROR "the copy's main() exited 0 without printing '${REGEX}':\n${out}${err}")
+  endif()
+  message(STATUS "the copy's main() ran: ${CMAKE_MATCH_0}")
+endif()

@@ -205,18 +205,18 @@ def draw(grid, block, png):
     levels = nested_reduce2_launches(block)
     depth = max(len(chains[0]), len(levels)) + 1
     fig, (left, right) = plt.subplots(1, 2, figsize=(14, 1.6 * depth + 1.6),
-                                      gridspec_kw={"width_ratios": [3, 2]})
+                                      gridspec_kw={"width_ratios": [3, 2.6]})
 
     def box(ax, x, y, w, text, colour):
         ax.add_patch(FancyBboxPatch((x - w / 2, y - 0.28), w, 0.56, boxstyle="round,pad=0.04",
                                     facecolor=colour, edgecolor="#333333", linewidth=0.8))
-        ax.text(x, y, text, ha="center", va="center", fontsize=8)
+        ax.text(x, y, text, ha="center", va="center", fontsize=11)
 
     def arrow(ax, x0, y0, x1, y1, text=""):
         ax.add_patch(FancyArrowPatch((x0, y0 - 0.32), (x1, y1 + 0.32), arrowstyle="-|>",
                                      mutation_scale=10, color="#555555", linewidth=0.8))
         if text:
-            ax.text((x0 + x1) / 2 + 0.08, (y0 + y1) / 2, text, fontsize=7, color="#555555",
+            ax.text((x0 + x1) / 2 + 0.08, (y0 + y1) / 2, text, fontsize=10.5, color="#555555",
                     va="center")
 
     host, child, last = "#d9d9d9", "#9ecae1", "#fdae6b"
@@ -227,18 +227,18 @@ def draw(grid, block, png):
 
     def grid_box(ax, x0, x1, y, text, colour):
         """A whole grid: a frame around its blocks, its configuration above them."""
-        ax.add_patch(FancyBboxPatch((x0, y - 0.42), x1 - x0, 0.9, boxstyle="round,pad=0.02",
+        ax.add_patch(FancyBboxPatch((x0, y - 0.42), x1 - x0, 1.02, boxstyle="round,pad=0.02",
                                     facecolor="white", edgecolor=colour, linewidth=1.6))
-        ax.text((x0 + x1) / 2, y + 0.36, text, ha="center", va="center", fontsize=8)
+        ax.text((x0 + x1) / 2, y + 0.43, text, ha="center", va="center", fontsize=10.5)
 
     # 02 and 03: the host's grid, then one chain of child grids under each parent block.
     left.set_title(f"02, 03: gpuRecursiveReduce(Nosync), grid {grid} x block {block}\n"
                    f"each parent block's thread 0 starts its own chain: "
-                   f"{sum(len(c) for c in chains)} device-side launches", fontsize=10)
+                   f"{sum(len(c) for c in chains)} device-side launches", fontsize=13)
     grid_box(left, -0.5, grid - 0.5, 0, f"host: <<<{grid}, {block}>>>, block b reduces "
              f"idata[{block}b .. {block}b+{block - 1}]", "#777777")
     for b, chain in enumerate(chains):
-        box(left, b, -0.08, 0.85, f"block {b}: {block} elements", host)
+        box(left, b, -0.08, 0.85, f"block {b}\n{block} elements", host)
         for k, threads in enumerate(chain):
             end = k == len(chain) - 1
             box(left, b, row(k + 1), 0.85, f"<<<1, {threads}>>>" + (
@@ -246,11 +246,10 @@ def draw(grid, block, png):
             arrow(left, b, -0.2 if k == 0 else row(k), b, row(k + 1), "thread 0" if b == 0 else "")
     left.set_xlim(-0.7, grid - 0.3)
     # 04: one grid per level, launched by thread 0 of block 0 for every block.
-    right.set_title(f"04: gpuRecursiveReduce2, grid {grid}, --block {block}: {block} elements, "
-                    f"{block // 2} threads a block\n"
-                    f"each block reduces {block} elements, as in 02 and 03, with half the threads;"
-                    f"\nblock 0's thread 0 launches each level for all blocks: "
-                    f"{len(levels)} device-side launches", fontsize=10)
+    right.set_title(f"04: gpuRecursiveReduce2, grid {grid}, --block {block}\n"
+                    f"each block reduces {block} elements, as in 02 and 03,\n"
+                    f"with half the threads ({block // 2});\nblock 0's thread 0 launches each "
+                    f"level for all blocks:\n{len(levels)} device-side launches", fontsize=13)
     configs = [(block // 2, "host")] + [(t, "block 0, thread 0 (tail launch)") for t in levels]
     for k, (threads, who) in enumerate(configs):
         end = k == len(configs) - 1
@@ -265,13 +264,13 @@ def draw(grid, block, png):
             arrow(right, 0, row(k - 1) - 0.2, 0, y + 0.25, who)
     right.set_xlim(-0.7, grid + 0.9)
     for ax in (left, right):
-        ax.set_ylim(row(depth - 1) - 0.7, 0.9)
+        ax.set_ylim(row(depth - 1) - 0.7, 1.0)
         ax.axis("off")
     fig.text(0.5, 0.02, "At the document's size, grid 2048 × block 512: 2048 chains of 8 launches "
-             "= 16384 for 02 and 03, one chain of 8 for 04 (its nvprof counts). 03's --tail form "
-             "and 04 put each child in the tail-launch stream: it starts only when the grid that "
-             "launched it is complete.", ha="center", fontsize=8, wrap=True)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+             "= 16384 for 02 and 03,\none chain of 8 for 04 (its nvprof counts). 03's --tail form "
+             "and 04 put each child in the tail-launch stream:\nit starts only when the grid that "
+             "launched it is complete.", ha="center", fontsize=13)
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
     fig.savefig(png, dpi=110)
     print(f"wrote {png}")
 

@@ -11,6 +11,7 @@ runtime's streams), not a measurement: the gaps between them are not to scale.
 """
 import argparse
 import os
+import textwrap
 
 
 def draw(png):
@@ -19,9 +20,9 @@ def draw(png):
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch, Rectangle
 
-    fig, ax = plt.subplots(figsize=(12.5, 6.4))
+    fig, ax = plt.subplots(figsize=(12.5, 8.2))
     ax.set_xlim(0, 100)
-    ax.set_ylim(-1.0, 10.6)
+    ax.set_ylim(-5.0, 10.6)
     ax.axis("off")
 
     lanes = {  # y of each lane's centre
@@ -39,14 +40,14 @@ def draw(png):
         "tail": "tail-launched\ngrid",
     }
     for name, y in lanes.items():
-        ax.text(0.5, y, labels[name], va="center", ha="left", fontsize=9, fontweight="bold")
+        ax.text(0.5, y, labels[name], va="center", ha="left", fontsize=11, fontweight="bold")
         ax.plot([11, 99], [y, y], color="0.85", lw=0.8, zorder=0)
 
     def bar(lane, x0, x1, color, text=""):
         y = lanes[lane]
         ax.add_patch(Rectangle((x0, y - 0.35), x1 - x0, 0.7, color=color, ec="black", lw=0.6))
         if text:
-            ax.text((x0 + x1) / 2, y, text, va="center", ha="center", fontsize=8)
+            ax.text((x0 + x1) / 2, y, text, va="center", ha="center", fontsize=10)
 
     def arrow(x0, y0, x1, y1, color="black", style="-|>", ls="-"):
         ax.add_patch(FancyArrowPatch((x0, y0), (x1, y1), arrowstyle=style, mutation_scale=12,
@@ -64,21 +65,21 @@ def draw(png):
     bar("thread 0", 19, 27, "#9ecae1", "write A")
     bar("threads 1..", 19, 27, "#9ecae1", "write B")
     ax.plot([28, 28], [lanes["threads 1.."] - 0.5, lanes["thread 0"] + 0.5], color="black", lw=2)
-    ax.text(28, lanes["thread 0"] + 0.75, "__syncthreads()", ha="center", fontsize=7.5)
+    ax.text(28, lanes["thread 0"] + 0.75, "__syncthreads()", ha="center", fontsize=10)
     bar("thread 0", 29, 38, "#fdae6b", "")
     ax.text(33.5, lanes["thread 0"], "child<<<...>>>\ntail<<<...>>>", ha="center", va="center",
-            fontsize=7)
+            fontsize=8.5)
     bar("thread 0", 38, 50, "#9ecae1", "runs on: write C")
     bar("threads 1..", 29, 53, "#9ecae1", "run on: write D")
-    ax.text(50.5, lanes["thread 0"], "exit", va="center", fontsize=8)
-    ax.text(53.5, lanes["threads 1.."], "exit", va="center", fontsize=8)
+    ax.text(50.5, lanes["thread 0"], "exit", va="center", fontsize=10)
+    ax.text(53.5, lanes["threads 1.."], "exit", va="center", fontsize=10)
     event(1, 33.5, lanes["thread 0"])
     # The launch takes a slot of the device runtime's pending pool, held until the child
     # completes (4).
     arrow(33.5, lanes["thread 0"] - 0.4, 38, 5.65, color="#d95f0e")
     ax.add_patch(Rectangle((38, 5.1), 32, 0.55, fc="#fff5eb", ec="#d95f0e", lw=0.8, ls="--"))
     ax.text(58, 5.37, "a slot of the pool, held until (4)", ha="center", va="center",
-            fontsize=7.5, color="#a63603")
+            fontsize=10, color="#a63603")
     event(2, 36.6, 5.37, dy=0)
     arrow(45.5, 5.1, 46, lanes["child"] + 0.4, color="#d95f0e")
     # The child starts whenever it is scheduled: before, during or after the parent's threads.
@@ -87,16 +88,16 @@ def draw(png):
     ax.annotate("", xy=(34, lanes["child"] - 0.6), xytext=(62, lanes["child"] - 0.6),
                 arrowprops=dict(arrowstyle="<->", color="0.4", lw=0.8))
     ax.text(48, lanes["child"] - 0.85, "(3) may come anywhere after (1), even after the parent's "
-            "threads exit", ha="center", va="top", fontsize=7, color="0.3")
+            "threads exit", ha="center", va="top", fontsize=10, color="0.3")
     # The parent grid is complete only when the child is.
     ax.plot([70, 70], [lanes["tail"] - 0.5, lanes["thread 0"] + 0.5], color="#756bb1", lw=1.2,
             ls=":")
     event(4, 70, lanes["thread 0"] + 0.2, dy=0.6)
     ax.text(71, lanes["thread 0"] + 0.95, "parent grid complete\n(its children are)",
-            fontsize=7.5, color="#54278f", va="center")
+            fontsize=10, color="#54278f", va="center")
     # The grid thread 0 launched into cudaStreamTailLaunch starts only then.
     ax.text(13, lanes["tail"], "tail<<<..., cudaStreamTailLaunch>>>, launched at (1), waits "
-            "for (4)", va="center", fontsize=7.5, color="#54278f")
+            "for (4)", va="center", fontsize=10, color="#54278f")
     arrow(62, lanes["tail"], 70.6, lanes["tail"], color="#756bb1", ls="--")
     bar("tail", 71, 86, "#dadaeb", "tail grid: reads E")
     event(5, 71, lanes["tail"], dy=0.62)
@@ -116,10 +117,16 @@ def draw(png):
         "(5) a tail-launched grid starts after (4): it sees E (the continuation of 03, 04, 07)",
         "(6) the host's synchronisation waits for the whole tree: it sees everything",
     ]
-    for i, note in enumerate(notes):
-        ax.text(1, 0.95 - i * 0.38, note, fontsize=8, va="center", ha="left")
+    # At 12 points a note of more than 115 characters takes two lines.
+    y = 0.95
+    for note in notes:
+        lines = textwrap.wrap(note, 115, subsequent_indent="     ")
+        for line in lines:
+            ax.text(1, y, line, fontsize=12, va="center", ha="left")
+            y -= 0.5
+        y -= 0.12
     ax.set_title("A device-side launch under CUDA 12+ (CDP2): order of events, not to scale",
-                 fontsize=11)
+                 fontsize=14)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     print(f"wrote {png}")

@@ -33,6 +33,9 @@ The files (scripts/gpu_check.sh writes them on a GPU machine):
   comparison.csv, comparison_log.txt, comparison.txt
                         05 --csv, its log, and 05's printed table from a second run
   comparison_no_rdc.csv 05_reduction_comparison_no_rdc --csv
+  comparison_block1024.txt
+                        05 --block 1024
+  comparison_env.txt    the env.txt of 05's files: a later run than the rest, at commit 9780ccf
   mandelbrot_default.txt 06's default run
   mandelbrot.csv, mandelbrot_log.txt
                         06 at each size in its own process at its own pending-launch limit
