@@ -112,9 +112,9 @@ def draw(out):
     # At most ~900 px wide (8.1 in at 110 dpi), no text under 9 pt.
     heads = chained(keys)
     fig, left = plt.subplots(figsize=(8.1, 4.6))
-    left.set_title(f"Chained, as in A2-A4: {KEYS} keys k0-k{KEYS - 1} in {BUCKETS} buckets "
+    left.set_title(f"Chained, as in A2-A4: {KEYS} random keys in {BUCKETS} buckets "
                    "(the programs: 1024)\n"
-                   "bucket = key % 4; each key pushed at the head of its bucket's list",
+                   "ki: the key keys[i], not the number i; bucket = ki % 4; pushed at the head",
                    fontsize=10)
     row_h = 2.2
     for b, chain in enumerate(heads):
@@ -124,12 +124,12 @@ def draw(out):
         x = 2.2
         prev = (1.4, y + 0.5)
         for i in chain:
-            entry_box(left, x, y, 3.6, 1, i, f"pool[{i}]\nk{i}")
+            entry_box(left, x, y, 3.6, 1, i, f"pool[{i}]\nk{i} % 4 = {b}")
             arrow(left, prev, (x, y + 0.5))
             prev = (x + 3.6, y + 0.5)
             x += 4.3
         left.text(prev[0] + 0.15, y + 0.5, "NULL", va="center", fontsize=9, color="gray")
-    left.text(0, -1.6, "Inserting key i takes pool[i] and writes two pointers (next, then the "
+    left.text(0, -1.6, "Inserting ki takes pool[i] and writes two pointers (next, then the "
               "head);\na lookup walks the list: in the programs ~25,600 entries a bucket.",
               fontsize=9.5)
     left.set_xlim(-0.2, 2.2 + 4.3 * max(len(c) for c in heads) + 1)
