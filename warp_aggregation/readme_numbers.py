@@ -1043,8 +1043,8 @@ def which_to_use():
         "¹ 03's segmented scan is faster still"
         + (f" ({scan:.2f}× `atomicAdd`)" if scan is not None else "")
         + ", but not for copying ([why](RESULTS.md#copying-the-segmented-scan)). "
-        "`ReduceByKey`'s number assumes that every key occurs: its packed output is the bins. "
-        "Sparse keys need a scatter of its (key, sum) pairs, not timed.",
+        "`ReduceByKey`'s number assumes that every key occurs "
+        "([the library](#the-library-and-determinism)).",
         "² " + bits_note + ", but not on very long runs of equal keys "
         "([determinism](#the-library-and-determinism)): check the bits.",
         "³ Per-block aggregation: " + (f"{block:.2f}×" if block else NOT_YET)
