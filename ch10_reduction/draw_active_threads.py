@@ -7,8 +7,9 @@
 --kernel 10_06 or 10_09 draws that kernel alone (the README shows each under its own figure);
 without it the two are drawn side by side.
 
-One row per iteration of each kernel's loop, one square per thread of the block, the warps side by
-side. The index arithmetic is the kernels' and divergence_analysis.h's, line for line:
+One row per iteration of each kernel's loop, labelled "step k (stride s)" with step 1 first, as
+the programs count; one square per thread of the block, the warps side by side. The index
+arithmetic is the kernels' and divergence_analysis.h's, line for line:
   Fig 10.6 (count_simple_sum):     stride = 1, 2, 4, ... <= blockDim.x;
                                    active: t % stride == 0 && 2t + stride < n
   Fig 10.9 (count_convergent_sum): stride = blockDim.x, ..., 2, 1;
@@ -107,7 +108,8 @@ def draw(n, png, kernels):
                     colour = colours["active" if on else "idle lane" if busy else "warp idle"]
                     x = w * (WARP + gap) + lane
                     ax.add_patch(Rectangle((x, -row - 1), 1, 0.8, facecolor=colour, linewidth=0))
-            ax.text(-2, -row - 0.6, f"stride {stride}", ha="right", va="center", fontsize=8)
+            ax.text(-2, -row - 0.6, f"step {row + 1} (stride {stride})", ha="right", va="center",
+                    fontsize=8)
             warp_count = f"{busy_warps} warp{'s' if busy_warps != 1 else ''}"
             adds = f"{sum(active)} add{'s' if sum(active) != 1 else ''}"
             ax.text(width + 2, -row - 0.6, f"{adds}, {warp_count} busy",
@@ -117,7 +119,7 @@ def draw(n, png, kernels):
         committed, consumed = counts(steps)
         ax.set_title(f"{title}\n{committed} additions / {consumed} lanes consumed = "
                      f"{100 * committed / consumed:.1f}% of the lanes do work", fontsize=10)
-        ax.set_xlim(-16, width + 26)
+        ax.set_xlim(-30, width + 26)
         ax.set_ylim(-rows - 0.5, 1.2)
         ax.axis("off")
     fig.legend(handles=[Patch(color=c, label=l) for l, c in

@@ -253,23 +253,27 @@ def prints_02():
     if not found:
         return missing("02's trace", "traces.txt")
     header, lines = found
-    rows, odd = [lines[0]], 0
+    rows, kept = [lines[0]], []
     first_key = lines[1].split()[1]  # lane 0's group is printed whole, so round 0 can be checked
     for line in lines[1:]:
         fields = line.split()
         rel_pos, rounds = int(fields[2]), fields[4:-1]
         if fields[-1] == "first":
             rounds = fields[4:-3]
-        odd += rel_pos % 2
-        if rel_pos % 2 and fields[1] != first_key:
-            continue
+        if rel_pos % 2:
+            if fields[1] != first_key:
+                continue
+            kept.append(fields[0])
         cells = [x if rel_pos % (2 << r) == 0 else "." for r, x in enumerate(rounds)]
         result = fields[4 + len(rounds)]
         text = f"  {fields[0]:>4} {fields[1]:>4} {fields[2]:>8} {fields[3]:>6}"
         text += "".join(f"  {c:>7}" for c in cells) + f"  {result:>6}"
         rows.append(text + ("  <- first" if rel_pos == 0 else ""))
-    note = (f"... (an excerpt: of the {odd} lanes with an odd rel_pos, reduced away in round 0, "
-            f"only key {first_key}'s shown)")
+    # Rows: every lane still holding a partial sum after round 0, and lane 0's key's others.
+    others = (f", and key {first_key}'s lane{'s' if len(kept) > 1 else ''} "
+              + (kept[0] if len(kept) == 1 else ", ".join(kept[:-1]) + " and " + kept[-1])
+              if kept else "")
+    note = f"... (an excerpt: every lane still holding a partial sum after round 0{others})"
     return stale_note("02", old_name(header)) + "\n".join(
         ["```", "$ build/bin/02_reduce_peers --n 64 --trace", note, header] + rows + ["```", ""])
 
@@ -421,7 +425,9 @@ def number_02():
         "tree rounds. Keys all distinct take 32 search rounds and no tree round "
         "([its table](RESULTS.md#02s-timing)).") + "\n" + sentence(
         f"**One number:** in double, 02 takes **{times(distinct, equal)} times** as long on keys "
-        f"all distinct as on keys all equal ({link('reduce_peers.csv')}).\n")
+        f"all distinct as on keys all equal ({link('reduce_peers.csv')}).") + (
+        "\n" + sentence("So 32 search rounds cost more than one search round plus 5 tree rounds: "
+                        "the search dominates.") if distinct > equal else "")
 
 
 def number_03():
@@ -677,21 +683,6 @@ def sweep_bins():
         f"{how} {most[0]} values each ({link('key_orders.txt')}).")
 
 
-def bins_note(four):
-    """Why the sweep's d = 4 beats 03's sorted d = 4: fuller bins (key_orders.txt). Empty where a
-    number is missing."""
-    lines = order_lines() or {}
-    most = {name: re.search(r"at most (\d+) values", line) for name, line in lines.items()}
-    sweep = {m.group(1) for name, m in most.items() if m and "keys/warp" in name}
-    sorted_most = most.get("sorted")
-    match = ratio(bench("double", "sorted", "atomicAdd"),
-                  bench("double", "sorted", "warp match_any"))
-    if not four or len(sweep) != 1 or not sorted_most or match is None:
-        return ""
-    return (f"At *d* = 4 it gains more here than on 03's sorted keys ({match:.2f}×): the sweep's "
-            f"bins take {sweep.pop()} values each, 03's {sorted_most.group(1)}.")
-
-
 # ---------------------------------------------------------------------------------------------
 # The blog's conclusions, each beside one measurement; which technique for which keys.
 
@@ -800,10 +791,13 @@ def blog_table(brief=True):
         def share(ms):
             return (f"at least +{ms - given:.4f} ms, {100 * (ms - given) / given:.0f}%"
                     if ms > given else "nothing measurable")
-        search_rows = [(f"{end(whole)} end with the blog's `get_peers`",
-                        f"{share(whole)} of the reduction from stored masks ({given:.4f} ms), "
-                        "which also reads a mask per value"),
-                       (f"{end(match)} end with `__match_any_sync`", f"{share(match)} of the same")]
+        # One number a cell: the search's share of a reduction from stored masks (the times are
+        # RESULTS.md's row).
+        def pct(ms):
+            return (f"at least {100 * (ms - given) / given:.0f}% of a reduction from stored masks"
+                    if ms > given else "nothing measurable")
+        search_rows = [(f"{end(whole)} end with the blog's `get_peers`", pct(whole)),
+                       (f"{end(match)} end with `__match_any_sync`", pct(match))]
         search_cell = (
             "" if brief else
             f"what the search adds to the whole kernel, at least, over the reduction from stored "
@@ -818,13 +812,11 @@ def blog_table(brief=True):
         f = found
         # The README's: the verdict, one search a row; the inequality behind it in RESULTS.md.
         link_reuse = "[reusing the masks](RESULTS.md#reusing-the-masks)"
-        # Both framings: a separate search pass (measured pass by pass), and a first pass that
-        # aggregates and stores its masks (a model), which is the blog's "reused at least once".
-        fused = f["k_fused"] and f["first"]
+        # The README's in words, no k: one stored search and the reductions that reuse it against
+        # as many atomicAdd passes; the model of a first pass that stores its masks: RESULTS.md.
         reuse_rows = [(
-            f"with `get_peers`, from k = {f['k_separate']} reductions reusing one stored search"
-            + (", barely" if f["close"] else "")
-            + (f"; from k = {f['k_fused']} with a modelled first pass" if fused else "")
+            f"true with `get_peers`: one stored search reused by {f['k_separate']} reductions or "
+            "more beats as many `atomicAdd` passes" + (", barely" if f["close"] else "")
             if f["k_separate"] else
             "with `get_peers`, for no k measured",
             link_reuse)]
@@ -843,9 +835,8 @@ def blog_table(brief=True):
             # With __match_any_sync the search is nearly free: what storing can save of a pass.
             reuse_verdict += (f"; with `__match_any_sync`, at most about "
                               f"{100 * (1 - f['given'] / match):.0f}% of a pass to gain")
-            reuse_rows.append(("with `__match_any_sync`, little to gain",
-                               f"at most the search's +{match - f['given']:.4f} ms a pass"
-                               if match > f["given"] else "nothing"))
+            reuse_rows.append(("with `__match_any_sync`, little to gain: its search is cheap",
+                               "–"))
         # The times and the model: linked, not repeated (RESULTS.md has the section).
         reuse_cell = ("[reusing the masks](RESULTS.md#reusing-the-masks)" if brief else
                       "the passes' times and the model: [reusing the masks](#reusing-the-masks)")
@@ -871,9 +862,10 @@ def blog_table(brief=True):
         False: "true of the blog's loop, not of `__match_any_sync`"}[loop_float]
     # The blog's own bar, where the run has it: the reduction from stored masks with the loop.
     own = speedup("double", "sorted", BLOG_BAR, "atomicCAS loop")
+    # RESULTS.md's table only: the README's Figure 1 shows the blog's own bar.
     own_bar = ("; " + cell(own, "the blog's own bar, `reduce_peers` from stored masks (search "
-                           "left out) adding with the loop, over the loop alone",
-                           "its own bar (masks given + CAS) {} the loop") if own is not None else "")
+                           "left out) adding with the loop, over the loop alone")
+               if own is not None and not brief else "")
     lines = [
         f"| the blog says | on the {gpu.group(1) if gpu else 'GPU'} | "
         + ("× as fast as `atomicAdd`, unless named |" if brief else "the number |"),
@@ -916,8 +908,8 @@ def blog_table(brief=True):
         "reduction; the nearest relative, shared-memory hashing (the row above), loses | – |",
     ])
     return "\n".join(lines) + "\n\n" + sentence(
-        f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} (ms: the "
-        "median of 20 runs).")
+        f"Sorted keys in double unless the row says otherwise; {link('benchmark.csv')} ("
+        + ("ratios of medians of 20 runs)." if brief else "ms: the median of 20 runs)."))
 
 
 def reuse_masks():
@@ -1003,27 +995,18 @@ def which_to_use():
                     if scan_partial >= 1 else
                     f"the scan slower than `match_any` aggregation ({scan_partial:.2f}×)")
     scattered = cross = None
-    cg_note = "`labeled_partition` + `cg::reduce` says the same in two calls, but costs more."
     if have("sweep.csv"):
         for arrangements in plot_sweep.load(path("sweep.csv")).values():
             rows = arrangements.get("scattered")
             if rows and "warp match_any" in rows:
                 cross = plot_sweep.slower_from(rows, "warp match_any")
-                cg_cross = plot_sweep.slower_from(rows, "cg labeled_partition")
                 four = plot_sweep.speedup(rows, "warp match_any", 4)
                 scattered = ((f"`match_any` aggregation {four:.2f}× `atomicAdd` at *d* = 4, "
                               if four else "`match_any` aggregation ")
                              + f"slower from *d* = {cross} on"
                              if cross else
                              "`match_any` aggregation faster than `atomicAdd` at every *d*")
-                # The cg spelling's crossover is the sweep's answer; the note says why d = 4
-                # here beats 03's sorted keys, where the data has it.
-                cg_note = bins_note(four) or (
-                           "`labeled_partition` + `cg::reduce` says the same in two calls"
-                           + (f" and, on scattered keys, is slower than `atomicAdd` from *d* = "
-                              f"{cg_cross} on"
-                              if cg_cross else "")
-                           + ".")
+                # Why d = 4 here beats 03's sorted keys (fuller bins): RESULTS.md's sweep.
     random_match = ratio(bench("double", "random", "atomicAdd"),
                          bench("double", "random", "warp match_any"))
     random_cell = (NOT_YET if random_match is None else
@@ -1046,11 +1029,11 @@ def which_to_use():
         ("sorted", "`ReduceByKey`, or `match_peers` + `reduce_peers` ¹", sorted_cell),
         ("nearly sorted", "the scan or `match_peers` + `reduce_peers`: measure both ¹",
          partial_cell),
-        ("few keys a warp, scattered over its lanes", "`match_peers` + `reduce_peers` ²",
+        ("few keys a warp, scattered over its lanes", "`match_peers` + `reduce_peers`",
          scattered or NOT_YET),
         ("random, one pass", "plain `atomicAdd`", random_cell),
-        ("random, the same bits every run", "sort + `ReduceByKey` ³", sort_cell),
-        ("one counter (filtering)", "`DeviceSelect::If`, or per-block aggregation ⁴",
+        ("random, the same bits every run", "sort + `ReduceByKey` ²", sort_cell),
+        ("one counter (filtering)", "`DeviceSelect::If`, or per-block aggregation ³",
          counter_cell),
     ]
     lines = ["| your keys | use | measured, × as fast (double; 04: 2^24 ints, half kept) |",
@@ -1060,12 +1043,11 @@ def which_to_use():
         "¹ 03's segmented scan is faster still"
         + (f" ({scan:.2f}× `atomicAdd`)" if scan is not None else "")
         + ", but not for copying ([why](RESULTS.md#copying-the-segmented-scan)). "
-        "`ReduceByKey`'s number assumes that every key occurs: its packed output is the bins. "
-        "Sparse keys need a scatter of its (key, sum) pairs, not timed.",
-        "² " + cg_note,
-        "³ " + bits_note + ", but not on very long runs of equal keys "
+        "`ReduceByKey`'s number assumes that every key occurs "
+        "([the library](#the-library-and-determinism)).",
+        "² " + bits_note + ", but not on very long runs of equal keys "
         "([determinism](#the-library-and-determinism)): check the bits.",
-        "⁴ Per-block aggregation: " + (f"{block:.2f}×" if block else NOT_YET)
+        "³ Per-block aggregation: " + (f"{block:.2f}×" if block else NOT_YET)
         + " the plain kernel. With any counter the output's order changes from run to run.",
     ]
     return "\n".join(lines) + "\n\n" + "\n".join(sentence(n).rstrip("\n") + "\n" for n in notes)
@@ -1167,13 +1149,18 @@ def sweep_where(brief=True):
         + (" (a tie)" if abs(far[0] / far[1] - 1) < 0.03 else
            f" ({times(far[0], far[1])} times as fast)"))
     if brief:  # the README: random keys only; the sweep's end and the halves in RESULTS.md
+        # One verdict, no times: the times are RESULTS.md's. The crossover is said here, where
+        # the section first needs it.
+        cross = plot_sweep.slower_from(rows, "warp match_any")
+        lead = (f"**`match_any` aggregation loses to `atomicAdd` from *d* = {cross} on, with a "
+                "warp's bins close together in memory.**" if cross else
+                "**In the sweep, a warp's bins lie close together in memory.**")
         return sentence(
-            "**That crossover holds for a warp's bins close together in memory.** Random keys "
-            f"scatter a warp's atomics over 10^6 bins: `atomicAdd` takes {far[0]:.4f} ms, "
-            f"`match_any` aggregation {far[1]:.4f}"
-            + (" (a tie)" if abs(far[0] / far[1] - 1) < 0.03 else
-               f" ({times(far[0], far[1])} times as fast)")
-            + (": the search hides behind slow, scattered atomics" if hides(far) else "")
+            lead + " On random keys, "
+            "scattered over 10^6 bins, `match_any` aggregation "
+            + ("ties with `atomicAdd`" if abs(far[0] / far[1] - 1) < 0.03 else
+               f"is {times(far[0], far[1])} times as fast as `atomicAdd`")
+            + (": the search hides behind slow atomics" if hides(far) else "")
             + " ([why](RESULTS.md#where-the-crossover-holds)).")
     return sentence(
         text + ". Timed apart, its search takes "
