@@ -818,7 +818,7 @@ def blog_table(brief=True):
         # The blog's "at least once" is two passes: measured, the masks pay from k_separate;
         # two passes only by the model of a pass that aggregates and stores at once.
         reuse_rows = [(
-            (("true" if f["k_separate"] <= 2 else "partly") + " with `get_peers`: the masks pay "
+            (("true" if f["k_separate"] <= 2 else "partly") + ": with `get_peers` the masks pay "
              f"from {f['k_separate']} passes measured"
              + (f", from {f['k_fused']} by a model" if f["k_fused"] and
                 f["k_fused"] < f["k_separate"] else "") + (", barely" if f["close"] else ""))
@@ -1069,8 +1069,8 @@ def which_to_use():
     if sweep_atomic and match_sorted and atomic_sorted and bins:
         notes.append(
             f"⁴ More than on 03's sorted keys ({match_sorted:.2f}×), also *d* = 4: the sweep fills "
-            f"{bins.group(1)} bins with {bins.group(2)} values each, 03 fills 10^6 with 10. Its "
-            f"`atomicAdd` takes {float(sweep_atomic['ms']):.4f} ms, 03's {atomic_sorted:.4f} ms.")
+            f"{bins.group(1)} bins with {bins.group(2)} values each, 03 fills 10^6 with 10. The "
+            f"sweep's `atomicAdd` takes {float(sweep_atomic['ms']):.4f} ms, 03's {atomic_sorted:.4f} ms.")
     return "\n".join(lines) + "\n\n" + "\n".join(sentence(n).rstrip("\n") + "\n" for n in notes)
 
 
