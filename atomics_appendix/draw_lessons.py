@@ -10,9 +10,10 @@
                          bucket.
   lost_push.png          A.2.3 (Figs A.4, A.5): two threads push onto one bucket without a lock;
                          both link to the old head, the second store wins, the first entry floats.
-  critical_section.png   A.1.1 and A0_lock_litmus: two holders of one lock on two SMs. The relaxed
-                         lock allows the second to read the counter its L1 kept (stale) and lose
-                         an increment; with acquire/release it reads the first's write.
+  critical_section.png   A0_lock_litmus: two holders of one lock on two SMs, after a planted racy
+                         read (orange) left c in SM 1's L1. The relaxed lock lets the second read
+                         that stale copy and lose an increment; with acquire/release it reads the
+                         first's write.
   thread_scheduling.png  independent thread scheduling: one warp whose lanes take one lock, before
                          sm_70 (one program counter: the spinning lanes run, the holder never
                          unlocks) and since (each lane its own: the holder runs on and unlocks).
@@ -123,7 +124,8 @@ def critical_section(path):
             ax.text(0.0, y, name, fontsize=9.5, va="center", color=GREY)
             ax.plot([1.9, 20], [y, y], color="#dddddd", lw=1, zorder=0)
         acq, rel = ("\nacquire", "\nrelease") if ordered else ("", "")
-        box(ax, 3.2, 0.6, "read c = 5\ninto L1", w=2.3, h=0.9, color=GREEN, size=9)
+        # The planted racy read, before the lock: orange in both rows (a race, not a result).
+        box(ax, 3.3, 0.6, "racy read:\nc = 5 into L1", w=2.6, h=0.9, color=ORANGE, size=9)
         box(ax, 5.7, 3.4, "lock:\nCAS 0->1" + acq, w=2.1, h=1.1, size=9)
         box(ax, 8.2, 3.4, "c = 5+1", w=1.7, h=0.6, size=9)
         box(ax, 10.7, 3.4, "unlock:\nexch 1->0" + rel, w=2.4, h=1.1, size=9)
@@ -148,8 +150,8 @@ def critical_section(path):
             arrow(ax, 3.4, 0.05, 16.3, 0.05, color=RED, ls="--", rad=0.0)
             ax.text(9.8, -0.4, "the same line, kept in SM 1's L1 all along", fontsize=9,
                     color=RED, ha="center")
-            ax.text(1.9, 4.55, "relaxed: nothing orders c's load and store against the lock;\n"
-                    "the compiler may keep c in a register, or move its store below the unlock",
+            ax.text(1.9, 4.55, "relaxed: the CAS does not drop SM 1's L1 copy of c;\n"
+                    "holder 2 reads the old 5 and writes 6 over holder 1's increment",
                     fontsize=9, color=RED, va="center")
     fig.tight_layout()
     fig.savefig(path, dpi=110, bbox_inches="tight")
