@@ -342,6 +342,15 @@ def main():
         expect("| use |" in full.get("which-to-use", "") and len(advice) == 6 and
                all(cell.count("×") == 1 and "time" not in cell for cell in advice),
                "which-to-use: every measured cell is one ratio, × as fast")
+        # One baseline a ratio column, named in its header: one `atomicAdd` per value.
+        expect("× as fast as one `atomicAdd` a value" in full.get("which-to-use", "") and
+               not any("atomicAdd" in cell or "plain kernel" in cell for cell in advice),
+               "which-to-use: one baseline for the measured column, named in its header")
+        ratios = [line.split("|")[3] for line in full.get("blog-table", "").splitlines()
+                  if line.startswith("| ") and "the blog says" not in line]
+        expect("| × as fast as `atomicAdd` |" in full.get("blog-table", "") and
+               not any("loop" in cell or "%" in cell for cell in ratios),
+               "the blog's table: one baseline for its ratio column, `atomicAdd`")
         table = full.get("blog-table", "")
         expect(("for no k measured" in table or re.search(
                    r"pays from k = (\d+),.*\| search \+ k reductions < k `atomicAdd` passes: "
