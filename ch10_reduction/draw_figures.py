@@ -623,17 +623,21 @@ def draw_fig_12(out):
             arrow(ax, x0 + t + threads, -0.35, x0 + t * 2 + 0.1, -1.65, colour=faint, width=0.4)
             arrow(ax, x0 + t, -0.35, x0 + t * 2 - 0.1, -1.65, colour=faint, width=0.4)
             box(ax, x0 + t * 2, -2, s[t], face=ADDS, size=7, colour="white")
-        # Fig 10.11's tree in input_s, one row per stride: the cells written in that step.
+        # Fig 10.11's tree in input_s, one row per stride, every cell as in Fig 10.10: dark, the
+        # cells written in that step; light with a grey value, the ones carried down unchanged.
         row = -2
         for stride, step in shared_memory_steps(seg):
             row -= 1.2
+            written = {own for _, own, _ in step}
             for t, own, partner in step:
                 arrow(ax, x0 + own * 2, row + 1.2 - 0.35, x0 + own * 2, row + 0.35,
                       colour=COLOURS[b], width=0.5)
                 arrow(ax, x0 + partner * 2, row + 1.2 - 0.35, x0 + own * 2 + 0.1, row + 0.35,
                       colour=COLOURS[b], width=0.5)
                 s[own] += s[partner]
-                box(ax, x0 + own * 2, row, s[own], face=ADDS, size=7, colour="white")
+            for c in range(threads):
+                box(ax, x0 + c * 2, row, s[c], face=ADDS if c in written else SHARED, size=7,
+                    colour="white" if c in written else CARRIED)
             if b == 0:
                 ax.text(-1, row, f"stride {stride}", ha="right", va="center", fontsize=9)
         total += s[0]
@@ -643,10 +647,13 @@ def draw_fig_12(out):
             f"order: {total} = 0 + 1 + ... + {blocks * seg - 1}", fontsize=9, va="center")
     ax.text(-1, 0, "input[i] = i", ha="right", va="center", fontsize=9)
     ax.text(-1, -2, "load: input_s", ha="right", va="center", fontsize=9)
-    # Fig 10.10's colour code: dark, an input_s[t] written in the load or a step; white, global.
+    # Fig 10.10's colour code: dark, an input_s[t] written in the load or a step; light, one
+    # unchanged in this step; white, global memory.
     from matplotlib.patches import Patch
     ax.legend(handles=[Patch(facecolor=ADDS, edgecolor=EDGE, label="input_s[t] written in this "
                              "step (the load, then each stride)"),
+                       Patch(facecolor=SHARED, edgecolor=EDGE, label="input_s[t] unchanged in "
+                             "this step (its value in grey)"),
                        Patch(facecolor="white", edgecolor=EDGE, label="global memory")],
               loc="lower left", fontsize=8, frameon=False)
     ax.set_title("Fig 10.12: segmented reduction, three blocks of 8 threads, a slice of 16 inputs "

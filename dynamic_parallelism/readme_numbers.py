@@ -624,9 +624,10 @@ def launch_rows():
 
 
 def launch_costs():
-    """The README's table of what a device-side launch cost, by pattern: chains short and long
-    (device_runtime_limits --chain-times), 01's own run, 04's levels against the host's, 03's tail
-    launches, 02's overlapping chains and 07's tail form against its device-streams form."""
+    """The README's table of what a device-side launch cost where each waits for the one before:
+    chains short and long (device_runtime_limits --chain-times), 01's own run, 04's levels against
+    the host's, 03's tail launches; then, apart, 02's overlapping chains, a throughput. (07's tail
+    form less its device-streams form is no launch cost: the two split the work differently.)"""
     run = run_of("chain_times.txt", "--chain-times")
     chains = [(int(n), float(ms)) for n, ms in re.findall(
         r"chain of\s+(\d+) grids:\s+([0-9.]+) ms", "\n".join(run[1]))] if run else []
@@ -638,7 +639,7 @@ def launch_costs():
         return missing("device_runtime_limits --chain-times", "chain_times.txt")
     (n0, t0), (n2, t2) = chains[0], chains[2]
     (m0, u0), (m1, u1) = chains[-2], chains[-1]
-    lines = ["| pattern | per device-side launch |", "| --- | --- |",
+    lines = ["| a chain: each launch waits for the one before | per launch |", "| --- | --- |",
              f"| a chain of {n0} to {n2} grids, each launching the next: the slope, no host "
              f"launch in it | {1000 * (t2 - t0) / (n2 - n0):.1f} µs |",
              f"| a chain of {m0} to {m1} grids | {1000 * (u1 - u0) / (m1 - m0):.1f} µs |"]
@@ -651,14 +652,9 @@ def launch_costs():
                      f"({levels['device']:.4f} − {levels['stream']:.4f}) ms / 8, device less host "
                      f"| {(levels['device'] - levels['stream']) * 1000 / 8:.1f} µs |")
     lines.append(f"| 03's tail launches, run one after another | {us(tail[2], tail[0])} |")
-    lines.append(f"| 02's 2048 chains side by side: a throughput | {us(two[2], two[0])} |")
-    found = continuation_medians()
-    if found:
-        ms = found[0]
-        lines.append(f"| 07's children, overlapping: ({ms['tail launch']:.4f} − "
-                     f"{ms['device streams']:.4f}) ms / (1025 − 3) launches, tail form less "
-                     f"device-streams form "
-                     f"| {1000 * (ms['tail launch'] - ms['device streams']) / 1022:.2f} µs |")
+    lines.append("")
+    lines.append(f"Launches that overlap cost less. 02's 2048 chains side by side took "
+                 f"{us(two[2], two[0])} a launch, a throughput.")
     return "\n".join(lines) + "\n"
 
 
