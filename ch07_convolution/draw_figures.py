@@ -313,10 +313,12 @@ def tile_7_11(png):
                               linewidth=2.5))
     left.text(c0 - r + in_tile / 2, r0 - r + in_tile + 0.8,
               f"input tile {in_tile}×{in_tile} = {in_tile ** 2} N elements", ha="center",
-              va="top", fontsize=10, color=DARK)
+              va="top", fontsize=10, color=DARK,
+              bbox=dict(facecolor="white", edgecolor="none", pad=2))
     right.text(c0 + out_tile / 2, r0 + out_tile + 0.8,
                f"output tile {out_tile}×{out_tile} = {out_tile ** 2} P elements", ha="center",
-               va="top", fontsize=10, color=DARK)
+               va="top", fontsize=10, color=DARK,
+               bbox=dict(facecolor="white", edgecolor="none", pad=2))
     big = 16
     fig.suptitle(f"Fig 7.11: block ({bx}, {by})'s output tile and the input tile it needs, "
                  f"{2 * r + 1}×{2 * r + 1} filter (r = {r}). Light: the halo, r cells wide.\n"
@@ -621,7 +623,8 @@ def roofline(png, data, bench, env):
     ax.legend(handles=handles, loc="lower right", fontsize=9)
     ax.set_title(f"The roofline of {env or 'the GPU of the committed data'}, "
                  f"5×5 filter on {first['width']}×{first['height']}: every kernel moves the "
-                 f"same DRAM bytes", fontsize=11)
+                 f"same DRAM bytes\nSquares: the book's count, not measured. Dots: measured.",
+                 fontsize=11)
     fig.tight_layout()
     fig.savefig(png, dpi=100)
     print(f"wrote {png}: ridge {ridge:.2f} OP/B; measured OP/B at 5x5: " +
