@@ -1055,8 +1055,8 @@ def which_to_use():
              "| --- | --- | --- |"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     notes = [
-        "¹ Its sums are the bins only because every key occurs "
-        "([why](#the-library-and-determinism)).",
+        "¹ Its sums are the bins only because every key occurs; otherwise a scatter follows, not "
+        "timed ([the library](#the-library-and-determinism)).",
         "² 03's segmented scan is faster still"
         + (f" ({scan:.2f}×)" if scan is not None else "")
         + ", but not for copying ([why](RESULTS.md#copying-the-segmented-scan)).",
