@@ -97,7 +97,6 @@ GRID_ROWS = [
     ("A3's locks, no lane turns", "A3 locks (no lane turns)", None, "-"),
     ("A4's `cas` push, no lock", "A4 lock-free cas (A3's grid)", "A4 lock-free cas", "-"),
     ("A4's `exch` push, no lock", None, "A4 lock-free exch", "-"),
-    ("A5, open addressing (load 0.5)", None, "A5 open addressing", "0.5"),
 ]
 
 
