@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Draws the appendix's three table layouts holding the same keys, one picture each: the book's
 chained table (A2-A4, tables_chained.png), open addressing with linear probing (A5,
-tables_open.png), and A5's slots read a bucket of four at a time (A6, tables_bucketed.png).
+tables_open.png), and A5's slots read a bucket of four at a time (A6, tables_bucketed.png);
+the slots in one row, as wide as the chained picture.
 
     python3 atomics_appendix/draw_tables.py --out atomics_appendix
 
@@ -137,49 +138,53 @@ def draw(out):
     left.axis("off")
     save(fig, "tables_chained.png")
 
-    # Open addressing (A5) and buckets of four (A6): one column of slots each, one picture each.
-    def slot_column(ax, slots, home, moved, label, title, bucket_lines):
+    # Open addressing (A5) and buckets of four (A6): one row of slots each, one picture each,
+    # as wide as the chained picture.
+    def slot_row(ax, slots, home, moved, label, title, bucket_lines):
         ax.set_title(title, fontsize=10)
         for s in range(SLOTS):
-            y = SLOTS - 1 - s
             i = slots[s]
             if i is None:
-                ax.add_patch(Rectangle((1, y), 3.2, 0.9, facecolor="white", edgecolor="black"))
-                ax.text(2.6, y + 0.45, "empty", ha="center", va="center",
-                        fontsize=9, color="gray")
+                ax.add_patch(Rectangle((s, 0), 0.92, 1, facecolor="white", edgecolor="black"))
+                ax.text(s + 0.46, 0.5, "–", ha="center", va="center", fontsize=9, color="gray")
             else:
-                entry_box(ax, 1, y, 3.2, 0.9, i, f"k{i}")
+                entry_box(ax, s, 0, 0.92, 1, i, f"k{i}")
                 h = home(keys[i])
-                if moved(h, s):  # displaced: named beside the key, no arc from another key's slot
-                    ax.text(4.35, y + 0.45, label(h), va="center", fontsize=9)
-            ax.text(0.75, y + 0.45, str(s), ha="right", va="center", fontsize=9)
+                if moved(h, s):  # displaced: named under the key, no arc from another key's slot
+                    ax.text(s + 0.46, -0.25, label(h), ha="center", va="top", fontsize=9)
+            ax.text(s + 0.46, 1.15, str(s), ha="center", va="bottom", fontsize=9)
         for b in bucket_lines:
-            ax.plot([0.3, 4.4], [SLOTS - b * BUCKET_SLOTS] * 2, color="black", lw=2)
-        ax.set_xlim(-0.2, 7.4)
-        ax.set_ylim(-3.2, SLOTS + 0.3)
+            ax.plot([b * BUCKET_SLOTS - 0.04] * 2, [-0.15, 1.15], color="black", lw=2)
+            if b < SLOTS // BUCKET_SLOTS:
+                ax.text(b * BUCKET_SLOTS + 2 - 0.04, -0.25, f"bucket {b}", ha="center",
+                        va="top", fontsize=9, color="gray")
+        ax.set_xlim(-0.3, SLOTS + 0.2)
+        ax.set_ylim(-2.3, 1.8)
         ax.axis("off")
 
-    fig, mid = plt.subplots(figsize=(4.6, 7.0))
-    slot_column(mid, open_addressing(keys), lambda k: fmix32(k) % SLOTS, lambda h, s: h != s,
-                lambda h: f"home {h}, taken",
-                f"A5: the {KEYS} keys in {SLOTS} slots (load {KEYS / SLOTS:g})\n"
-                "home = fmix32(key) % 16;\ntaken: try the next slot", [])
-    mid.text(0, -2.9, "\"home h, taken\": the key's home slot h\nheld another key, so it moved on. "
-             "A lookup\nprobes from home to its key, or to an\nempty slot (a miss).", fontsize=9.5)
+    fig, mid = plt.subplots(figsize=(8.1, 2.6))
+    slot_row(mid, open_addressing(keys), lambda k: fmix32(k) % SLOTS, lambda h, s: h != s,
+             lambda h: f"home\n{h}",
+             f"A5: the {KEYS} keys in {SLOTS} slots (load {KEYS / SLOTS:g}); "
+             "home = fmix32(key) % 16; taken: try the next slot", [])
+    mid.text(-0.2, -1.35, "\u2013: an empty slot. \"home h\": the key's home slot h held another "
+             "key, so it moved on.\nA lookup probes from home to its key, or to an empty slot "
+             "(a miss).", va="top", fontsize=9.5)
     save(fig, "tables_open.png")
 
-    fig, right = plt.subplots(figsize=(4.6, 7.0))
-    slot_column(right, bucketed(keys),
-                lambda k: fmix32(k) % (SLOTS // BUCKET_SLOTS) * BUCKET_SLOTS,
-                lambda h, s: h // BUCKET_SLOTS != s // BUCKET_SLOTS,
-                lambda h: f"home bucket {h // BUCKET_SLOTS}, full",
-                f"A6: A5's {SLOTS} slots as {SLOTS // BUCKET_SLOTS} buckets of four\nhome = "
-                "fmix32(key) % 4;\na step reads a whole bucket", range(SLOTS // BUCKET_SLOTS + 1))
+    fig, right = plt.subplots(figsize=(8.1, 2.6))
+    slot_row(right, bucketed(keys),
+             lambda k: fmix32(k) % (SLOTS // BUCKET_SLOTS) * BUCKET_SLOTS,
+             lambda h, s: h // BUCKET_SLOTS != s // BUCKET_SLOTS,
+             lambda h: f"home\nb{h // BUCKET_SLOTS}",
+             f"A6: A5's {SLOTS} slots as {SLOTS // BUCKET_SLOTS} buckets of four; home = "
+             "fmix32(key) % 4; a step reads a whole bucket", range(SLOTS // BUCKET_SLOTS + 1))
     moved = any(fmix32(keys[i]) % (SLOTS // BUCKET_SLOTS) != s // BUCKET_SLOTS
                 for s, i in enumerate(bucketed(keys)) if i is not None)
-    right.text(0, -2.9, "A key takes the first empty slot of its\nhome bucket, else of the next "
-               + ("one\n(\"home bucket b, full\": keys that moved on)." if moved else
-                  "one;\nhere each key found room at home."), fontsize=9.5)
+    right.text(-0.2, -1.35, "\u2013: an empty slot. A key takes the first empty slot of its "
+               "home bucket, else of the next one" +
+               (";\n\"home bi\": a key whose home bucket i was full." if moved else
+                ";\nhere each key found room at home."), va="top", fontsize=9.5)
     save(fig, "tables_bucketed.png")
 
 

@@ -421,7 +421,8 @@ def number_02():
         return missing("02 at its default size", "reduce_peers.csv")
     # A preview line first: what each pattern costs in rounds, so that the box holds one ratio.
     return sentence(
-        "02 times the search and the tree together. Keys all equal take one search round and 5 "
+        "02 times the blog's `get_peers` search and the tree together. Keys all equal take "
+        "one search round and 5 "
         "tree rounds. Keys all distinct take 32 search rounds and no tree round "
         "([its table](RESULTS.md#02s-timing)).") + "\n" + sentence(
         f"**One number:** in double, 02 takes **{times(distinct, equal)} times** as long on keys "
@@ -1013,7 +1014,7 @@ def which_to_use():
             if rows and "warp match_any" in rows:
                 cross = plot_sweep.slower_from(rows, "warp match_any")
                 four = plot_sweep.speedup(rows, "warp match_any", 4)
-                scattered = ((f"`match_any` aggregation {four:.2f}× at *d* = 4 ⁴, "
+                scattered = ((f"`match_any` aggregation {four:.2f}× at *d* = 4 ⁵, "
                               if four else "`match_any` aggregation ")
                              + f"slower from *d* = {cross} on"
                              if cross else
@@ -1039,14 +1040,14 @@ def which_to_use():
     counter_cell = ("`DeviceSelect::If` " + (f"{select:.2f}×" if select else NOT_YET)
 )
     rows = [
-        ("sorted", "`ReduceByKey`, or `match_peers` + `reduce_peers` ¹", sorted_cell),
-        ("nearly sorted", "the scan or `match_peers` + `reduce_peers`: measure both ¹",
+        ("sorted", "`ReduceByKey` ¹, or `match_peers` + `reduce_peers` ²", sorted_cell),
+        ("nearly sorted", "the scan or `match_peers` + `reduce_peers`: measure both ²",
          partial_cell),
         ("few keys a warp, scattered over its lanes", "`match_peers` + `reduce_peers`",
          scattered or NOT_YET),
         ("random, one pass", "plain `atomicAdd`", random_cell),
-        ("random, the same bits every run", "sort + `ReduceByKey` ²", sort_cell),
-        ("one counter (filtering)", "`DeviceSelect::If`, or per-block aggregation ³",
+        ("random, the same bits every run", "sort + `ReduceByKey` ¹ ³", sort_cell),
+        ("one counter (filtering)", "`DeviceSelect::If`, or per-block aggregation ⁴",
          counter_cell),
     ]
     lines = ["| your keys | use | × as fast as one `atomicAdd` a value (double; 04: 2^24 ints, "
@@ -1054,23 +1055,23 @@ def which_to_use():
              "| --- | --- | --- |"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     notes = [
-        "¹ 03's segmented scan is faster still"
+        "¹ Its sums are the bins only because every key occurs; otherwise a scatter follows, not "
+        "timed ([the library](#the-library-and-determinism)).",
+        "² 03's segmented scan is faster still"
         + (f" ({scan:.2f}×)" if scan is not None else "")
         + ", but not for copying ([why](RESULTS.md#copying-the-segmented-scan)).",
-        "² " + bits_note + ", but not on very long runs of equal keys "
+        "³ " + bits_note + ", but not on very long runs of equal keys "
         "([determinism](#the-library-and-determinism)): check the bits.",
-        "³ Per-block aggregation: " + (f"{block:.2f}×" if block else NOT_YET)
+        "⁴ Per-block aggregation: " + (f"{block:.2f}×" if block else NOT_YET)
         + ". With any counter the output's order changes from run to run.",
     ]
     match_sorted = ratio(bench("double", "sorted", "atomicAdd"),
                          bench("double", "sorted", "warp match_any"))
-    atomic_sorted = bench("double", "sorted", "atomicAdd")
     bins = re.search(r"([\d,]+) bins with \w+ (\d+) values", sweep_bins())
-    if sweep_atomic and match_sorted and atomic_sorted and bins:
+    if sweep_atomic and match_sorted and bins:
         notes.append(
-            f"⁴ More than on 03's sorted keys ({match_sorted:.2f}×), also *d* = 4: the sweep fills "
-            f"{bins.group(1)} bins with {bins.group(2)} values each, 03 fills 10^6 with 10. The "
-            f"sweep's `atomicAdd` takes {float(sweep_atomic['ms']):.4f} ms, 03's {atomic_sorted:.4f} ms.")
+            f"⁵ More than on 03's sorted keys ({match_sorted:.2f}×), also *d* = 4: other bins, "
+            f"{bins.group(2)} values each, not 10.")
     return "\n".join(lines) + "\n\n" + "\n".join(sentence(n).rstrip("\n") + "\n" for n in notes)
 
 
@@ -1100,7 +1101,7 @@ def sweep_figure():
         f"*Drawn by [`plot_sweep.py`](plot_sweep.py) from {link('sweep.csv')}. Left: keys in "
         "runs; right: scattered. Bottom: `warp match_any` (purple) against the line at 1 "
         "(`atomicAdd`); above it, aggregation wins. Top: time; dashed (left), the search alone."
-        + loop_line() + " The other lines are for the questions below.*")
+        + loop_line() + "*")
     return ("![Time and speed-up over atomicAdd against distinct keys per warp, in runs and "
             "scattered](sweep.png)\n\n" + caption)
 
