@@ -74,12 +74,12 @@ def draw(png):
     ax.text(50.5, lanes["thread 0"], "exit", va="center", fontsize=10)
     ax.text(53.5, lanes["threads 1.."], "exit", va="center", fontsize=10)
     event(1, 33.5, lanes["thread 0"])
-    # The launch takes a slot of the device runtime's pending pool, held until the child
-    # completes (4).
+    # The launch takes a slot of the device runtime's pending pool, held until the child and its
+    # own children complete, not until the parent does.
     arrow(33.5, lanes["thread 0"] - 0.4, 38, 5.65, color="#d95f0e")
     ax.add_patch(Rectangle((38, 5.1), 32, 0.55, fc="#fff5eb", ec="#d95f0e", lw=0.8, ls="--"))
-    ax.text(58, 5.37, "a slot of the pool, held until (4)", ha="center", va="center",
-            fontsize=10, color="#a63603")
+    ax.text(54, 5.37, "a pool slot, held until the child (and its children) complete",
+            ha="center", va="center", fontsize=8.5, color="#a63603")
     event(2, 36.6, 5.37, dy=0)
     arrow(45.5, 5.1, 46, lanes["child"] + 0.4, color="#d95f0e")
     # The child starts whenever it is scheduled: before, during or after the parent's threads.

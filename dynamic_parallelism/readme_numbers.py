@@ -305,10 +305,10 @@ def number_01():
     hello = hello_one_block()
     if not hello:
         return missing("01_nested_hello_world --blocks 1", "hello_world.txt")
-    ms, levels, launches, _ = hello
-    return (f"**One number:** {ms:.4f} ms / {launches} levels = {us(ms, launches)} per level "
-            f"below the first, from the timing line above. The time also holds the host's launch "
-            f"of the first of the {levels} grids.\n")
+    ms, _, launches, _ = hello
+    return (f"**One number:** {ms:.4f} ms / {launches} launches = {us(ms, launches)} per "
+            f"device-side launch, host launch included (an upper bound). [The chains' "
+            f"slope](#what-a-launch-costs) leaves the host's launch out.\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
