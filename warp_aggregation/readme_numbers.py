@@ -338,8 +338,7 @@ def prints_scan():
     if "```" not in text:
         return text
     return text + "\n" + sentence(
-        f"*Rows of the full `--csv` run, shown as this command prints them, {COLUMNS_NOTE} "
-        f"({link('benchmark.csv')}).*")
+        f"*As in 03: rows of {link('benchmark.csv')}, {COLUMNS_NOTE}.*")
 
 
 FILTER_LINE = re.compile(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms")
@@ -475,8 +474,7 @@ def prints_cg():
     if "```" not in text:
         return text
     return text + "\n" + sentence(
-        f"*Two rows of the full `--csv` run, shown as this command prints them, {COLUMNS_NOTE} "
-        f"({link('benchmark.csv')}).*")
+        f"*As in 03: rows of {link('benchmark.csv')}, {COLUMNS_NOTE}.*")
 
 
 def prints_library():
@@ -487,8 +485,7 @@ def prints_library():
                      order_line=False)
     if "```" not in text:
         return text
-    return text + "\n" + sentence(f"*Two rows of the full `--csv` run, shown as this command "
-                                 f"prints them, {COLUMNS_NOTE} ({link('benchmark.csv')}).*")
+    return text + "\n" + sentence(f"*As in 03: rows of {link('benchmark.csv')}, {COLUMNS_NOTE}.*")
 
 
 def number_library():
@@ -795,8 +792,8 @@ def blog_table(brief=True):
         # One number a cell: the search's share of a reduction from stored masks (the times are
         # RESULTS.md's row).
         def pct(ms):
-            return (f"at least {100 * (ms - given) / given:.0f}% of a reduction from stored masks"
-                    if ms > given else "nothing measurable")
+            return (f"adds at least {ms - given:.4f} ms to a {given:.4f} ms reduction from "
+                    "stored masks" if ms > given else "nothing measurable")
         # The ratio column has one baseline, `atomicAdd`: the search's share goes to the verdict.
         search_rows = [(f"{end(whole)} end with the blog's `get_peers`: {pct(whole)}", "–"),
                        (f"{end(match)} end with `__match_any_sync`: {pct(match)}", "–")]
@@ -819,8 +816,9 @@ def blog_table(brief=True):
         # The blog's "at least once" is two passes: measured, the masks pay from k_separate;
         # two passes only by the model of a pass that aggregates and stores at once.
         reuse_rows = [(
-            (("true" if f["k_separate"] <= 2 else "partly") + ": with `get_peers` the masks pay "
-             f"from {f['k_separate']} passes measured"
+            (("true" if f["k_separate"] <= 2 else "partly") + ": with `get_peers`, a search pass "
+             f"({f['search']:.4f} ms) plus k reductions ({f['given']:.4f} ms each) beat k "
+             f"`atomicAdd` passes ({f['atomic']:.4f} ms each) from k = {f['k_separate']}"
              + (f", from {f['k_fused']} by a model" if f["k_fused"] and
                 f["k_fused"] < f["k_separate"] else "") + (", barely" if f["close"] else ""))
             if f["k_separate"] else
@@ -1002,10 +1000,11 @@ def which_to_use():
     # One ratio a cell: match_any aggregation's on sorted keys is the Results table's.
     # One baseline for the whole column, named in its header: one `atomicAdd` per value.
     sorted_cell = NOT_YET if cub is None else f"`ReduceByKey` {cub:.2f}×"
-    scan_vs_atomic = ratio(bench("double", "partially sorted", "atomicAdd"),
-                           bench("double", "partially sorted", "warp segmented scan 4/lane"))
-    partial_cell = (NOT_YET if scan_partial is None or scan_vs_atomic is None else
-                    f"the scan {scan_vs_atomic:.2f}×, `match_any` aggregation within "
+    match_partial = ratio(bench("double", "partially sorted", "atomicAdd"),
+                          bench("double", "partially sorted", "warp match_any"))
+    # The copyable kernel's ratio; the scan (03 only, note 2) beside it in words.
+    partial_cell = (NOT_YET if scan_partial is None or match_partial is None else
+                    f"`match_any` aggregation {match_partial:.2f}×, the scan ² within "
                     f"{max(1, round(100 * abs(scan_partial - 1))):.0f}% of it")
     scattered = cross = sweep_atomic = None
     if have("sweep.csv"):
@@ -1041,8 +1040,7 @@ def which_to_use():
 )
     rows = [
         ("sorted", "`ReduceByKey` ¹, or `match_peers` + `reduce_peers` ²", sorted_cell),
-        ("nearly sorted", "the scan or `match_peers` + `reduce_peers`: measure both ²",
-         partial_cell),
+        ("nearly sorted", "`match_peers` + `reduce_peers`", partial_cell),
         ("few keys a warp, scattered over its lanes", "`match_peers` + `reduce_peers`",
          scattered or NOT_YET),
         ("random, one pass", "plain `atomicAdd`", random_cell),
