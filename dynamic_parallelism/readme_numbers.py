@@ -253,7 +253,7 @@ def prints_01():
     verified = next((i for i, l in enumerate(lines) if l.startswith("verified:")), None)
     if counts is not None and verified is not None:
         lines = (lines[:counts] + ["..."] + lines[verified:verified + 1]
-                 + [l for l in lines[verified:] if RESULT.match(l)])
+                 + [l for l in lines[verified:] if l.startswith("timed:") or RESULT.match(l)])
     return Done(fence(command, shortened(lines)))
 
 
@@ -307,8 +307,7 @@ def number_01():
         return missing("01_nested_hello_world --blocks 1", "hello_world.txt")
     ms, _, launches, _ = hello
     return (f"**One number:** {ms:.4f} ms / {launches} launches = {us(ms, launches)} per "
-            f"device-side launch, host launch included (an upper bound). [The chains' "
-            f"slope](#what-a-launch-costs) leaves the host's launch out.\n")
+            f"device-side launch, the host's launch included: an upper bound.\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
