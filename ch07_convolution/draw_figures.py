@@ -154,9 +154,7 @@ def grid_axes(ax, rows, cols, title):
     ax.set_title(title, fontsize=10, pad=10, y=-0.13 if False else None, loc="left")
 
 
-def conv2d(png):
-    plt = pyplot()
-    from matplotlib.patches import Rectangle, Patch
+def conv2d_data():
     r, n = 2, 7  # a 5 x 5 filter on a 7 x 7 N, the book's sizes
     # Small integers, so that every product can be checked by hand (the translation's figures
     # are placeholders, so these need not be the book's values): each row of N is Figs 7.1-7.3's
@@ -175,6 +173,13 @@ def conv2d(png):
 
     p22, p10 = (sum(map(sum, products(2, 2))), sum(map(sum, products(1, 0))))
     assert (p22, p10) == (267, 145), (p22, p10)  # worked by hand, quoted in the README
+    return r, n, N, F, value, products, p22, p10
+
+
+def conv2d(png):
+    plt = pyplot()
+    from matplotlib.patches import Rectangle, Patch
+    r, n, N, F, value, products, p22, p10 = conv2d_data()
 
     fig = plt.figure(figsize=(17, 13))
     outer = fig.add_gridspec(2, 1, height_ratios=[n + 1, 17])
@@ -655,6 +660,8 @@ def main():
     env = gpus[0]  # the GPU's name and the runs' days: the title's place
     if all(days):
         env += f" (profile {days[0].group(0)}, times {days[1].group(0)})"
+    # The worked sums need no matplotlib: printed before it is looked for.
+    print("Figs 7.4-7.6: P[2][2] = {6}, P[1][0] = {7}".format(*conv2d_data()))
     try:
         pyplot()
     except ImportError:

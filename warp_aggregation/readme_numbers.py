@@ -338,8 +338,7 @@ def prints_scan():
     if "```" not in text:
         return text
     return text + "\n" + sentence(
-        f"*Rows of the full `--csv` run, shown as this command prints them, {COLUMNS_NOTE} "
-        f"({link('benchmark.csv')}).*")
+        f"*As in 03: rows of {link('benchmark.csv')}, {COLUMNS_NOTE}.*")
 
 
 FILTER_LINE = re.compile(r"^\S+ (.+?) n=\d+\s+(\d+\.\d+) ms")
@@ -407,7 +406,11 @@ def number_01():
     return sentence(
         f"**One number:** finding and storing the peers of {n:,} keys, 32 distinct in every warp, "
         f"the blog's loop takes **{times(loop, match)} times** as long as `__match_any_sync` "
-        f"({link('get_peers.csv')}).")
+        f"({link('get_peers.csv')}).") + "\n" + sentence(
+        f"{n:,} is not a multiple of 32, so the last warp is partial. Each of 01's kernels takes "
+        f"{1000 * min(float(r['ms']) for r in rows):.0f} to "
+        f"{1000 * max(float(r['ms']) for r in rows):.0f} µs, so fixed launch costs weigh in "
+        "the ratio.")
 
 
 def number_02():
@@ -419,12 +422,17 @@ def number_02():
     equal = ms(rows, variant="reduce_peers/double/all equal")
     if None in (distinct, equal):
         return missing("02 at its default size", "reduce_peers.csv")
+    given = bench("double", "sorted", "reduce_peers masks given")
+    atomic = bench("double", "sorted", "atomicAdd")
     # A preview line first: what each pattern costs in rounds, so that the box holds one ratio.
     return sentence(
         "02 times the blog's `get_peers` search and the tree together. Keys all equal take "
         "one search round and 5 "
         "tree rounds. Keys all distinct take 32 search rounds and no tree round "
-        "([its table](RESULTS.md#02s-timing)).") + "\n" + sentence(
+        "([its table](RESULTS.md#02s-timing))." + (
+            "" if None in (given, atomic) else
+            f" The tree alone, timed in 03 from stored masks, is {times(atomic, given)} times as "
+            "fast as `atomicAdd` on sorted keys in double.")) + "\n" + sentence(
         f"**One number:** in double, 02 takes **{times(distinct, equal)} times** as long on keys "
         f"all distinct as on keys all equal ({link('reduce_peers.csv')}).") + (
         "\n" + sentence("So 32 search rounds cost more than one search round plus 5 tree rounds: "
@@ -475,8 +483,7 @@ def prints_cg():
     if "```" not in text:
         return text
     return text + "\n" + sentence(
-        f"*Two rows of the full `--csv` run, shown as this command prints them, {COLUMNS_NOTE} "
-        f"({link('benchmark.csv')}).*")
+        f"*As in 03: rows of {link('benchmark.csv')}, {COLUMNS_NOTE}.*")
 
 
 def prints_library():
@@ -487,8 +494,7 @@ def prints_library():
                      order_line=False)
     if "```" not in text:
         return text
-    return text + "\n" + sentence(f"*Two rows of the full `--csv` run, shown as this command "
-                                 f"prints them, {COLUMNS_NOTE} ({link('benchmark.csv')}).*")
+    return text + "\n" + sentence(f"*As in 03: rows of {link('benchmark.csv')}, {COLUMNS_NOTE}.*")
 
 
 def number_library():
@@ -795,8 +801,8 @@ def blog_table(brief=True):
         # One number a cell: the search's share of a reduction from stored masks (the times are
         # RESULTS.md's row).
         def pct(ms):
-            return (f"at least {100 * (ms - given) / given:.0f}% of a reduction from stored masks"
-                    if ms > given else "nothing measurable")
+            return (f"adds at least {ms - given:.4f} ms to a {given:.4f} ms reduction from "
+                    "stored masks" if ms > given else "nothing measurable")
         # The ratio column has one baseline, `atomicAdd`: the search's share goes to the verdict.
         search_rows = [(f"{end(whole)} end with the blog's `get_peers`: {pct(whole)}", "–"),
                        (f"{end(match)} end with `__match_any_sync`: {pct(match)}", "–")]
@@ -819,9 +825,11 @@ def blog_table(brief=True):
         # The blog's "at least once" is two passes: measured, the masks pay from k_separate;
         # two passes only by the model of a pass that aggregates and stores at once.
         reuse_rows = [(
-            (("true" if f["k_separate"] <= 2 else "partly") + ": with `get_peers` the masks pay "
-             f"from {f['k_separate']} passes measured"
-             + (f", from {f['k_fused']} by a model" if f["k_fused"] and
+            (("true" if f["k_separate"] <= 2 else "partly") + ": with `get_peers`, a stored "
+             "search plus k reductions beats k `atomicAdd` passes from "
+             f"k = {f['k_separate']}, measured" + (
+                 f"; from k = {f['k_fused']} if the first pass stores its masks while "
+                 "aggregating (estimated, not measured)" if f["k_fused"] and
                 f["k_fused"] < f["k_separate"] else "") + (", barely" if f["close"] else ""))
             if f["k_separate"] else
             "with `get_peers`, for no k measured",
@@ -841,8 +849,9 @@ def blog_table(brief=True):
             # With __match_any_sync the search is nearly free: what storing can save of a pass.
             reuse_verdict += (f"; with `__match_any_sync`, at most about "
                               f"{100 * (1 - f['given'] / match):.0f}% of a pass to gain")
-            reuse_rows.append(("with `__match_any_sync`, little to gain: its search is cheap",
-                               "–"))
+            # One row: the match_any verdict joins get_peers's (a reader asked the 〃 rows merged).
+            reuse_rows[0] = (reuse_rows[0][0] + ". With `__match_any_sync`, little to gain: its "
+                             "search is cheap", reuse_rows[0][1])
         # The times and the model: linked, not repeated (RESULTS.md has the section).
         reuse_cell = ("[reusing the masks](RESULTS.md#reusing-the-masks)" if brief else
                       "the passes' times and the model: [reusing the masks](#reusing-the-masks)")
@@ -1002,10 +1011,11 @@ def which_to_use():
     # One ratio a cell: match_any aggregation's on sorted keys is the Results table's.
     # One baseline for the whole column, named in its header: one `atomicAdd` per value.
     sorted_cell = NOT_YET if cub is None else f"`ReduceByKey` {cub:.2f}×"
-    scan_vs_atomic = ratio(bench("double", "partially sorted", "atomicAdd"),
-                           bench("double", "partially sorted", "warp segmented scan 4/lane"))
-    partial_cell = (NOT_YET if scan_partial is None or scan_vs_atomic is None else
-                    f"the scan {scan_vs_atomic:.2f}×, `match_any` aggregation within "
+    match_partial = ratio(bench("double", "partially sorted", "atomicAdd"),
+                          bench("double", "partially sorted", "warp match_any"))
+    # The copyable kernel's ratio; the scan (03 only, note 2) beside it in words.
+    partial_cell = (NOT_YET if scan_partial is None or match_partial is None else
+                    f"`match_any` aggregation {match_partial:.2f}×, the scan ² within "
                     f"{max(1, round(100 * abs(scan_partial - 1))):.0f}% of it")
     scattered = cross = sweep_atomic = None
     if have("sweep.csv"):
@@ -1041,8 +1051,7 @@ def which_to_use():
 )
     rows = [
         ("sorted", "`ReduceByKey` ¹, or `match_peers` + `reduce_peers` ²", sorted_cell),
-        ("nearly sorted", "the scan or `match_peers` + `reduce_peers`: measure both ²",
-         partial_cell),
+        ("nearly sorted", "`match_peers` + `reduce_peers`", partial_cell),
         ("few keys a warp, scattered over its lanes", "`match_peers` + `reduce_peers`",
          scattered or NOT_YET),
         ("random, one pass", "plain `atomicAdd`", random_cell),
