@@ -106,7 +106,7 @@ def draw(png):
         # The highlighted groups' numbers only; the others' cells stay empty, to be read past.
         if key in shown:
             ax.text(lane + 0.5, y_of(row) + 0.5, text, ha="center", va="center",
-                    fontsize=7.5 if bold else 8, fontweight="bold" if bold else "normal")
+                    fontsize=6.5 if bold else 8, fontweight="bold" if bold else "normal")
 
     for lane, key in enumerate(keys):
         cell(lane, 0, f"{key}\n{rel_pos[lane]}")
