@@ -90,24 +90,26 @@ __global__ void add_to_table_cas(const unsigned int* keys, const unsigned int* v
 // stored before the CAS that made it reachable. Not so with add_to_table_exch, which stores `next`
 // after the exchange that publishes the entry: after an exch build, walk once the build kernel
 // has finished (a later kernel in the same stream, or after synchronising), as the programs do.
+// Grid-stride like the pushes: one thread per query (lookup_chained's launch) or fewer, each
+// thread then walking for several queries in turn.
 __global__ void walk_chains(const unsigned int* queries, std::size_t n, DeviceTable table,
                             unsigned int* values) {
-    const std::size_t i = grid_thread_rank();
-    if (i >= n) return;
-    const unsigned int key = queries[i];
-    unsigned int found = kNotFound;
-    Entry** link = &table.entries[hash(key, table.count)];
-    for (;;) {
-        Entry* e = cuda::atomic_ref<Entry*, cuda::thread_scope_device>(*link).load(
-            cuda::memory_order_acquire);
-        if (e == nullptr) break;
-        if (e->key == key) {
-            found = e->value;
-            break;
+    for (std::size_t i = grid_thread_rank(); i < n; i += grid_thread_count()) {
+        const unsigned int key = queries[i];
+        unsigned int found = kNotFound;
+        Entry** link = &table.entries[hash(key, table.count)];
+        for (;;) {
+            Entry* e = cuda::atomic_ref<Entry*, cuda::thread_scope_device>(*link).load(
+                cuda::memory_order_acquire);
+            if (e == nullptr) break;
+            if (e->key == key) {
+                found = e->value;
+                break;
+            }
+            link = &e->next;
         }
-        link = &e->next;
+        values[i] = found;
     }
-    values[i] = found;
 }
 
 enum class Push { kExch, kCas };

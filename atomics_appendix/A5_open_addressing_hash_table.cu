@@ -70,17 +70,13 @@ namespace atomics {
 // Linear probing from the key's home slot, at most `slots` steps: a full table never loops forever.
 // A key that is not inserted, for want of a free slot or because it is the reserved kEmptyKey, is
 // counted in *refused.
-__global__ void open_insert(const unsigned int* keys, const unsigned int* values, std::size_t n,
-                            unsigned long long* slots, std::size_t num_slots,
-                            unsigned long long* refused) {
-    const std::size_t i = grid_thread_rank();
-    if (i >= n) return;
-    const unsigned int key = keys[i];
+__device__ void open_insert_key(unsigned int key, unsigned int value, unsigned long long* slots,
+                                std::size_t num_slots, unsigned long long* refused) {
     if (key == kEmptyKey) {  // the empty slot's key: stored, it would read as an empty slot
         atomicAdd(refused, 1ull);
         return;
     }
-    const unsigned long long desired = pack(key, values[i]);
+    const unsigned long long desired = pack(key, value);
     std::size_t s = home_slot(key, num_slots);
     for (std::size_t probe = 0; probe < num_slots; ++probe) {
         cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> slot(slots[s]);
@@ -99,24 +95,34 @@ __global__ void open_insert(const unsigned int* keys, const unsigned int* values
     atomicAdd(refused, 1ull);
 }
 
+// Both kernels are grid-stride: launched with one thread per key (the launchers' launch) or fewer,
+// each thread then takes several keys in turn. No warp works together on a key, so a thread may
+// leave the loop while others of its warp go on.
+__global__ void open_insert(const unsigned int* keys, const unsigned int* values, std::size_t n,
+                            unsigned long long* slots, std::size_t num_slots,
+                            unsigned long long* refused) {
+    for (std::size_t i = grid_thread_rank(); i < n; i += grid_thread_count())
+        open_insert_key(keys[i], values[i], slots, num_slots, refused);
+}
+
 __global__ void open_lookup(const unsigned int* queries, std::size_t n,
                             const unsigned long long* slots, std::size_t num_slots,
                             unsigned int* values) {
-    const std::size_t i = grid_thread_rank();
-    if (i >= n) return;
-    const unsigned int key = queries[i];
-    unsigned int found = kNotFound;
-    std::size_t s = home_slot(key, num_slots);
-    for (std::size_t probe = 0; probe < num_slots; ++probe) {
-        const unsigned long long current = slots[s];
-        if (key_of(current) == key) {
-            found = static_cast<unsigned int>(current);
-            break;
+    for (std::size_t i = grid_thread_rank(); i < n; i += grid_thread_count()) {
+        const unsigned int key = queries[i];
+        unsigned int found = kNotFound;
+        std::size_t s = home_slot(key, num_slots);
+        for (std::size_t probe = 0; probe < num_slots; ++probe) {
+            const unsigned long long current = slots[s];
+            if (key_of(current) == key) {
+                found = static_cast<unsigned int>(current);
+                break;
+            }
+            if (current == kEmptySlot) break;
+            if (++s == num_slots) s = 0;
         }
-        if (current == kEmptySlot) break;
-        if (++s == num_slots) s = 0;
+        values[i] = found;
     }
-    values[i] = found;
 }
 
 // Empties every slot (all bits set: kEmptySlot), then inserts; each launcher returns the first

@@ -78,17 +78,13 @@ __device__ __forceinline__ Bucket load_bucket(const unsigned long long* p) {
 
 // At most `buckets` steps: a full table refuses the key instead of looping. As in A5, the reserved
 // kEmptyKey is refused too, and every key refused is counted in *refused.
-__global__ void bucketed_insert(const unsigned int* keys, const unsigned int* values, std::size_t n,
-                                unsigned long long* slots, std::size_t buckets,
-                                unsigned long long* refused) {
-    const std::size_t i = grid_thread_rank();
-    if (i >= n) return;
-    const unsigned int key = keys[i];
+__device__ void bucketed_insert_key(unsigned int key, unsigned int value, unsigned long long* slots,
+                                    std::size_t buckets, unsigned long long* refused) {
     if (key == kEmptyKey) {
         atomicAdd(refused, 1ull);
         return;
     }
-    const unsigned long long desired = pack(key, values[i]);
+    const unsigned long long desired = pack(key, value);
     std::size_t b = home_bucket(key, buckets);
     for (std::size_t probe = 0; probe < buckets; ++probe) {
         unsigned long long* bucket = slots + b * kBucketSlots;
@@ -120,29 +116,39 @@ __global__ void bucketed_insert(const unsigned int* keys, const unsigned int* va
     atomicAdd(refused, 1ull);
 }
 
+// Grid-stride, as A5's: one thread per key (the launchers' launch) or fewer, each thread then
+// taking several keys in turn. A thread reads a whole bucket alone (no warp works on a key
+// together), so threads of one warp may leave the loop at different times.
+__global__ void bucketed_insert(const unsigned int* keys, const unsigned int* values, std::size_t n,
+                                unsigned long long* slots, std::size_t buckets,
+                                unsigned long long* refused) {
+    for (std::size_t i = grid_thread_rank(); i < n; i += grid_thread_count())
+        bucketed_insert_key(keys[i], values[i], slots, buckets, refused);
+}
+
 __global__ void bucketed_lookup(const unsigned int* queries, std::size_t n,
                                 const unsigned long long* slots, std::size_t buckets,
                                 unsigned int* values) {
-    const std::size_t i = grid_thread_rank();
-    if (i >= n) return;
-    const unsigned int key = queries[i];
-    unsigned int found = kNotFound;
-    std::size_t b = home_bucket(key, buckets);
-    for (std::size_t probe = 0; probe < buckets; ++probe) {
-        const Bucket seen = load_bucket(slots + b * kBucketSlots);
-        bool hit = false, empty = false;
+    for (std::size_t i = grid_thread_rank(); i < n; i += grid_thread_count()) {
+        const unsigned int key = queries[i];
+        unsigned int found = kNotFound;
+        std::size_t b = home_bucket(key, buckets);
+        for (std::size_t probe = 0; probe < buckets; ++probe) {
+            const Bucket seen = load_bucket(slots + b * kBucketSlots);
+            bool hit = false, empty = false;
 #pragma unroll
-        for (std::size_t j = 0; j < kBucketSlots; ++j) {
-            if (key_of(seen.slot[j]) == key) {  // a map: in one slot at most
-                found = static_cast<unsigned int>(seen.slot[j]);
-                hit = true;
+            for (std::size_t j = 0; j < kBucketSlots; ++j) {
+                if (key_of(seen.slot[j]) == key) {  // a map: in one slot at most
+                    found = static_cast<unsigned int>(seen.slot[j]);
+                    hit = true;
+                }
+                empty = empty || seen.slot[j] == kEmptySlot;
             }
-            empty = empty || seen.slot[j] == kEmptySlot;
+            if (hit || empty) break;
+            if (++b == buckets) b = 0;
         }
-        if (hit || empty) break;
-        if (++b == buckets) b = 0;
+        values[i] = found;
     }
-    values[i] = found;
 }
 
 // The number of buckets for at least `num_slots` slots, rounded up. The slot array must then hold

@@ -12,7 +12,8 @@
 //  - A4, A5, A6: the value 0xffffffff (kNotFound) is stored, not refused, and its key then reads
 //    back as "not found": why a copy's values must avoid it;
 //  - A3-A6's kernels launched raw with 3-D blocks (A4-A6 in a 2-D grid, A3 in a 1-D one, which it
-//    needs): every key stored once and found;
+//    needs): every key stored once and found; and every kernel of A4-A6 launched with a grid of
+//    far fewer threads than keys (grid-stride: each thread takes many keys), every key found;
 //  - A6's raw launchers on a slot array of buckets_for(num_slots) * 4 slots for a num_slots that is
 //    no multiple of 4 (1001: 1004 slots), filled to the last slot: every key found;
 //  - A4, A5, A6: each build and its lookup on a stream of the caller's, captured into a CUDA graph:
@@ -383,9 +384,12 @@ void on_a_stream() {
 
 // A4-A6's kernels take their keys by grid_thread_rank() (device_table.h), A3's by its block's
 // linear order in a 1-D grid: launched raw with blocks of 8 x 4 x 2 threads (A4-A6 in a 2-D grid),
-// each table must hold every key once and find it, and miss the absent ones. (A key taken by two
-// threads would, in A3 and A4, push one entry twice: a cycle, and a miss in that bucket would never
-// end, which the test's time limit reports.)
+// each table must hold every key once and find it, and miss the absent ones. Every kernel is
+// grid-stride, so each of A4-A6's lookups and A5's and A6's inserts runs twice: in a grid of one
+// thread per key (`cover`, as the launchers launch) and in one of 384 threads for ~10,100 queries
+// (`few`), where a kernel that took one key a thread would leave keys unstored or unlooked-up. (A
+// key taken by two threads would, in A3 and A4, push one entry twice: a cycle, and a miss in that
+// bucket would never end, which the test's time limit reports.)
 void any_shape() {
     std::vector<unsigned int> keys;
     std::set<unsigned int> seen;
@@ -404,6 +408,11 @@ void any_shape() {
     const dim3 few(3, 2);       // grid-stride kernels: many keys a thread
     const dim3 few_1d(6);       // A3's: a 1-D grid
     const dim3 cover(static_cast<unsigned int>(common::ceil_div(queries.size(), 64 * 2)), 2);
+    // Before each lookup: a value no query expects (neither an index below n nor kNotFound), so a
+    // query the kernel skipped reads wrong, not a previous run's right answer.
+    const auto unwritten = [&] {
+        CUDA_CHECK(cudaMemset(found.get(), 0x55, found.size() * sizeof(unsigned int)));
+    };
     const auto found_all = [&] {
         CUDA_CHECK_LAUNCH();
         return found.to_host() == want;
@@ -427,37 +436,46 @@ void any_shape() {
             atomics::add_to_table_cas<<<few, block>>>(dev_keys.get(), dev_values.get(),
                                                       chained.table(), n, chained.refused());
         CUDA_CHECK_LAUNCH();
-        atomics::walk_chains<<<cover, block>>>(dev_queries.get(), queries.size(), chained.table(),
-                                               found.get());
-        expect(exch ? "A4: exch push and walk_chains with 3-D blocks in a 2-D grid: every key found"
-                    : "A4: cas push and walk_chains with 3-D blocks in a 2-D grid: every key found",
-               found_all());
+        for (const dim3 grid : {cover, few}) {
+            unwritten();
+            atomics::walk_chains<<<grid, block>>>(dev_queries.get(), queries.size(),
+                                                  chained.table(), found.get());
+            const std::string what = std::string("A4: ") + (exch ? "exch" : "cas") +
+                                     " push and walk_chains with 3-D blocks in a 2-D grid of " +
+                                     (grid.x == cover.x ? "a thread a query" : "384 threads") +
+                                     ": every key found";
+            expect(what.c_str(), found_all());
+        }
     }
 
     common::DeviceBuffer<unsigned long long> refused(1);
     const std::size_t num_slots = 2 * n, buckets = atomics::buckets_for(2 * n);
     common::DeviceBuffer<unsigned long long> slots(buckets * atomics::kBucketSlots);
     for (const bool bucketed : {false, true}) {
-        CUDA_CHECK(cudaMemset(slots.get(), 0xff, slots.size() * sizeof(unsigned long long)));
-        CUDA_CHECK(cudaMemset(refused.get(), 0, sizeof(unsigned long long)));
-        if (bucketed) {
-            atomics::bucketed_insert<<<cover, block>>>(dev_keys.get(), dev_values.get(), n,
-                                                       slots.get(), buckets, refused.get());
-            CUDA_CHECK_LAUNCH();
-            atomics::bucketed_lookup<<<cover, block>>>(dev_queries.get(), queries.size(),
-                                                       slots.get(), buckets, found.get());
-        } else {
-            atomics::open_insert<<<cover, block>>>(dev_keys.get(), dev_values.get(), n, slots.get(),
-                                                   num_slots, refused.get());
-            CUDA_CHECK_LAUNCH();
-            atomics::open_lookup<<<cover, block>>>(dev_queries.get(), queries.size(), slots.get(),
-                                                   num_slots, found.get());
+        for (const dim3 grid : {cover, few}) {
+            CUDA_CHECK(cudaMemset(slots.get(), 0xff, slots.size() * sizeof(unsigned long long)));
+            CUDA_CHECK(cudaMemset(refused.get(), 0, sizeof(unsigned long long)));
+            unwritten();
+            if (bucketed) {
+                atomics::bucketed_insert<<<grid, block>>>(dev_keys.get(), dev_values.get(), n,
+                                                          slots.get(), buckets, refused.get());
+                CUDA_CHECK_LAUNCH();
+                atomics::bucketed_lookup<<<grid, block>>>(dev_queries.get(), queries.size(),
+                                                          slots.get(), buckets, found.get());
+            } else {
+                atomics::open_insert<<<grid, block>>>(dev_keys.get(), dev_values.get(), n,
+                                                      slots.get(), num_slots, refused.get());
+                CUDA_CHECK_LAUNCH();
+                atomics::open_lookup<<<grid, block>>>(dev_queries.get(), queries.size(),
+                                                      slots.get(), num_slots, found.get());
+            }
+            const std::string what =
+                std::string(bucketed ? "A6: bucketed_insert and bucketed_lookup"
+                                     : "A5: open_insert and open_lookup") +
+                " with 3-D blocks in a 2-D grid of " +
+                (grid.x == cover.x ? "a thread a key" : "384 threads") + ": every key found";
+            expect(what.c_str(), found_all() && refused.to_host()[0] == 0);
         }
-        expect(bucketed ? "A6: bucketed_insert and bucketed_lookup with 3-D blocks in a 2-D grid: "
-                          "every key found"
-                        : "A5: open_insert and open_lookup with 3-D blocks in a 2-D grid: every "
-                          "key found",
-               found_all() && refused.to_host()[0] == 0);
     }
 }
 
