@@ -100,8 +100,8 @@ def draw(args):
     left.set_ylim(0, args.n)
     left.set_xticks([])
     left.set_yticks([])
-    left.set_title(f"{args.n} x {args.n}, max dwell {args.max_dwell}: dark = high dwell",
-                   fontsize=10)
+    left.set_title(f"{args.n} x {args.n}, {args.init} x {args.init} from the host, max dwell "
+                   f"{args.max_dwell} (06: 16 x 16, 512): dark = high dwell", fontsize=10)
     left.legend(handles=[Patch(fc=colors[FILLED], alpha=0.5, label=FILLED),
                          Patch(fc="none", ec=colors[CUT], lw=2, label=CUT),
                          Patch(fc=colors[PER_PIXEL], alpha=0.5, label=PER_PIXEL)],
