@@ -14,16 +14,15 @@ env.txt of its run (date, nvidia-smi and nvcc output, as scripts/gpu_check.sh wr
 --second-note, if given, is added to the second run's provenance line (what a reader must know
 about how that run was measured).
 --readme rewrites, in the README: the results table between its results-table markers (% of the
-read ceiling of every kernel at every size, the first run alone), its provenance line (the first
-run's) between the provenance markers, and every number
+read ceiling of every kernel at every size, the two runs' columns side by side, each size's first
+run first), one provenance line per run between the provenance markers, and every number
 written inline between <!--ceiling KERNEL[ @2^K]-->...<!--/--> (that kernel's % of the read ceiling
 at the largest size or at 2^K), <!--ms KERNEL[ @2^K]-->...<!--/--> (its median time, "2.35 ms"),
 <!--us KERNEL[ @2^K]-->...<!--/--> (the same in microseconds to four digits, "2353 µs", "234.0 µs",
 so that a reader can divide two of them and find the share) or
 <!--ratio KERNEL A / KERNEL B[ @2^K]-->...<!--/--> (A's speed over B's), from the first run; a
 marker written <!--ceiling2 ...-->, <!--ms2 ...-->, <!--us2 ...--> or <!--ratio2 ...--> takes its
-number from the second run. --results rewrites RESULTS.md's results table (the two runs' columns
-side by side, each size's first run first), its spread tables (median, fastest and slowest run,
+number from the second run. --results rewrites RESULTS.md's spread tables (median, fastest and slowest run,
 GB/s and speed against CUB at every size), one per run, with one provenance line per run, and its
 inline numbers, marked as the README's are. The plot (the first run: each kernel's %
 of the read ceiling, and the COARSE_FACTOR sweep) needs matplotlib; without it the plot is skipped
@@ -184,11 +183,10 @@ def plot(rows, sizes, png, title):
     print(f"wrote {png}")
 
 
-def provenance_lines(args, doc, labels, both=True):
-    """One line per run, '<GPU>: Measured on ...; data: [...].', the second run's with its note;
-    the first run's alone unless both."""
+def provenance_lines(args, doc, labels):
+    """One line per run, '<GPU>: Measured on ...; data: [...].', the second run's with its note."""
     lines = [f"{labels[0]}: " + report.provenance(args.env, args.csv, doc)]
-    if args.second and both:
+    if args.second:
         line = f"{labels[1]}: " + report.provenance(args.second_env, args.second, doc)
         if args.second_note:
             line = line[:-1] + f"; {args.second_note}."
@@ -210,19 +208,16 @@ def main():
     second = load(args.second) if args.second else None
     labels = [gpu_label(args.env, "first GPU"), gpu_label(args.second_env, "second GPU")]
     runs = [first] + ([second] if second else [])
-    # The README shows the run it quotes; RESULTS.md puts the second run beside it.
     table = readme_table(runs, labels[:len(runs)])
     print(table)
     if args.readme:
-        report.update_readme(args.readme, readme_table(runs[:1], labels[:1]), "results-table")
-        report.update_readme(args.readme, provenance_lines(args, args.readme, labels, both=False),
-                             "provenance")
+        report.update_readme(args.readme, table, "results-table")
+        report.update_readme(args.readme, provenance_lines(args, args.readme, labels), "provenance")
         # The numbers first, then the file: a marker without its row stops the script before the
         # README is opened for writing (which would empty it).
         text = inline_numbers(open(args.readme).read(), runs, args.readme)
         open(args.readme, "w").write(text)
     if args.results:
-        report.update_readme(args.results, table, "results-table")
         for marker, run in (("spread-table", first), ("spread-table-second", second)):
             report.update_readme(args.results,
                                  spread_table(*run) if run else "No run committed yet.\n", marker)
