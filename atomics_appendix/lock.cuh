@@ -39,12 +39,13 @@
 //  - Lanes of one warp that contend for the same mutex: correct only since Volta (sm_70), whose
 //    independent thread scheduling lets the lane that won the CAS run on to its unlock() while the
 //    others spin. Before it a warp had one program counter and could keep running the spinning
-//    lanes forever. The guarantee holds for code compiled for compute_70 or later: code built
-//    from compute_6x PTX keeps the old warp-wide scheduling even on a newer GPU (CUDA 12's nvcc
-//    can still be asked for that, -arch=compute_60 -code=sm_70; CUDA 13's targets compute_75 and
-//    later only, so all it builds has the guarantee). A1's lock test and A0's warp line
-//    have whole warps contend, so they rely on this; A3 keeps the book's lane-by-lane loop, which
-//    let the printed code run on the GPUs of its day.
+//    lanes forever. This header always has the guarantee: its __nanosleep exists only from
+//    compute_70 on, so it compiles for nothing older. A lock copied without the sleep
+//    (BareSpinLock, bare_spin_lock.cuh) does not: built from compute_6x PTX (CUDA 12's
+//    -arch=compute_60 -code=sm_70; CUDA 13 builds nothing older than compute_75) it keeps the old
+//    warp-wide scheduling even on a newer GPU. A1's lock test and A0's warp line have whole warps
+//    contend, so they rely on this; A3 keeps the book's lane-by-lane loop, which let the printed
+//    code run on the GPUs of its day.
 //  - No collective inside the critical section: __syncthreads(), __syncwarp() or a *_sync
 //    shuffle or vote over lanes that are spinning on this lock waits for threads that wait for it
 //    (the holder never leaves, the others never enter). Take the lock from one lane, or let every
