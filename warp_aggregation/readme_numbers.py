@@ -431,8 +431,8 @@ def number_02():
         "tree rounds. Keys all distinct take 32 search rounds and no tree round "
         "([its table](RESULTS.md#02s-timing))." + (
             "" if None in (given, atomic) else
-            f" The tree alone, timed in 03 from stored masks, is {times(atomic, given)} times as "
-            "fast as `atomicAdd` on sorted keys in double.")) + "\n" + sentence(
+            f" The tree and its atomics, timed in 03 from stored masks, are {times(atomic, given)} "
+            "times as fast as `atomicAdd` on sorted keys in double.")) + "\n" + sentence(
         f"**One number:** in double, 02 takes **{times(distinct, equal)} times** as long on keys "
         f"all distinct as on keys all equal ({link('reduce_peers.csv')}).") + (
         "\n" + sentence("So 32 search rounds cost more than one search round plus 5 tree rounds: "
@@ -827,7 +827,7 @@ def blog_table(brief=True):
         reuse_rows = [(
             (("true" if f["k_separate"] <= 2 else "partly") + ": with `get_peers`, a stored "
              "search plus k reductions beats k `atomicAdd` passes from "
-             f"k = {f['k_separate']}, measured" + (
+             f"k = {f['k_separate']}, from measured parts" + (
                  f"; from k = {f['k_fused']} if the first pass stores its masks while "
                  "aggregating (estimated, not measured)" if f["k_fused"] and
                 f["k_fused"] < f["k_separate"] else "") + (", barely" if f["close"] else ""))
@@ -1048,7 +1048,7 @@ def which_to_use():
     block = ratio(filter_ms("plain atomicAdd/50%"), filter_ms("block-aggregated/50%"))
     select = ratio(filter_ms("plain atomicAdd/50%"), filter_ms("CUB DeviceSelect::If/50%"))
     counter_cell = ("`DeviceSelect::If` " + (f"{select:.2f}×" if select else NOT_YET)
-)
+                    + (f" ({link(filter_run()[0])})" if select else ""))
     rows = [
         ("sorted", "`ReduceByKey` ¹, or `match_peers` + `reduce_peers` ²", sorted_cell),
         ("nearly sorted", "`match_peers` + `reduce_peers`", partial_cell),
