@@ -299,15 +299,24 @@ def chain_slope():
     return n0, t0, n2, t2, 1000 * (t2 - t0) / (n2 - n0)
 
 
+def one_01():
+    """01's One number, its division as written (ms / device-side launches = per launch), and its
+    data file; None where not committed."""
+    hello = hello_one_block()
+    if not hello:
+        return None
+    ms, _, launches, _ = hello
+    return f"{ms:.4f} ms / {launches} launches = {us(ms, launches)}", "hello_world.txt"
+
+
 def number_01():
     """01's own timed run (the middle of its --blocks 1 runs): ms / device-side launches. The
     chains' slope, which leaves out the host's launch, is in the table of launch costs."""
-    hello = hello_one_block()
-    if not hello:
+    one = one_01()
+    if not one:
         return missing("01_nested_hello_world --blocks 1", "hello_world.txt")
-    ms, _, launches, _ = hello
-    return (f"**One number:** {ms:.4f} ms / {launches} launches = {us(ms, launches)} per "
-            f"device-side launch, the host's launch included: an upper bound.\n")
+    return (f"**One number:** {one[0]} per device-side launch, the host's launch included: an "
+            f"upper bound.\n")
 
 
 # --- 02 ----------------------------------------------------------------------------------------
@@ -338,13 +347,22 @@ def launches_in(lines):
     return int(re.search(r"(\d+) device-side launches", "\n".join(lines)).group(1))
 
 
-def number_02():
+def one_02():
+    """02's One number at the limit 16384 (ms / device-side launches = per launch) and its data
+    file; None where not committed."""
     found = nested_16384_middle()
     if not found:
+        return None
+    ms, _, launches = found
+    return f"{ms:.2f} ms / {launches} launches = {us(ms, launches)}", "pending_limit.txt"
+
+
+def number_02():
+    one = one_02()
+    if not one:
         return missing("02_nested_reduce --pending-limit 16384", "pending_limit.txt")
-    ms, count, launches = found
-    return (f"**One number:** {ms:.2f} ms / {launches} launches = {us(ms, launches)} per "
-            f"device-side launch ([`{SHOWN}pending_limit.txt`]({SHOWN}pending_limit.txt)).\n")
+    return (f"**One number:** {one[0]} per device-side launch "
+            f"([`{SHOWN}{one[1]}`]({SHOWN}{one[1]})).\n")
 
 
 REFUSED = re.compile(r"asked the device runtime for (\d+) slots .* granted (\d+), fewer than")
@@ -500,13 +518,24 @@ def correct_middle(command):
     return ms, len(found), launches_in(found[0])
 
 
-def number_03():
+def one_03():
+    """03's One number (the tail-launch form's ms / the barrier form's ms = the ratio), its data
+    file, the ratio and the two forms' middles; None where not committed."""
     barrier = correct_middle("build/bin/03_nested_reduce_nosync")
     tail = correct_middle("build/bin/03_nested_reduce_nosync --tail")
     if not (barrier and tail):
+        return None
+    ratio = f"{tail[0] / barrier[0]:.1f}"
+    return (f"{tail[0]:.2f} ms / {barrier[0]:.2f} ms = {ratio}", "correct_forms.txt", ratio,
+            tail, barrier)
+
+
+def number_03():
+    one = one_03()
+    if not one:
         return missing("03_nested_reduce_nosync [--tail]", "correct_forms.txt")
-    return (f"**One number:** {tail[0]:.2f} ms / {barrier[0]:.2f} ms = "
-            f"{tail[0] / barrier[0]:.1f}: the tail-launch form took {tail[0] / barrier[0]:.1f} "
+    _, _, ratio, tail, barrier = one
+    return (f"**One number:** {one[0]}: the tail-launch form took {ratio} "
             f"times the barrier form's time, for the same {tail[2]} launches and the same sums "
             f"(each the middle of {min(tail[1], barrier[1])} runs, not the run shown: "
             f"[`{SHOWN}correct_forms.txt`]({SHOWN}correct_forms.txt)).\n")
@@ -587,14 +616,23 @@ def prints_04_correct():
     return Done(wrap(said) + "\n```\n" + "\n".join(lines) + "\n```\n")
 
 
-def number_04():
-    ms, count = launch_medians()
+def one_04():
+    """04's One number (from the device / from the host's stream = the ratio), its data file and
+    the ratio; None where not committed."""
+    ms, _ = launch_medians()
     if "device" not in ms or "stream" not in ms:
-        return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
+        return None
     device, stream = ms["device"], ms["stream"]
-    return (f"**One number:** {device:.4f} ms / {stream:.4f} ms = {device / stream:.1f}: 04's "
-            f"nine levels took {device / stream:.1f} times as long launched from the device as "
-            f"from the host ([`{SHOWN}launch_baseline.txt`]({SHOWN}launch_baseline.txt)).\n")
+    ratio = f"{device / stream:.1f}"
+    return f"{device:.4f} ms / {stream:.4f} ms = {ratio}", "launch_baseline.txt", ratio
+
+
+def number_04():
+    one = one_04()
+    if not one:
+        return missing("04_nested_reduce2 --launch-from device|stream", "launch_baseline.txt")
+    return (f"**One number:** {one[0]}: 04's nine levels took {one[2]} times as long launched "
+            f"from the device as from the host ([`{SHOWN}{one[1]}`]({SHOWN}{one[1]})).\n")
 
 
 def launch_rows():
@@ -713,20 +751,28 @@ def about(x):
     return f"{round(x, -digits):.0f}"
 
 
+def one_05(rows):
+    """05's One number from its rows: the printed run's (comparison.txt, the table the README
+    shows) where committed, else the --csv run's (the figure's): (`gpu nested`'s ms /
+    `reduceNeighbored`'s, its data file, the ratio to two figures)."""
+    nested, neighbored = printed_table_ms("gpu nested"), printed_table_ms("gpu Neighbored")
+    name = "comparison.txt"
+    if nested is None or neighbored is None:
+        nested = float(rows["gpu nested"]["ms"])
+        neighbored = float(rows["gpu Neighbored"]["ms"])
+        name = "comparison.csv"
+    return f"{nested:.2f} ms / {neighbored:.4f} ms", name, about(nested / neighbored)
+
+
 def number_05():
-    """05's One number: the printed run's (comparison.txt, the table shown above it) where
-    committed, else the --csv run's (the figure's); the K40c's ratio is RESULTS.md's (its K40c column)."""
+    """05's One number (one_05); the K40c's ratio is RESULTS.md's (its K40c column)."""
     def make(rows, limit):
-        nested, neighbored = printed_table_ms("gpu nested"), printed_table_ms("gpu Neighbored")
-        which = f"the run printed above, [`{SHOWN}comparison.txt`]({SHOWN}comparison.txt)"
-        if nested is None or neighbored is None:
-            nested = float(rows["gpu nested"]["ms"])
-            neighbored = float(rows["gpu Neighbored"]["ms"])
-            which = "the `--csv` run"
+        division, name, ratio = one_05(rows)
+        which = (f"the run printed above, [`{SHOWN}{name}`]({SHOWN}{name})"
+                 if name == "comparison.txt" else "the `--csv` run")
         # The older-run test (CMakeLists.txt) looks for the H100 run's "One number:** 29.20 ms / ".
-        return (f"**One number:** {nested:.2f} ms / {neighbored:.4f} ms: `gpu nested` took about "
-                f"{about(nested / neighbored)} times as long as `reduceNeighbored`, for the same "
-                f"sums ({which}).\n")
+        return (f"**One number:** {division}: `gpu nested` took about {ratio} times as long as "
+                f"`reduceNeighbored`, for the same sums ({which}).\n")
     return from_05(make)
 
 
@@ -919,21 +965,28 @@ def span(values):
 
 
 def number_06():
+    one = one_06()
+    if not one:
+        return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot.csv")
+    _, _, ratio, shown = one
+    return (f"**One number:** {one[0]}: at {side(shown)}, Mariani–Silver with dynamic parallelism "
+            f"took {ratio} times as long as the host-driven form "
+            f"([`{SHOWN}{one[1]}`]({SHOWN}{one[1]}), {runs_said(shown)}).\n")
+
+
+def one_06():
+    """06's One number at the largest size (dynamic parallelism's ms / the host-driven form's =
+    the ratio), its data file, the ratio and the row; None where not committed. The run the README
+    prints (1024 x 1024) is within noise of the host-driven form; the largest image shows what the
+    launches cost once there are many (the sweep's figure and *The answer* carry the other
+    sizes)."""
     rows = mandelbrot_rows()
     if not rows:
-        return missing("06_mandelbrot_mariani_silver --n N --csv", "mandelbrot.csv")
-    # The lesson's number is at the size of the run the README prints (its default); the sweep's
-    # figure and *The answer* carry the other sizes.
-    default = data("mandelbrot_default.txt")
-    size = re.search(r"image (\d+)x", "\n".join(runs(default)[0][1])) if default else None
-    # The run printed above (1024 x 1024) is within noise of the host-driven form; the largest
-    # image shows what the launches cost once there are many.
+        return None
     shown = rows[-1]
     _, host, dp = ms_of(shown)
-    return (f"**One number:** {dp:.2f} ms / {host:.2f} ms = {dp / host:.2f}: at {side(shown)}, "
-            f"Mariani–Silver with dynamic parallelism took {dp / host:.2f} times as long as "
-            f"the host-driven form ([`{SHOWN}mandelbrot.csv`]({SHOWN}mandelbrot.csv), "
-            f"{runs_said(shown)}).\n")
+    ratio = f"{dp / host:.2f}"
+    return f"{dp:.2f} ms / {host:.2f} ms = {ratio}", "mandelbrot.csv", ratio, shown
 
 
 def answer_06():
@@ -1268,15 +1321,24 @@ def continuation_medians():
         every)
 
 
-def number_07():
+def one_07():
+    """07's One number (the tail form's ms / the host-driven form's = the ratio), its data file,
+    the ratio and the runs; None where not committed."""
     found = continuation_medians()
     if not found:
+        return None
+    host, tail = found[0]["host-driven"], found[0]["tail launch"]
+    ratio = f"{tail / host:.1f}"
+    return f"{tail:.4f} ms / {host:.4f} ms = {ratio}", "continuation.txt", ratio, found[1]
+
+
+def number_07():
+    one = one_07()
+    if not one:
         return missing("07_continuation", "continuation.txt")
-    ms = found[0]
-    host, tail = ms["host-driven"], ms["tail launch"]
-    return (f"**One number:** {tail:.4f} ms / {host:.4f} ms = {tail / host:.1f}: the tail form "
-            f"took {tail / host:.1f} times as long as the host-driven form, each the middle of "
-            f"{found[1]} runs, not the run shown ([`{SHOWN}continuation.txt`]({SHOWN}continuation.txt)).\n")
+    return (f"**One number:** {one[0]}: the tail form took {one[2]} times as long as the "
+            f"host-driven form, each the middle of {one[3]} runs, not the run shown "
+            f"([`{SHOWN}{one[1]}`]({SHOWN}{one[1]})).\n")
 
 
 def continuation_forms():
@@ -1610,9 +1672,20 @@ def refused_at(limit):
     return found
 
 
+def one_pool():
+    """The pool's One number (02's middle run with 16384 slots / with 4096 = the ratio), its data
+    file and the ratio; None where not committed."""
+    times = limit_times()
+    if "4096" not in times or "16384" not in times:
+        return None
+    large, small = statistics.median(times["16384"]), statistics.median(times["4096"])
+    ratio = f"{large / small:.2f}"
+    return f"{large:.2f} ms / {small:.2f} ms = {ratio}", "pending_limit.txt", ratio
+
+
 def pool_trade():
     """The README's pool section (under 02): 02's time at each pool size that passed (the middle
-    run) and what 2048 did; RESULTS.md has every run and their spread."""
+    run) and what 2048 did, then the One number; RESULTS.md has every run and their spread."""
     times = limit_times()
     if "4096" not in times or "16384" not in times:
         return missing("02_nested_reduce --pending-limit N", "pending_limit.txt")
@@ -1625,7 +1698,62 @@ def pool_trade():
                  else f" At 2048 every run failed: {', '.join(map(str, refused))} launches "
                       f"refused.")
     text += " [RESULTS.md](RESULTS.md#the-pending-launch-limit) has every run."
+    one = one_pool()
+    text += (f"\n\n**One number:** {one[0]}: 02 took {one[2]} times as long with the 16384 slots "
+             f"that no order of its chains can exhaust as with 4096, the price of the guarantee.")
     return text + "\n"
+
+
+def one_05_or_none():
+    """one_05 on 05's run where it is current, else None (the section says why)."""
+    try:
+        found = comparison()
+    except Stale:
+        return None
+    if not found:
+        return None
+    division, name, ratio = one_05(found[0])
+    return f"{division}, about {ratio}", name
+
+
+# The README's table of every section's One number: (the section, what its number compares, the
+# function that gives it, whether the section falls back on an older run where this one lacks the
+# file, as main_or_second does).
+SUMMARY = (
+    ("[01](#01_nested_hello_world--a-kernel-that-launches-itself)",
+     "ms / device-side launches, the host's launch included", one_01, False),
+    ("[02](#02_nested_reduce--the-barrier-before-the-launch)",
+     "ms / device-side launches, 2048 chains side by side", one_02, False),
+    ("[pool](#the-pending-launch-pool)", "02 with 16384 slots / with 4096", one_pool, False),
+    ("[03](#03_nested_reduce_nosync--the-race-and-the-tail-launch)",
+     "tail-launch form / barrier form", one_03, True),
+    ("[04](#04_nested_reduce2--one-launch-per-level)",
+     "levels launched from the device / from the host", one_04, False),
+    ("[05](#05_reduction_comparison--the-documents-table-on-this-gpu)",
+     "`gpu nested` / `reduceNeighbored`", one_05_or_none, True),
+    ("[06](#06_mandelbrot_mariani_silver--is-dynamic-parallelism-the-right-tool-here)",
+     "dynamic parallelism / host-driven, the largest image", one_06, True),
+    ("[07](#07_continuation--what-replaces-waiting-for-a-child)",
+     "tail form / host-driven form", one_07, True),
+)
+
+
+def summary_table():
+    """The README's Results: each section's One number, from the functions its sentence uses, with
+    its data file; an older run's where the section gives one, marked."""
+    lines = ["| section | what is compared | One number | data |", "|---|---|---|---|"]
+    for section, compared, make, fallback in SUMMARY:
+        one, where, mark = make(), SHOWN, ""
+        for folder in OLDER if fallback and not one else ():
+            with older(folder):
+                one = make() if data("env.txt") else None
+                where, mark = SHOWN, f" ({OLDER[folder][0]})"
+            if one:
+                break
+        cells = (f"{one[0]} | [`{where}{one[1]}`]({where}{one[1]}){mark}" if one
+                 else "not measured yet | –")
+        lines.append(f"| {section} | {compared} | {cells} |")
+    return "\n".join(lines) + "\n"
 
 
 def program_costs():
@@ -2044,7 +2172,7 @@ BLOCKS = {
     "answer-06": main_or_second(answer_06),
     "mandelbrot-figure": main_or_second(mandelbrot_figure),
     "prints-07": main_or_second(prints_07), "number-07": main_or_second(number_07),
-    "pool-trade": pool_trade,
+    "pool-trade": pool_trade, "summary-table": summary_table,
 }
 
 
