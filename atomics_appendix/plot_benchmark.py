@@ -17,15 +17,18 @@ cuco-provenance markers (RESULTS.md's text says how the two runs differ). Nothin
 from it.
 
 --readme rewrites the inserts' rates on the two grids between the README's grid-table markers,
-and its provenance line between the provenance markers; --results rewrites RESULTS.md's results
-table (time and keys per second of every row, the book's times beside the rows timed as the book
-timed them) between its results-table markers, its tables of bytes
-(GB/s and % of the theoretical peak), of ratios and, where the run has cuCollections' rows, of the
-rates against cuco, and its provenance line. --env names the run's env.txt (date, nvidia-smi and
-nvcc output, as scripts/gpu_check.sh writes it; the text output of a run that begins with the
-`date` command's line does too): the provenance gives the GPU, driver, CUDA version and date.
-Rows the run does not have (A6, cuco, the book's scope of A3) are left out. The plot needs
-matplotlib; without it the plot is skipped with a message and the tables are still written.
+its results table (every insert, its rate over `A3 locks` and its section) between the
+summary-table markers, and its provenance line between the provenance markers; --results
+rewrites RESULTS.md's results table (time and keys per second of every row, the book's times
+beside the rows timed as the book timed them) between its results-table markers, its tables of
+bytes (GB/s and % of the theoretical peak), of ratios and, where the run has cuCollections' rows,
+of the rates against cuco, and its provenance line. --env names the run's env.txt (date,
+nvidia-smi and nvcc output, as scripts/gpu_check.sh writes it; the text output of a run that
+begins with the `date` command's line does too): the provenance gives the GPU, driver, CUDA
+version and date. Rows the run does not have (A6, cuco, the book's scope of A3) are left out.
+--check rewrites nothing: it exits 1 where a block of --readme or --results differs from what
+the CSV gives. The plot needs matplotlib; without it the plot is skipped with a message and the
+tables are still written.
 """
 import csv
 import os
@@ -110,6 +113,45 @@ def grid_table(rows):
             cells.append(f"{float(r['mkeys_per_s']):,.1f}" if r else "–")
         if any(c != "–" for c in cells):
             lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
+    return "\n".join(lines) + "\n"
+
+
+# The README's one table of results: every insert the run timed, one row each, its rate over the
+# book's table (`A3 locks`) and the README section that runs it. The lookups are left out: a rate
+# of lookups over one of inserts compares two kinds of work.
+SECTIONS = {
+    "A2 cpu": ("A.2.2", "a22--a2_cpu_hash_table-no-gpu"),
+    "A3 locks (book's scope)": ("A.2.5", "a25--the-books-verdict-then-and-now"),
+    "A3 locks": ("A.2.4", "a24--a3_gpu_hash_table"),
+    "A3 locks (no lane turns)": ("thread scheduling", "beyond-the-book--independent-thread-"
+                                 "scheduling-lanes-of-one-warp-that-wait-for-each-other"),
+    "A3 locks (bare acquire spin)": ("A0", "beyond-the-book--a0_lock_litmus-what-a-lock-that-"
+                                     "orders-nothing-loses"),
+    "A3 locks (fenced lock)": ("A0", "beyond-the-book--a0_lock_litmus-what-a-lock-that-orders-"
+                               "nothing-loses"),
+    "A3 locks (full grid)": ("A.2.4", "a24--a3_gpu_hash_table"),
+    "A4 lock-free cas (A3's grid)": ("A4", "beyond-the-book--a4_lock_free_hash_table"),
+    "A4 lock-free cas": ("A4", "beyond-the-book--a4_lock_free_hash_table"),
+    "A4 lock-free exch": ("A4", "beyond-the-book--a4_lock_free_hash_table"),
+    "A5 open addressing": ("A5", "beyond-the-book--a5_open_addressing_hash_table"),
+    "A6 bucketed": ("A6", "beyond-the-book--a6_bucketed_hash_table"),
+}
+
+
+def summary_table(rows):
+    locked = rate(rows, "A3 locks", "insert")
+    lines = [f"Inserts of {int(rows[0]['n']):,} keys; ×: the rate over the book's table, "
+             "`A3 locks` (above 1: faster).", "", "| what | M keys/s | × | section |",
+             "|---|---:|---:|---|"]
+    for r in rows:
+        if r["operation"] != "insert":
+            continue
+        if r["table"] not in SECTIONS:
+            sys.exit(f"{r['table']}: a table with no README section (plot_benchmark.py's SECTIONS)")
+        name, anchor = SECTIONS[r["table"]]
+        ratio = int(r["n"]) / float(r["ms"]) / 1000 / locked
+        lines.append(f"| {label(r)} | {float(r['mkeys_per_s']):,.1f} | {ratio:.2f} | "
+                     f"[{name}](#{anchor}) |")
     return "\n".join(lines) + "\n"
 
 
@@ -296,12 +338,24 @@ def plot(rows, png, title):
     print(f"wrote {png}")
 
 
+def block(path, marker):
+    """What stands between the document's <!-- marker:begin --> and <!-- marker:end -->."""
+    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
+    text = open(path).read()
+    if begin not in text or end not in text:
+        sys.exit(f"{path} has no {begin} ... {end} markers")
+    return text[text.index(begin) + len(begin):text.index(end)]
+
+
 def main():
     parser = report.parser(__doc__)
     parser.add_argument("--results", help="rewrite the tables of this RESULTS.md")
     parser.add_argument("--before", help="an older run's CSV, for the cuco table where the run "
                         "has no cuco rows")
     parser.add_argument("--before-env", help="the older run's env.txt")
+    parser.add_argument("--check", action="store_true",
+                        help="rewrite nothing: exit 1 where a block of --readme or --results "
+                             "differs from what the CSV gives")
     args = report.parse_args(parser)
     for name, path in (("--before", args.before), ("--before-env", args.before_env)):
         if path and not os.path.isfile(path):
@@ -309,22 +363,32 @@ def main():
     rows = load(args.csv)
     table = readme_table(rows)
     print(table)
+    blocks = []  # (document, marker, text)
     if args.readme:
-        report.update_readme(args.readme, grid_table(rows), "grid-table")
-        report.update_provenance(args.readme, args.env, args.csv)
+        blocks += [(args.readme, "grid-table", grid_table(rows)),
+                   (args.readme, "summary-table", summary_table(rows)),
+                   (args.readme, "provenance",
+                    report.provenance(args.env, args.csv, args.readme) + "\n")]
     if args.results:
         ratios = "\n".join(ratio_lines(rows)) + "\n"
         peak = report.peak_gbps(rows, args.csv, figures_or_env(args.csv, args.env))
         cuco_rows, cuco_csv, cuco_env = rows, args.csv, args.env
         if args.before and not has_cuco(rows) and has_cuco(load(args.before)):
             cuco_rows, cuco_csv, cuco_env = load(args.before), args.before, args.before_env
-        for marker, text in (("results-table", table), ("bytes-table", bytes_table(rows, peak)),
-                             ("ratios", ratios),
-                             ("cuco-table", cuco_table(cuco_rows))):
-            report.update_readme(args.results, text, marker)
-        report.update_provenance(args.results, args.env, args.csv)
-        report.update_readme(args.results, report.provenance(cuco_env, cuco_csv, args.results)
-                             + "\n", "cuco-provenance")
+        blocks += [(args.results, marker, text) for marker, text in (
+            ("results-table", table), ("bytes-table", bytes_table(rows, peak)),
+            ("ratios", ratios), ("cuco-table", cuco_table(cuco_rows)),
+            ("provenance", report.provenance(args.env, args.csv, args.results) + "\n"),
+            ("cuco-provenance", report.provenance(cuco_env, cuco_csv, args.results) + "\n"))]
+    if args.check:
+        stale = [f"{path}: {marker}" for path, marker, text in blocks
+                 if block(path, marker) != "\n" + text]
+        if stale:
+            sys.exit("not what the CSV gives (run atomics_appendix/plot_benchmark.py with "
+                     "--readme and --results): " + ", ".join(stale))
+        return
+    for path, marker, text in blocks:
+        report.update_readme(path, text, marker)
     if args.png:
         plot(rows, args.png, report.describe_env(args.env) or "A99_benchmark")
 
