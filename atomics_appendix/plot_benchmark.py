@@ -125,8 +125,7 @@ SECTIONS = {
     "A3 locks": ("A.2.4", "a24--a3_gpu_hash_table"),
     "A3 locks (no lane turns)": ("thread scheduling", "beyond-the-book--independent-thread-"
                                  "scheduling-lanes-of-one-warp-that-wait-for-each-other"),
-    "A3 locks (bare acquire spin)": ("A0", "beyond-the-book--a0_lock_litmus-what-a-lock-that-"
-                                     "orders-nothing-loses"),
+    "A3 locks (bare acquire spin)": ("A.2.4", "a24--a3_gpu_hash_table"),
     "A3 locks (fenced lock)": ("A0", "beyond-the-book--a0_lock_litmus-what-a-lock-that-orders-"
                                "nothing-loses"),
     "A3 locks (full grid)": ("A.2.4", "a24--a3_gpu_hash_table"),
