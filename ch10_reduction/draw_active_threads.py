@@ -147,6 +147,12 @@ def main():
     args = p.parse_args()
     if args.bin:
         check_against_programs(args.bin, args.n)
+    # The counts need no matplotlib: checked before it is looked for.
+    try:
+        import matplotlib  # noqa: F401  (only asked whether it is there)
+    except ImportError:
+        print("matplotlib is not installed: picture skipped (pip install matplotlib)")
+        return
     draw(args.n, args.png, [args.kernel] if args.kernel else sorted(PANELS))
 
 

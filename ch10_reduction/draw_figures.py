@@ -837,6 +837,12 @@ def main():
         p.error(f"cannot create the folder '{args.out}': {e.strerror}")
     if args.bin:
         check_against_programs(args.bin)
+    # The counts need no matplotlib: checked before it is looked for.
+    try:
+        setup()
+    except ImportError:
+        print("matplotlib is not installed: pictures skipped (pip install matplotlib)")
+        return
     draw_sum_tree(args.out, maximum=True)
     draw_sum_tree(args.out)
     draw_figs_7_8(args.out)
