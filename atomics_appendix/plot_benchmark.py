@@ -144,8 +144,8 @@ SUMMARY_NOTES = {"A2 cpu": " (later builds, the pool reused)"}
 
 def summary_table(rows):
     locked = rate(rows, "A3 locks", "insert")
-    lines = [f"Inserts of {int(rows[0]['n']):,} keys; ×: the rate over the book's table, "
-             "`A3 locks` (above 1: faster).", "", "| what | M keys/s | × | section |",
+    lines = [f"Inserts of {int(rows[0]['n']):,} keys; ×: the rate over the book's table on its own "
+             "grid, `A3 locks` (above 1: faster).", "", "| what | M keys/s | × | section |",
              "|---|---:|---:|---|"]
     for r in rows:
         if r["operation"] != "insert":
