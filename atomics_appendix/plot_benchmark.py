@@ -343,15 +343,6 @@ def plot(rows, png, title):
     print(f"wrote {png}")
 
 
-def block(path, marker):
-    """What stands between the document's <!-- marker:begin --> and <!-- marker:end -->."""
-    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
-    text = open(path).read()
-    if begin not in text or end not in text:
-        sys.exit(f"{path} has no {begin} ... {end} markers")
-    return text[text.index(begin) + len(begin):text.index(end)]
-
-
 def main():
     parser = report.parser(__doc__)
     parser.add_argument("--results", help="rewrite the tables of this RESULTS.md")
@@ -387,7 +378,7 @@ def main():
             ("cuco-provenance", report.provenance(cuco_env, cuco_csv, args.results) + "\n"))]
     if args.check:
         stale = [f"{path}: {marker}" for path, marker, text in blocks
-                 if block(path, marker) != "\n" + text]
+                 if report.read_block(path, marker) != "\n" + text]
         if stale:
             sys.exit("not what the CSV gives (run atomics_appendix/plot_benchmark.py with "
                      "--readme and --results): " + ", ".join(stale))

@@ -104,11 +104,23 @@ def update_provenance(doc_path, env_path, csv_path):
     update_readme(doc_path, provenance(env_path, csv_path, doc_path) + "\n", "provenance")
 
 
+def marked(path, marker="benchmark-table"):
+    """The document's text and the span (start, stop) between its <!-- marker:begin --> and
+    <!-- marker:end -->."""
+    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
+    text = open(path).read()
+    if begin not in text or end not in text:
+        sys.exit(f"{path} has no {begin} ... {end} markers")
+    return text, text.index(begin) + len(begin), text.index(end)
+
+
+def read_block(path, marker="benchmark-table"):
+    """What stands between <!-- marker:begin --> and <!-- marker:end -->."""
+    text, start, stop = marked(path, marker)
+    return text[start:stop]
+
+
 def update_readme(path, text, marker="benchmark-table"):
     """Replaces what stands between <!-- marker:begin --> and <!-- marker:end --> with text."""
-    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
-    readme = open(path).read()
-    if begin not in readme or end not in readme:
-        sys.exit(f"{path} has no {begin} ... {end} markers")
-    start, stop = readme.index(begin) + len(begin), readme.index(end)
+    readme, start, stop = marked(path, marker)
     open(path, "w").write(readme[:start] + "\n" + text + readme[stop:])
