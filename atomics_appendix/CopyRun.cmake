@@ -9,14 +9,8 @@ cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the bui
 # HEADERS, built by the section's `nvcc ... app.cu` line word for word (but the compiler's path),
 # then run: it must exit 0 and print REGEX. Where PROBE (a program of the chapter) exits 77, there
 # is no CUDA device: the copy is built, not run, and a line starting "SKIP:" says so.
-foreach(var PAGE HEADING SOURCE HEADERS NVCC WORK_DIR PROBE REGEX)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "CopyRun.cmake: -D${var}=... is required")
-  endif()
-endforeach()
-set(ENV{LC_ALL} C)
-
 include("${CMAKE_CURRENT_LIST_DIR}/../cmake/RunCopy.cmake")
+copy_require(PAGE HEADING SOURCE HEADERS NVCC WORK_DIR PROBE REGEX)
 
 # The section's first ```cuda block, and its `nvcc ... app.cu` line.
 file(READ "${PAGE}" page)

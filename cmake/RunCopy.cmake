@@ -1,7 +1,19 @@
 # Shared by the chapters' copy tests (atomics_appendix/CopyRun.cmake,
 # dynamic_parallelism/CopyBuild.cmake), which build a copy of a program's kernels from the text of
 # a page, as the page tells a reader to, so that an edit of the page that breaks the copy fails.
-# Script mode: the caller sets NVCC, WORK_DIR and, where needed, CCBIN.
+# Script mode: the caller sets NVCC, WORK_DIR and, where needed, CCBIN. Tools' messages in the C
+# locale, as the tests that match them expect.
+set(ENV{LC_ALL} C)
+
+# copy_require(<var>...): stops, naming the -P script, where a -D<var>=... was not given.
+function(copy_require)
+  get_filename_component(script "${CMAKE_SCRIPT_MODE_FILE}" NAME)
+  foreach(var IN LISTS ARGN)
+    if(NOT DEFINED ${var})
+      message(FATAL_ERROR "${script}: -D${var}=... is required")
+    endif()
+  endforeach()
+endfunction()
 
 # copy_section(<page text> <heading line> <out_var>): the text under the heading, up to the next
 # heading of level 2 ("\n## ").

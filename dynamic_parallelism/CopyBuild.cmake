@@ -28,20 +28,14 @@ cmake_minimum_required(VERSION 3.25)  # script mode: set the policies of the bui
 #          main(), in place of the one above), built by the nvcc line, then run: it must exit 0 and
 #          print REGEX. Where PROBE (a program of the chapter) exits 77, there is no CUDA device:
 #          the copy is built, not run, and a line starting "SKIP:" says so.
-foreach(var README SOURCE ROW HEADERS NVCC WORK_DIR MODE LAUNCH)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "CopyBuild.cmake: -D${var}=... is required")
-  endif()
-endforeach()
+include("${CMAKE_CURRENT_LIST_DIR}/../cmake/RunCopy.cmake")
+copy_require(README SOURCE ROW HEADERS NVCC WORK_DIR MODE LAUNCH)
 if(NOT MODE MATCHES "^(nvcc|cmake|split|twice|run)$")
   message(FATAL_ERROR "CopyBuild.cmake: -DMODE=${MODE}: give nvcc, cmake, split, twice or run")
 endif()
 if(MODE STREQUAL "run" AND (NOT DEFINED PROBE OR NOT DEFINED REGEX))
   message(FATAL_ERROR "CopyBuild.cmake: -DMODE=run needs -DPROBE=... and -DREGEX=...")
 endif()
-set(ENV{LC_ALL} C)
-
-include("${CMAKE_CURRENT_LIST_DIR}/../cmake/RunCopy.cmake")
 
 # The page's section.
 file(READ "${README}" readme)
